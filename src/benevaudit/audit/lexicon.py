@@ -1,0 +1,75 @@
+"""Cue lexicons: ``cue_lexicon.json`` is ``{class: [{"word": str, "score": float}, ...]}``, ranked.
+
+Lexicons are produced by attribution (:mod:`benevaudit.audit.attribution`) and consumed by the
+masking, frequency-normalisation and symmetric-injection interventions.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from benevaudit.schema import CLASSES
+
+
+@dataclass(frozen=True)
+class Lexicon:
+    """Ranked cue words per class (lowercase word types), best first."""
+
+    words: dict[str, tuple[str, ...]]
+    scores: dict[str, tuple[float, ...]]
+
+    def top(self, cls: str, k: int | None = None) -> tuple[str, ...]:
+        return self.words.get(cls, ())[:k]
+
+    def union(self, k: int | None = None) -> frozenset[str]:
+        """The union of the classes' top-k lexicons (what cue masking removes)."""
+        return frozenset(w for c in self.words for w in self.top(c, k))
+
+    def to_json(self) -> dict[str, list[dict[str, float | str]]]:
+        return {
+            c: [{"word": w, "score": float(s)} for w, s in zip(self.words[c], self.scores[c])]
+            for c in self.words
+        }
+
+
+def lexicon_from_ranked(ranked: dict[str, list[tuple[str, float]]]) -> Lexicon:
+    return Lexicon(
+        words={c: tuple(w for w, _ in r) for c, r in ranked.items()},
+        scores={c: tuple(float(s) for _, s in r) for c, r in ranked.items()},
+    )
+
+
+def save_lexicon(lexicon: Lexicon, path: str | Path) -> Path:
+    path = Path(path)
+    path.write_text(json.dumps(lexicon.to_json(), indent=1, ensure_ascii=False) + "\n")
+    return path
+
+
+def load_lexicon(path: str | Path) -> Lexicon:
+    """Read ``cue_lexicon.json``; errors name the file and what was expected."""
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: no cue lexicon here (expected a cue_lexicon.json "
+                                "written by train.py or attribute.py)")
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise ValueError(f"{path}: not valid JSON ({e})") from None
+    if not isinstance(raw, dict):
+        raise ValueError(f"{path}: expected an object {{class: [{{word, score}}]}}")
+    ranked: dict[str, list[tuple[str, float]]] = {}
+    for cls, entries in raw.items():
+        if cls not in CLASSES:
+            raise ValueError(f"{path}: unknown class {cls!r}; expected one of {list(CLASSES)}")
+        if not isinstance(entries, list):
+            raise ValueError(f"{path}: class {cls!r}: expected a list of {{word, score}}")
+        ranked[cls] = []
+        for i, e in enumerate(entries):
+            if not (isinstance(e, dict) and isinstance(e.get("word"), str) and e["word"]
+                    and isinstance(e.get("score"), (int, float))):
+                raise ValueError(f"{path}: class {cls!r}, entry {i}: expected "
+                                 "{\"word\": non-empty string, \"score\": number}")
+            ranked[cls].append((e["word"], float(e["score"])))
+    return lexicon_from_ranked(ranked)

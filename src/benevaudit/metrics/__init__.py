@@ -1,0 +1,1 @@
+"""benevaudit.metrics."""
