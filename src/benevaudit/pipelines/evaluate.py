@@ -1,0 +1,109 @@
+"""``python evaluate.py ckpt=…``: a frozen classifier meets a (possibly edited) test split.
+
+``ckpt`` is a training run directory, its ``model/`` directory, or a Lightning ``.ckpt``. When
+the run directory's ``.hydra/config.yaml`` is found, its data, split, seed and sequence settings
+are reused (``reuse_run_data=true``), so the test split is exactly the one the model was tested on.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+from omegaconf import DictConfig, OmegaConf, open_dict
+
+from benevaudit.pipelines.config import group_choices, output_dir, plain, write_metrics
+from benevaudit.pipelines.data import apply_split, by_split, load_dialogues
+
+log = logging.getLogger(__name__)
+
+
+def locate(ckpt: str) -> tuple[Path, Path | None]:
+    """(weights path, training run directory or None) for a ckpt argument."""
+    path = Path(ckpt).expanduser()
+    if not path.exists():
+        raise FileNotFoundError(f"ckpt={ckpt}: no such file or directory (expected a train run "
+                                "directory, its model/ directory, or a .ckpt file)")
+    if path.is_dir() and (path / "model" / "config.json").is_file():
+        return path / "model", path
+    if path.is_dir() and (path / "config.json").is_file():
+        run = path.parent if (path.parent / ".hydra").is_dir() else None
+        return path, run
+    if path.is_file() and path.suffix == ".ckpt":
+        run = path.parent.parent if (path.parent.parent / ".hydra").is_dir() else None
+        return path, run
+    raise FileNotFoundError(f"ckpt={ckpt}: not a run directory, a transformers model directory "
+                            "(config.json) or a .ckpt file")
+
+
+def load_frozen(weights: Path) -> tuple[Any, Any, str]:
+    """(model, tokenizer, tokenizer source) from a model directory or a Lightning checkpoint."""
+    from benevaudit.audit.models import load_tokenizer
+
+    if weights.suffix == ".ckpt":
+        from benevaudit.audit.module import DialogueClassifier
+
+        module = DialogueClassifier.load_from_checkpoint(str(weights), map_location="cpu",
+                                                         weights_only=True)
+        source = module.hparams.model_source
+        return module.model, load_tokenizer(source), source
+    from transformers import AutoModelForSequenceClassification
+
+    model = AutoModelForSequenceClassification.from_pretrained(str(weights))
+    return model, load_tokenizer(str(weights)), str(weights)
+
+
+def adopt_run_config(cfg: DictConfig, run: Path | None) -> None:
+    """Reuse the training run's data, split, seed and sequence settings."""
+    if run is None or not cfg.get("reuse_run_data", True):
+        return
+    saved = run / ".hydra" / "config.yaml"
+    if not saved.is_file():
+        return
+    train_cfg = OmegaConf.load(saved)
+    with open_dict(cfg):
+        for key in ("data", "split", "seed"):
+            if key in train_cfg:
+                cfg[key] = train_cfg[key]
+        for key in ("max_length", "head_tokens"):
+            cfg.model[key] = train_cfg.model[key]
+    log.info("reusing data/split/seed of the training run %s", run)
+
+
+def run(cfg: DictConfig) -> dict[str, float]:
+    from benevaudit.audit.datamodule import DialogueDataModule
+    from benevaudit.audit.evaluation import evaluate_classifier, plot_confusion, write_predictions
+    from benevaudit.audit.models import set_offline_defaults
+    from benevaudit.pipelines.interventions import edit_splits
+    from benevaudit.pipelines.tracking import build_logger, finish_logger
+
+    set_offline_defaults()
+    out = output_dir(cfg)
+    weights, train_run = locate(str(cfg.ckpt))
+    adopt_run_config(cfg, train_run)
+    split = str(cfg.eval_split)
+    dialogues = load_dialogues(plain(cfg.data), cfg.paths.cache_dir)
+    data = by_split(apply_split(dialogues, plain(cfg.split), int(cfg.seed)))[split]
+    edited, metrics = edit_splits({split: data}, cfg, sides=(split,))
+    model, tokenizer, _ = load_frozen(weights)
+    dm = DialogueDataModule({split: edited[split]}, tokenizer, int(cfg.model.max_length),
+                            int(cfg.model.head_tokens), seed=int(cfg.seed), **plain(cfg.loader))
+    dm.setup()
+    logger = build_logger(plain(cfg.logger), out, plain(cfg), group_choices(), out.name)
+    try:
+        result = evaluate_classifier(model, dm.eval_dataloader(split), edited[split], "test",
+                                     "cpu", str(cfg.trainer.precision))
+        metrics.update(result.metrics)
+        write_predictions(result.rows, out / "predictions.parquet")
+        name = (plain(cfg.intervention) or {}).get("name", "none")
+        plot_confusion(result.labels, result.preds, out / "confusion_matrix.png",
+                       f"{weights.name} · {split} · {name} · macro-F1 "
+                       f"{result.metrics.get('test/macro_f1', float('nan')):.3f}")
+        if logger:
+            logger.log_metrics(metrics)
+        write_metrics(metrics, out / "metrics.json")
+        log.info("test/macro_f1=%.4f  run dir: %s", metrics.get("test/macro_f1", float("nan")), out)
+        return metrics
+    finally:
+        finish_logger(logger)

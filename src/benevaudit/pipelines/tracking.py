@@ -1,0 +1,66 @@
+"""Experiment loggers: W&B (offline by default, under the run directory), CSV, or none.
+
+W&B mirrors the run; ``metrics.json`` and ``predictions.parquet`` stay the source of truth.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from benevaudit.pipelines.config import redact
+
+
+def build_logger(spec: dict[str, Any], out_dir: Path, run_config: dict[str, Any],
+                 choices: dict[str, str], name: str) -> Any:
+    """A Lightning logger, or False for none. The resolved config is logged, secrets redacted."""
+    kind = spec.get("kind", "none")
+    if kind == "none":
+        return False
+    if kind == "csv":
+        from lightning.pytorch.loggers import CSVLogger
+
+        return CSVLogger(save_dir=str(out_dir), name="csv", version="")
+    if kind == "wandb":
+        from lightning.pytorch.loggers import WandbLogger
+
+        os.environ.setdefault("WANDB_SILENT", "true")
+        mode = spec.get("mode", "offline")
+        logger = WandbLogger(save_dir=str(out_dir), project=spec.get("project", "benevaudit"),
+                             entity=spec.get("entity"), name=name, offline=mode == "offline",
+                             mode=mode, tags=list(spec.get("tags") or []),
+                             config=redact({**run_config, "choices": choices}))
+        return logger
+    raise ValueError(f"logger.kind must be one of wandb, csv, none; got {kind!r}")
+
+
+def log_test_artifacts(logger: Any, metrics: dict[str, float], labels: list[int],
+                       preds: list[int], rows: list[dict[str, Any]],
+                       class_names: list[str]) -> None:
+    """The confusion matrix and a predictions table, where the logger is W&B."""
+    from lightning.pytorch.loggers import WandbLogger
+
+    if not isinstance(logger, WandbLogger):
+        return
+    import wandb
+
+    run = logger.experiment
+    run.summary.update(metrics)
+    keep = [i for i, y in enumerate(labels) if y >= 0]
+    run.log({"test/confusion_matrix": wandb.plot.confusion_matrix(
+        y_true=[labels[i] for i in keep], preds=[preds[i] for i in keep],
+        class_names=class_names)})
+    cols = list(rows[0]) if rows else []
+    run.log({"test/predictions": wandb.Table(columns=cols,
+                                             data=[[r[c] for c in cols] for r in rows])})
+
+
+def finish_logger(logger: Any) -> None:
+    """Close the W&B run (a multirun runs every job in one process)."""
+    from lightning.pytorch.loggers import WandbLogger
+
+    if isinstance(logger, WandbLogger):
+        import wandb
+
+        wandb.finish()

@@ -1,0 +1,118 @@
+"""``python train.py``: fine-tune the classifier, test the best checkpoint, write the contract files.
+
+Flow: data → split → (training-side interventions) → tokenizer/model → Lightning fit with
+checkpointing, early stopping and resume → single-device test of the best checkpoint →
+``metrics.json``, ``predictions.parquet``, ``confusion_matrix.png``, ``model/`` → W&B mirror.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+from omegaconf import DictConfig
+
+from benevaudit.pipelines.config import group_choices, output_dir, plain, write_metrics
+from benevaudit.pipelines.data import apply_split, by_split, load_dialogues
+
+log = logging.getLogger(__name__)
+
+
+def resume_path(resume: str | None, out: Path) -> str | None:
+    if not resume:
+        return None
+    path = out / "checkpoints" / "last.ckpt" if resume == "last" else Path(resume)
+    if path.is_dir():
+        path = path / "checkpoints" / "last.ckpt"
+    if not path.is_file():
+        if resume == "last":
+            log.info("resume=last: no %s yet, starting fresh", path)
+            return None
+        raise FileNotFoundError(f"resume={resume}: no checkpoint at {path}")
+    return str(path)
+
+
+def build_trainer(trainer_cfg: dict[str, Any], callbacks_cfg: dict[str, Any], out: Path,
+                  logger: Any) -> Any:
+    import lightning as L
+    from lightning.pytorch.callbacks import EarlyStopping, LearningRateMonitor, ModelCheckpoint
+
+    ck = dict(callbacks_cfg["checkpoint"])
+    callbacks = [ModelCheckpoint(dirpath=str(out / "checkpoints"), filename="best-{step}",
+                                 auto_insert_metric_name=False, **ck)]
+    if callbacks_cfg.get("early_stopping"):
+        callbacks.append(EarlyStopping(**callbacks_cfg["early_stopping"]))
+    if logger:
+        callbacks.append(LearningRateMonitor(logging_interval="step"))
+    return L.Trainer(default_root_dir=str(out), logger=logger, callbacks=callbacks,
+                     **trainer_cfg)
+
+
+def run(cfg: DictConfig) -> dict[str, float]:
+    import lightning as L
+    import torch
+
+    from benevaudit.audit.datamodule import DialogueDataModule
+    from benevaudit.audit.evaluation import evaluate_classifier, plot_confusion, write_predictions
+    from benevaudit.audit.models import load_classifier, load_tokenizer, set_offline_defaults
+    from benevaudit.audit.module import DialogueClassifier
+    from benevaudit.pipelines.interventions import edit_splits
+    from benevaudit.pipelines.tracking import build_logger, finish_logger, log_test_artifacts
+    from benevaudit.schema import CLASSES
+
+    set_offline_defaults()
+    out = output_dir(cfg)
+    L.seed_everything(int(cfg.seed), workers=True, verbose=False)
+    dialogues = load_dialogues(plain(cfg.data), cfg.paths.cache_dir)
+    splits = by_split(apply_split(dialogues, plain(cfg.split), int(cfg.seed)))
+    clean_test = splits["test"]
+    splits, metrics = edit_splits(splits, cfg, sides=("train", "validation"))
+
+    tokenizer = load_tokenizer(cfg.model.source)
+    hf_model = load_classifier(cfg.model.source, seed=int(cfg.seed))
+    import json
+
+    module = DialogueClassifier(cfg.model.source, json.loads(hf_model.config.to_json_string()),
+                                model=hf_model, **plain(cfg.optim))
+    dm = DialogueDataModule(splits, tokenizer, int(cfg.model.max_length),
+                            int(cfg.model.head_tokens), seed=int(cfg.seed), **plain(cfg.loader))
+    logger = build_logger(plain(cfg.logger), out, plain(cfg), group_choices(), out.name)
+    try:
+        trainer = build_trainer(plain(cfg.trainer), plain(cfg.callbacks), out, logger)
+        trainer.fit(module, datamodule=dm, ckpt_path=resume_path(cfg.resume, out))
+        if trainer.global_rank != 0:
+            return {}
+        best = trainer.checkpoint_callback.best_model_path or trainer.checkpoint_callback.last_model_path
+        state = torch.load(best, map_location="cpu", weights_only=True)["state_dict"]
+        module.load_state_dict(state)
+        metrics["train/best_val_macro_f1"] = float(trainer.checkpoint_callback.best_model_score or 0)
+        metrics["train/epochs"] = float(trainer.current_epoch)
+        metrics["train/optimizer_steps"] = float(trainer.global_step)
+        precision = str(cfg.trainer.precision)
+        device = "cuda" if torch.cuda.is_available() and cfg.trainer.accelerator != "cpu" else "cpu"
+        tests = {"test": clean_test}
+        if cfg.get("test_on_edited") and metrics.get("intervention/steps"):
+            tests["test_edited"] = edit_splits({"test": clean_test}, cfg, sides=("test",))[0]["test"]
+        for prefix, data in tests.items():
+            dm.raw[prefix] = data
+            dm.data.pop(prefix, None)
+            dm.setup()
+            result = evaluate_classifier(module.model, dm.eval_dataloader(prefix), data, prefix,
+                                         device, precision)
+            metrics.update(result.metrics)
+            if prefix == "test":
+                write_predictions(result.rows, out / "predictions.parquet")
+                plot_confusion(result.labels, result.preds, out / "confusion_matrix.png",
+                               f"{cfg.model.source} · test · macro-F1 "
+                               f"{result.metrics.get('test/macro_f1', float('nan')):.3f}")
+                log_test_artifacts(logger, metrics, result.labels.tolist(),
+                                   result.preds.tolist(), result.rows, list(CLASSES))
+        if cfg.get("save_model", True):
+            module.model.save_pretrained(out / "model")
+            tokenizer.save_pretrained(out / "model")
+        write_metrics(metrics, out / "metrics.json")
+        log.info("test/macro_f1=%.4f  run dir: %s", metrics.get("test/macro_f1", float("nan")), out)
+        return metrics
+    finally:
+        finish_logger(logger)

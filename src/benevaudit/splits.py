@@ -1,0 +1,80 @@
+"""Deterministic train/validation/test splits that keep matched triplets together.
+
+A matched triplet is the N/OB/BB dialogues of one condition (same user and agent demographics,
+role and generator). Splitting by triplet keeps the near-duplicate siblings of a test dialogue
+out of training. Triplets are bucketed by their label composition and each bucket is cut
+80/10/10, so classes stay balanced across splits even when some triplets are incomplete.
+Order within a bucket comes from a seeded hash of the triplet key, so the assignment does not
+depend on file order.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+from collections import defaultdict
+from collections.abc import Sequence
+
+from benevaudit.schema import SPLITS, Dialogue
+
+
+def _rank(seed: int, key: tuple) -> str:
+    return hashlib.sha256(f"{seed}|{key!r}".encode()).hexdigest()
+
+
+def _groups(dialogues: Sequence[Dialogue]) -> dict[tuple, list[int]]:
+    groups: dict[tuple, list[int]] = defaultdict(list)
+    for i, d in enumerate(dialogues):
+        groups[d.triplet_key].append(i)
+    return groups
+
+
+def _cut(keys: list[tuple], ratios: Sequence[float]) -> list[str]:
+    """Split names for ``keys`` (already in seeded order), by cumulative ratio."""
+    n, total = len(keys), sum(ratios)
+    bounds, acc = [], 0.0
+    for r in ratios:
+        acc += r / total
+        bounds.append(round(acc * n))
+    names = []
+    for i in range(n):
+        names.append(next(s for s, b in zip(SPLITS, bounds) if i < b))
+    return names
+
+
+def assign_splits(dialogues: Sequence[Dialogue], seed: int = 42,
+                  ratios: Sequence[float] = (0.8, 0.1, 0.1)) -> list[Dialogue]:
+    """Return the dialogues with ``split`` set: 80/10/10 by triplet, balanced across classes."""
+    if len(ratios) != 3 or min(ratios) < 0 or sum(ratios) <= 0:
+        raise ValueError(f"ratios must be three non-negative numbers, got {list(ratios)}")
+    groups = _groups(dialogues)
+    buckets: dict[tuple, list[tuple]] = defaultdict(list)
+    for key, idx in groups.items():
+        buckets[tuple(sorted(str(dialogues[i].label) for i in idx))].append(key)
+    split_of: dict[tuple, str] = {}
+    for sig in sorted(buckets):
+        keys = sorted(buckets[sig], key=lambda k: _rank(seed, k))
+        split_of.update(zip(keys, _cut(keys, ratios)))
+    return [dataclasses.replace(d, split=split_of[d.triplet_key]) for d in dialogues]
+
+
+def leave_one_generator_out(dialogues: Sequence[Dialogue], generator: str, seed: int = 42,
+                            validation_ratio: float = 0.1) -> list[Dialogue]:
+    """Test on one generator's dialogues; train/validation on the others, split by triplet."""
+    held = [d for d in dialogues if d.generator == generator]
+    if not held:
+        found = sorted({d.generator for d in dialogues})
+        raise ValueError(f"leave-one-generator-out: no dialogues from {generator!r}; "
+                         f"generators in this corpus: {found}")
+    rest = assign_splits([d for d in dialogues if d.generator != generator], seed,
+                         (1 - validation_ratio, validation_ratio, 0.0))
+    by_id = {d.id: d for d in rest}
+    by_id.update({d.id: dataclasses.replace(d, split="test") for d in held})
+    return [by_id[d.id] for d in dialogues]
+
+
+def split_counts(dialogues: Sequence[Dialogue]) -> dict[str, dict[str, int]]:
+    counts: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    for d in dialogues:
+        counts[str(d.split)][str(d.label)] += 1
+    return {s: dict(c) for s, c in counts.items()}

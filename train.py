@@ -1,0 +1,21 @@
+"""Fine-tune and test the N/OB/BB classifier: ``python train.py [overrides]`` (see README)."""
+
+import os
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+import hydra  # noqa: E402
+from omegaconf import DictConfig  # noqa: E402
+
+
+@hydra.main(config_path="conf", config_name="train", version_base="1.3")
+def main(cfg: DictConfig) -> float:
+    from benevaudit.pipelines.train import run
+
+    metrics = run(cfg)
+    return metrics.get("test/macro_f1", float("nan"))
+
+
+if __name__ == "__main__":
+    main()
