@@ -11,9 +11,10 @@ from omegaconf import DictConfig  # noqa: E402
 
 @hydra.main(config_path="conf", config_name="train", version_base="1.3")
 def main(cfg: DictConfig) -> float:
+    from benevaudit.pipelines.cli import guarded
     from benevaudit.pipelines.train import run
 
-    metrics = run(cfg)
+    metrics = guarded(run, cfg)
     return metrics.get("test/macro_f1", float("nan"))
 
 

@@ -17,6 +17,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from benevaudit.errors import BenevauditError
 from benevaudit.schema import (
     AGENT_FIELDS, ARROW_SCHEMA, CLASSES, SPEAKERS, SPLITS, USER_FIELDS, Dialogue, Turn,
 )
@@ -25,7 +26,7 @@ SUFFIXES = (".jsonl", ".jsonl.gz", ".parquet")
 _REQUIRED = ("id", "label", "role", "generator", "user", "agent", "turns")
 
 
-class CorpusError(ValueError):
+class CorpusError(BenevauditError, ValueError):
     """A corpus that breaks the record contract; the message says where and what."""
 
 

@@ -32,7 +32,8 @@ def encode_texts(tokenizer: Any, texts: Sequence[str], max_length: int = 512,
     if max_length < 3:
         raise ValueError(f"max_length must be at least 3, got {max_length}")
     enc = tokenizer(list(texts), add_special_tokens=False, return_offsets_mapping=True,
-                    return_attention_mask=False, return_token_type_ids=False)
+                    return_attention_mask=False, return_token_type_ids=False,
+                    verbose=False)
     cls, sep = tokenizer.cls_token_id, tokenizer.sep_token_id
     ids_out, off_out = [], []
     for ids, offs in zip(enc["input_ids"], enc["offset_mapping"]):

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from benevaudit.corpus import CorpusError, read_corpus
+from benevaudit.errors import ConfigError
 from benevaudit.schema import Dialogue, SPLITS
 from benevaudit.splits import assign_splits, leave_one_generator_out
 
@@ -26,7 +27,7 @@ def load_dialogues(data: dict[str, Any], cache_dir: str | Path) -> list[Dialogue
                                       seed=int(data["seed"]), planted_cues=cues,
                                       signal=float(data.get("signal", 0.8)))
         return read_corpus(path)
-    raise ValueError(f"data.kind must be 'embedded' or 'corpus', got {kind!r}")
+    raise ConfigError(f"data.kind must be 'embedded' or 'corpus', got {kind!r}")
 
 
 def apply_split(dialogues: Sequence[Dialogue], split: dict[str, Any], seed: int) -> list[Dialogue]:
@@ -35,14 +36,14 @@ def apply_split(dialogues: Sequence[Dialogue], split: dict[str, Any], seed: int)
         return assign_splits(dialogues, seed, split.get("ratios", (0.8, 0.1, 0.1)))
     if strategy == "leave_one_generator_out":
         if not split.get("generator"):
-            raise ValueError("split.strategy=leave_one_generator_out needs split.generator=<name>")
+            raise ConfigError("split.strategy=leave_one_generator_out needs split.generator=<name>")
         return leave_one_generator_out(dialogues, split["generator"], seed)
     if strategy == "existing":
         missing = sum(d.split is None for d in dialogues)
         if missing:
             raise CorpusError(f"split.strategy=existing, but {missing} dialogues have no 'split'")
         return list(dialogues)
-    raise ValueError(f"split.strategy must be one of triplet, existing, leave_one_generator_out; "
+    raise ConfigError(f"split.strategy must be one of triplet, existing, leave_one_generator_out; "
                      f"got {strategy!r}")
 
 
@@ -52,6 +53,6 @@ def by_split(dialogues: Sequence[Dialogue]) -> dict[str, list[Dialogue]]:
         out[d.split].append(d)
     for s in SPLITS:
         if not out[s]:
-            raise ValueError(f"the '{s}' split is empty ({len(dialogues)} dialogues in all); "
+            raise ConfigError(f"the '{s}' split is empty ({len(dialogues)} dialogues in all); "
                              "use a larger corpus or other split.ratios")
     return out

@@ -9,6 +9,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from benevaudit.errors import ConfigError
 from benevaudit.pipelines.config import redact
 
 
@@ -32,7 +33,7 @@ def build_logger(spec: dict[str, Any], out_dir: Path, run_config: dict[str, Any]
                              mode=mode, tags=list(spec.get("tags") or []),
                              config=redact({**run_config, "choices": choices}))
         return logger
-    raise ValueError(f"logger.kind must be one of wandb, csv, none; got {kind!r}")
+    raise ConfigError(f"logger.kind must be one of wandb, csv, none; got {kind!r}")
 
 
 def log_test_artifacts(logger: Any, metrics: dict[str, float], labels: list[int],

@@ -1,0 +1,147 @@
+"""Agreement of human annotations with the generation labels: a blind subset, Cohen's κ.
+
+A generated corpus is only as good as its labels: the study has people label a balanced subset
+and reports Cohen's κ between their labels and the labels the dialogues were generated for.
+The subset is exported for annotators *blind*: ``annotation_subset.csv`` holds the rendered
+dialogue and the demographics the label definitions refer to, in a seeded random order, with an
+empty ``human_label`` column; the gold labels go to a separate ``annotation_key.csv``.
+
+Cohen's κ (Cohen, 1960) is ``(p_o - p_e) / (1 - p_e)``: observed agreement corrected for the
+agreement expected from the two label marginals alone.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+from collections.abc import Sequence
+from pathlib import Path
+from typing import NamedTuple
+
+import numpy as np
+
+from benevaudit.schema import AGENT_FIELDS, CLASSES, USER_FIELDS, Dialogue
+from benevaudit.text import render_turns
+
+SUBSET_COLUMNS: tuple[str, ...] = (
+    "id", "text", *(f"user_{k}" for k in USER_FIELDS), *(f"agent_{k}" for k in AGENT_FIELDS),
+    "role", "human_label",
+)
+KEY_COLUMNS: tuple[str, ...] = ("id", "label", "generator")
+
+
+def cohens_kappa(a: Sequence[str], b: Sequence[str], labels: Sequence[str] = CLASSES) -> float:
+    """Cohen's κ of two label sequences; NaN when chance agreement is total (``p_e`` = 1)."""
+    if len(a) != len(b):
+        raise ValueError(f"κ needs paired labels: got {len(a)} and {len(b)}")
+    if not a:
+        return math.nan
+    table = confusion(a, b, labels)                  # [C, C]
+    n = table.sum()
+    p_o = np.trace(table) / n
+    p_e = float(table.sum(axis=1) @ table.sum(axis=0)) / n**2
+    if p_e >= 1.0:
+        return math.nan
+    return float((p_o - p_e) / (1.0 - p_e))
+
+
+def confusion(gold: Sequence[str], pred: Sequence[str], labels: Sequence[str] = CLASSES,
+              ) -> np.ndarray:
+    """Counts [C, C]: rows are ``gold`` labels, columns ``pred`` labels, in ``labels`` order."""
+    index = {c: i for i, c in enumerate(labels)}
+    table = np.zeros((len(labels), len(labels)), dtype=np.int64)
+    for g, p in zip(gold, pred):
+        for v in (g, p):
+            if v not in index:
+                raise ValueError(f"label {v!r} is not one of {list(labels)}")
+        table[index[g], index[p]] += 1
+    return table
+
+
+def select_subset(dialogues: Sequence[Dialogue], n_per_class: int, seed: int,
+                  classes: Sequence[str] = CLASSES) -> list[Dialogue]:
+    """``n_per_class`` dialogues per class (all of a smaller class), in a seeded random order."""
+    rng = np.random.default_rng(seed)
+    chosen: list[Dialogue] = []
+    for cls in classes:
+        members = [d for d in dialogues if d.label == cls]
+        take = rng.choice(len(members), size=min(n_per_class, len(members)), replace=False)
+        chosen.extend(members[i] for i in sorted(take))
+    return [chosen[i] for i in rng.permutation(len(chosen))]
+
+
+def _subset_row(d: Dialogue) -> dict[str, str]:
+    row = {"id": d.id, "text": render_turns(d.turns), "role": d.role, "human_label": ""}
+    row.update({f"user_{k}": d.user.get(k, "") for k in USER_FIELDS})
+    row.update({f"agent_{k}": (d.agent or {}).get(k, "unspecified") for k in AGENT_FIELDS})
+    return row
+
+
+def write_annotation_subset(subset: Sequence[Dialogue], subset_path: str | Path,
+                            key_path: str | Path) -> None:
+    """The blind sheet for annotators and, separately, the key with the generation labels."""
+    with open(subset_path, "w", newline="", encoding="utf-8") as f:
+        w = csv.DictWriter(f, fieldnames=SUBSET_COLUMNS)
+        w.writeheader()
+        w.writerows(_subset_row(d) for d in subset)
+    with open(key_path, "w", newline="", encoding="utf-8") as f:
+        w = csv.DictWriter(f, fieldnames=KEY_COLUMNS)
+        w.writeheader()
+        w.writerows({"id": d.id, "label": d.label, "generator": d.generator} for d in subset)
+
+
+def read_human_labels(path: str | Path, classes: Sequence[str] = CLASSES) -> dict[str, str]:
+    """``{id: label}`` from a returned sheet (columns ``id`` and ``human_label``).
+
+    Rows with an empty ``human_label`` are not yet annotated and are skipped; any other value
+    must be a class name (case and surrounding spaces are forgiven).
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: no annotation file here (expected a CSV with columns "
+                                "id, human_label)")
+    labels: dict[str, str] = {}
+    canonical = {c.upper(): c for c in classes}
+    with open(path, newline="", encoding="utf-8") as f:
+        reader = csv.DictReader(f)
+        missing = {"id", "human_label"} - set(reader.fieldnames or ())
+        if missing:
+            raise ValueError(f"{path}: missing column(s) {sorted(missing)}; found "
+                             f"{reader.fieldnames}")
+        for line, row in enumerate(reader, start=2):
+            value = (row["human_label"] or "").strip()
+            if not value:
+                continue
+            if value.upper() not in canonical:
+                raise ValueError(f"{path}:{line}: field 'human_label': expected one of "
+                                 f"{list(classes)} or empty, got {value!r}")
+            if row["id"] in labels:
+                raise ValueError(f"{path}:{line}: field 'id': {row['id']!r} labelled twice")
+            labels[row["id"]] = canonical[value.upper()]
+    return labels
+
+
+class Agreement(NamedTuple):
+    kappa: float
+    accuracy: float        # observed agreement p_o
+    n: int                 # annotated dialogues compared
+    confusion: np.ndarray  # [C, C] counts, rows gold (generation) label, columns human label
+
+
+def agreement(human: dict[str, str], dialogues: Sequence[Dialogue], source: str = "labels",
+              classes: Sequence[str] = CLASSES) -> Agreement:
+    """Compare human labels with the generation labels of the same dialogues, matched by id."""
+    gold = {d.id: d.label for d in dialogues}
+    unknown = [i for i in human if i not in gold]
+    if unknown:
+        raise ValueError(f"{source}: {len(unknown)} id(s) are not in the corpus, e.g. "
+                         f"{unknown[0]!r}; was the sheet exported from this corpus?")
+    unlabelled = [i for i in human if gold[i] is None]
+    if unlabelled:
+        raise ValueError(f"{source}: {len(unlabelled)} annotated dialogue(s) have no generation "
+                         f"label in the corpus, e.g. {unlabelled[0]!r}")
+    ids = sorted(human)
+    g, h = [gold[i] for i in ids], [human[i] for i in ids]
+    table = confusion(g, h, classes)
+    accuracy = float(np.trace(table) / table.sum()) if ids else math.nan
+    return Agreement(cohens_kappa(g, h, classes), accuracy, len(ids), table)

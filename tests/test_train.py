@@ -1,0 +1,58 @@
+"""A real short training run on tiny_bert: the loss falls, contract files appear, resume works."""
+
+import csv
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from hydra import compose, initialize_config_dir
+
+from benevaudit.pipelines import train
+
+CONF = Path(__file__).resolve().parents[1] / "conf"
+
+
+def cfg_for(tmp: Path, *overrides: str):
+    with initialize_config_dir(str(CONF), version_base="1.3"):
+        return compose("train", overrides=[
+            "experiment=smoke", f"paths.root_dir={tmp}", f"paths.output_dir={tmp / 'run'}",
+            f"paths.cache_dir={tmp.parent / 'cache'}", "trainer.log_every_n_steps=1",
+            "callbacks=none", *overrides])
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("train")
+    metrics = train.run(cfg_for(tmp, "save_model=true"))
+    return tmp / "run", metrics
+
+
+def test_loss_falls_and_contract_files_exist(trained):
+    run, metrics = trained
+    rows = list(csv.DictReader(open(run / "csv" / "metrics.csv")))
+    losses = [float(r["train/loss"]) for r in rows if r.get("train/loss")]
+    assert len(losses) >= 40
+    assert sum(losses[-6:]) / 6 < sum(losses[:6]) / 6 - 0.05
+    saved = json.loads((run / "metrics.json").read_text())
+    for key in ("test/macro_f1", "test/recall_N", "test/recall_OB", "test/recall_BB",
+                "test/precision_BB", "test/confusion_BB_to_N", "binary/f1"):
+        assert 0.0 <= saved[key] <= 1.0
+    preds = pd.read_parquet(run / "predictions.parquet")
+    assert len(preds) == saved["test/n"] == 9 and preds["id"].is_unique
+    assert {"id", "label", "pred", "p_N", "p_OB", "p_BB"} <= set(preds.columns)
+    assert (preds[["p_N", "p_OB", "p_BB"]].sum(axis=1) - 1).abs().max() < 1e-4
+    assert (run / "checkpoints" / "last.ckpt").is_file() and (run / "model" / "config.json").is_file()
+    assert (run / "confusion_matrix.png").stat().st_size > 1000
+
+
+def test_resume_from_last_continues(tmp_path):
+    first = train.run(cfg_for(tmp_path, "trainer.max_epochs=1"))
+    steps = first["train/optimizer_steps"]
+    second = train.run(cfg_for(tmp_path, "trainer.max_epochs=2", "resume=last"))
+    assert second["train/optimizer_steps"] == 2 * steps
+
+
+def test_missing_resume_checkpoint_fails_clearly(tmp_path):
+    with pytest.raises(FileNotFoundError, match="no checkpoint at"):
+        train.run(cfg_for(tmp_path, "resume=/nowhere/last.ckpt"))
