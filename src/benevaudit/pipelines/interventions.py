@@ -14,15 +14,13 @@ from benevaudit.schema import Dialogue
 def edit_splits(splits: dict[str, list[Dialogue]], cfg: DictConfig,
                 sides: Sequence[str]) -> tuple[dict[str, list[Dialogue]], dict[str, float]]:
     """Edit the named splits with ``cfg.intervention``; other splits pass through untouched."""
-    node = plain(cfg.get("intervention")) or {}
-    steps_cfg = node.get("steps") or {}
-    if not steps_cfg or list(steps_cfg) == ["none"]:
-        return splits, {}
     from benevaudit.audit.interventions import run_interventions, steps_from_config
     from benevaudit.audit.lexicon import load_lexicon
     from benevaudit.corpus import from_table, to_table
 
-    steps = steps_from_config(node)
+    steps = steps_from_config(plain(cfg.get("intervention")) or {})
+    if not steps:
+        return splits, {}
     lex_path = (plain(cfg.get("lexicon")) or {}).get("path")
     lexicon = load_lexicon(lex_path) if lex_path else None
     out = dict(splits)

@@ -1,0 +1,112 @@
+"""The one chat interface every LLM consumer codes against.
+
+Generators, guards, judges and probe targets all talk to a model through ``ChatModel``:
+``chat`` produces replies and ``score`` gives the log-probability of candidate label
+continuations (``"unsafe"``, ``"yes"``/``"no"``) as the start of the assistant reply. Backends
+(``hf``, ``vllm``, ``openai``, ``scripted``) differ only in where the tokens come from.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+Message = dict[str, str]          # {"role": "system" | "user" | "assistant", "content": str}
+Conversation = list[Message]
+ROLES = ("system", "user", "assistant")
+
+
+@dataclass(frozen=True)
+class Sampling:
+    """Decoding settings; part of every cache key, so the same seed gives the same reply."""
+
+    temperature: float = 0.0      # 0 means greedy
+    top_p: float = 1.0
+    max_tokens: int = 256
+    seed: int = 0
+    stop: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.temperature < 0:
+            raise ValueError(f"Sampling.temperature must be >= 0, got {self.temperature}")
+        if not 0 < self.top_p <= 1:
+            raise ValueError(f"Sampling.top_p must be in (0, 1], got {self.top_p}")
+        if self.max_tokens < 1:
+            raise ValueError(f"Sampling.max_tokens must be >= 1, got {self.max_tokens}")
+        if isinstance(self.stop, (str, list)):
+            # a bare string would otherwise become a tuple of single characters
+            stop = (self.stop,) if isinstance(self.stop, str) else tuple(self.stop)
+            object.__setattr__(self, "stop", stop)
+
+
+@dataclass(frozen=True)
+class Completion:
+    """One reply. ``finish_reason`` is ``"stop"`` (end of turn or a stop string) or ``"length"``."""
+
+    text: str
+    finish_reason: str
+    prompt_tokens: int
+    completion_tokens: int
+    cached: bool = False
+
+
+def hash_template(template: str | None) -> str:
+    """sha256 of a chat template, or ``"none"``: a changed template must not hit old cache rows."""
+    if not template:
+        return "none"
+    return hashlib.sha256(template.encode("utf-8")).hexdigest()
+
+
+def check_conversations(conversations: Sequence[Conversation]) -> None:
+    """Reject malformed messages before any model work, naming the conversation and message."""
+    if isinstance(conversations, (str, dict)):
+        raise TypeError("conversations must be a list of conversations (lists of messages)")
+    for i, conv in enumerate(conversations):
+        if not isinstance(conv, (list, tuple)) or not conv:
+            raise ValueError(f"conversation {i} must be a non-empty list of messages")
+        for j, msg in enumerate(conv):
+            if not isinstance(msg, dict) or msg.get("role") not in ROLES:
+                raise ValueError(f"conversation {i}, message {j}: role must be one of {ROLES}, "
+                                 f"got {msg.get('role') if isinstance(msg, dict) else msg!r}")
+            if not isinstance(msg.get("content"), str):
+                raise ValueError(f"conversation {i}, message {j}: content must be a string")
+
+
+class ChatModel(ABC):
+    """A chat model behind one of the backends.
+
+    Attributes:
+        name: the backend name (``hf``, ``vllm``, ``openai``, ``scripted``).
+        model_id: what was loaded (a directory, hub id, server model name).
+        template_hash: sha256 of the chat template, or ``"none"``.
+    """
+
+    name: str = "base"
+    model_id: str = ""
+    template_hash: str = "none"
+
+    @abstractmethod
+    def chat(self, conversations: Sequence[Conversation], sampling: Sampling) -> list[Completion]:
+        """One assistant reply per conversation, in order."""
+
+    @abstractmethod
+    def score(self, conversations: Sequence[Conversation], choices: Sequence[str]) -> np.ndarray:
+        """Log-probabilities ``[n_conversations, n_choices]``.
+
+        Entry ``[i, j]`` is the total log-probability of ``choices[j]`` as the first tokens of
+        the assistant reply to ``conversations[i]`` (sum over its tokens). A guard reads
+        ``P("unsafe")`` from it; a judge takes a softmax over ``"yes"``/``"no"``.
+        """
+
+    def close(self) -> None:
+        """Release the engine or connection; a no-op where there is nothing to release."""
+
+    def __enter__(self) -> ChatModel:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

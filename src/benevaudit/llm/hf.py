@@ -1,0 +1,186 @@
+"""The transformers backend: CPU or GPU, batched generation, KV-cache reuse when scoring.
+
+Generation pads on the left so every row's next token sits in the last column, and samples
+from a seed fixed per batch (the global torch RNG is restored afterwards), so the same
+requests in the same batches give the same replies. ``score`` runs each shared prompt once
+and scores every candidate continuation from its cached keys and values.
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from benevaudit.llm.base import (
+    ChatModel,
+    Completion,
+    Conversation,
+    Sampling,
+    check_conversations,
+    hash_template,
+)
+from benevaudit.llm.embedded import resolve_model
+from benevaudit.llm.prompting import check_length, choice_ids, prompt_ids, set_chat_template
+
+
+def load_hf(model: str, dtype: str, device: str, cache_dir: str | None) -> tuple[Any, Any, str]:
+    """Tokenizer, model and resolved path, or an error saying how to point at a local copy."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    path = resolve_model(model, cache_dir)
+    if path.startswith(("/", "./", "../", "~")) and not Path(path).expanduser().is_dir():
+        raise RuntimeError(f"no model directory at {path!r} (llm.model); expected a directory "
+                           "with config.json, weights and tokenizer files")
+    path = str(Path(path).expanduser()) if path.startswith("~") else path
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(path)
+        torch_dtype = getattr(torch, dtype) if dtype != "auto" else (
+            torch.bfloat16 if device.startswith("cuda") else torch.float32)
+        net = AutoModelForCausalLM.from_pretrained(path, dtype=torch_dtype).to(device).eval()
+    except OSError as err:
+        offline = os.environ.get("HF_HUB_OFFLINE") == "1"
+        raise RuntimeError(
+            f"cannot load LLM {model!r} ({type(err).__name__}: {str(err).splitlines()[0]}). "
+            + ("HF_HUB_OFFLINE=1, so a hub id must already be in the Hugging Face cache. "
+               if offline else "")
+            + f"Point at a local directory instead (llm.model=/path/to/{Path(path).name} with "
+            "config.json, weights and tokenizer files), or use llm.model=embedded:smollm2."
+        ) from None
+    return tokenizer, net, path
+
+
+class HFChatModel(ChatModel):
+    """A causal LM from transformers behind the ``ChatModel`` interface."""
+
+    name = "hf"
+
+    def __init__(self, model: str = "embedded:smollm2", device: str = "auto", dtype: str = "auto",
+                 batch_size: int = 8, max_model_len: int | None = None,
+                 chat_template: str | None = None, cache_dir: str | None = None,
+                 threads: int | None = None) -> None:
+        if threads:  # process-wide; one thread decodes fastest on a small, shared CPU
+            torch.set_num_threads(threads)
+        if device == "auto":
+            device = "cuda" if torch.cuda.is_available() else "cpu"
+        self.device, self.batch_size = device, batch_size
+        self.tokenizer, self.model, path = load_hf(model, dtype, device, cache_dir)
+        self.model_id = model if model.startswith("embedded:") else path
+        self.template_hash = hash_template(set_chat_template(self.tokenizer, model, chat_template))
+        limit = getattr(self.model.config, "max_position_embeddings", None) or 2048
+        self.max_model_len = min(max_model_len or limit, limit)
+        self.pad_id = self.tokenizer.pad_token_id
+        if self.pad_id is None:
+            self.pad_id = self.tokenizer.eos_token_id
+        self.eos_ids = _eos_ids(self.tokenizer, self.model)
+        # transformers >= 5.2x names the KV cache ``cache``; earlier releases ``past_key_values``
+        params = inspect.signature(self.model.forward).parameters
+        self.cache_arg = "cache" if "cache" in params else "past_key_values"
+
+    # ---- chat -------------------------------------------------------------------------------
+
+    def chat(self, conversations: Sequence[Conversation], sampling: Sampling) -> list[Completion]:
+        check_conversations(conversations)
+        prompts = [prompt_ids(self.tokenizer, c) for c in conversations]
+        for i, ids in enumerate(prompts):
+            check_length(i, len(ids) + 1, self.max_model_len, "prompt plus one new token")
+        out: list[Completion] = []
+        for start in range(0, len(prompts), self.batch_size):
+            batch = prompts[start:start + self.batch_size]
+            out.extend(self._generate(batch, sampling, seed=sampling.seed + start))
+        return out
+
+    @torch.inference_mode()
+    def _generate(self, prompts: list[list[int]], sampling: Sampling,
+                  seed: int) -> list[Completion]:
+        width = max(len(p) for p in prompts)
+        ids = torch.full((len(prompts), width), self.pad_id, dtype=torch.long)  # [B, T]
+        mask = torch.zeros_like(ids)                                              # [B, T]
+        for row, p in enumerate(prompts):  # left padding: next token is the last column
+            ids[row, width - len(p):] = torch.tensor(p)
+            mask[row, width - len(p):] = 1
+        new_tokens = min(sampling.max_tokens, self.max_model_len - width)
+        kwargs: dict[str, Any] = dict(max_new_tokens=new_tokens, eos_token_id=self.eos_ids,
+                                      pad_token_id=self.pad_id, do_sample=sampling.temperature > 0)
+        if sampling.temperature > 0:
+            kwargs.update(temperature=sampling.temperature, top_p=sampling.top_p, top_k=0)
+        if sampling.stop:
+            kwargs.update(stop_strings=list(sampling.stop), tokenizer=self.tokenizer)
+        cuda = [torch.device(self.device).index or 0] if self.device.startswith("cuda") else []
+        with torch.random.fork_rng(devices=cuda):  # seed this batch; restore the global RNG
+            torch.manual_seed(seed)
+            gen = self.model.generate(input_ids=ids.to(self.device),
+                                      attention_mask=mask.to(self.device), **kwargs)
+        gen = gen[:, width:].tolist()  # [B, new]
+        return [self._completion(p, row, sampling) for p, row in zip(prompts, gen, strict=True)]
+
+    def _completion(self, prompt: list[int], row: list[int], sampling: Sampling) -> Completion:
+        """Cut a generated row at end-of-turn or a stop string and count its tokens."""
+        finish, n = "length", len(row)
+        for k, tok in enumerate(row):
+            if tok in self.eos_ids:
+                finish, n = "stop", k + 1
+                break
+        text = self.tokenizer.decode([t for t in row[:n] if t not in self.eos_ids],
+                                     skip_special_tokens=True)
+        for stop in sampling.stop:
+            if stop and stop in text:
+                text, finish = text.split(stop)[0], "stop"
+        return Completion(text, finish, len(prompt), n)
+
+    # ---- score ------------------------------------------------------------------------------
+
+    def score(self, conversations: Sequence[Conversation], choices: Sequence[str]) -> np.ndarray:
+        check_conversations(conversations)
+        cands = choice_ids(self.tokenizer, choices)
+        rows = []
+        for i, conv in enumerate(conversations):
+            prompt = prompt_ids(self.tokenizer, conv)
+            check_length(i, len(prompt) + max(len(c) for c in cands), self.max_model_len,
+                         "prompt plus the longest choice")
+            rows.append(self._score_one(prompt, cands))
+        return np.stack(rows) if rows else np.zeros((0, len(cands)))  # [N, C]
+
+    @torch.inference_mode()
+    def _score_one(self, prompt: list[int], cands: list[list[int]]) -> np.ndarray:
+        """Sum of log p(choice tokens | prompt), the prompt run once and its cache shared."""
+        dev = self.device
+        out = self.model(input_ids=torch.tensor([prompt], device=dev), use_cache=True)
+        first = torch.log_softmax(out.logits[0, -1].float(), dim=-1)  # [V]
+        total = np.array([float(first[c[0]]) for c in cands], dtype=np.float64)
+        rest = [(j, c) for j, c in enumerate(cands) if len(c) > 1]
+        if not rest:
+            return total
+        cache = out.cache if self.cache_arg == "cache" else out.past_key_values
+        cache.batch_repeat_interleave(len(rest))  # [1, H, P, D] -> [R, H, P, D] per layer
+        width = max(len(c) - 1 for _, c in rest)
+        ids = torch.full((len(rest), width), self.pad_id, dtype=torch.long, device=dev)  # [R, W]
+        mask = torch.zeros((len(rest), len(prompt) + width), dtype=torch.long, device=dev)
+        mask[:, :len(prompt)] = 1
+        for r, (_, c) in enumerate(rest):  # right padding: pads sit after every real token
+            ids[r, :len(c) - 1] = torch.tensor(c[:-1], device=dev)
+            mask[r, len(prompt):len(prompt) + len(c) - 1] = 1
+        positions = torch.arange(len(prompt), len(prompt) + width, device=dev).expand(len(rest), -1)
+        logits = self.model(input_ids=ids, attention_mask=mask, position_ids=positions,
+                            **{self.cache_arg: cache}).logits                      # [R, W, V]
+        logp = torch.log_softmax(logits.float(), dim=-1)
+        for r, (j, c) in enumerate(rest):
+            targets = torch.tensor(c[1:], device=dev)                              # [len(c)-1]
+            total[j] += float(logp[r, torch.arange(len(c) - 1), targets].sum())
+        return total
+
+
+def _eos_ids(tokenizer: Any, model: Any) -> list[int]:
+    """Every token that ends an assistant turn (the generation config may list several)."""
+    ids = model.generation_config.eos_token_id
+    ids = list(ids) if isinstance(ids, (list, tuple)) else ([ids] if ids is not None else [])
+    if tokenizer.eos_token_id is not None and tokenizer.eos_token_id not in ids:
+        ids.append(tokenizer.eos_token_id)
+    if not ids:
+        raise ValueError("the model has no end-of-sequence token; cannot tell where a reply ends")
+    return ids

