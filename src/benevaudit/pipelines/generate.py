@@ -21,6 +21,7 @@ from benevaudit.pipelines.config import group_choices, output_dir, plain, write_
 
 log = logging.getLogger(__name__)
 KINDS = ("scripted", "llm")
+MODES = ("whole", "self_chat")  # one prompt per dialogue (the study's) | one call per message
 
 
 def build_producer(gen: dict[str, Any], seed: int, min_turns: int,
@@ -42,9 +43,18 @@ def build_producer(gen: dict[str, Any], seed: int, min_turns: int,
         backend = llm.pop("backend")
         sampling = gen.get("sampling") or {}
         sampling = Sampling(**{**sampling, "stop": tuple(sampling.get("stop") or ())})
+        mode = gen.get("mode", "whole")
+        if mode not in MODES:
+            raise ConfigError(f"generator.mode must be one of {list(MODES)}, got {mode!r}")
         model = build_chat_model(backend, cache=llm_cache, **llm)
-        producer = LLMProducer(model, sampling, seed=seed, min_turns=min_turns,
-                               system_in_user=bool(gen.get("system_in_user", False)))
+        producer_class = LLMProducer
+        if mode == "self_chat":
+            from benevaudit.generation.self_chat import SelfChatProducer
+
+            producer_class = SelfChatProducer
+        producer = producer_class(model, sampling, seed=seed, min_turns=min_turns,
+                                  system_in_user=bool(gen.get("system_in_user", False)),
+                                  exchanges=gen.get("exchanges"))
         return producer, (gen["name"],)
     raise ConfigError(f"generator.kind must be one of {list(KINDS)}, got {kind!r}")
 
@@ -91,7 +101,8 @@ def run(cfg: DictConfig) -> dict[str, float]:
                "generate/failed_attempts": fails["attempts_failed"],
                "generate/gave_up": summary.gave_up, "generate/mean_turns": stats["mean_turns"],
                "generate/seconds": round(summary.seconds, 3),
-               "generate/dialogues_per_s": round(summary.written_now / max(summary.seconds, 1e-9), 1)}
+               "generate/dialogues_per_s":
+                   round(summary.written_now / max(summary.seconds, 1e-9), 1)}
     write_metrics(metrics, run_dir / "metrics.json")
     log.info("corpus: %s (%d dialogues, %d ids given up)", out, stats["dialogues"], summary.gave_up)
     return metrics

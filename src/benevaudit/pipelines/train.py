@@ -2,11 +2,13 @@
 
 Flow: data → split → (training-side interventions) → tokenizer/model → Lightning fit with
 checkpointing, early stopping and resume → single-device test of the best checkpoint →
-``metrics.json``, ``predictions.parquet``, ``confusion_matrix.png``, ``model/`` → W&B mirror.
+``metrics.json``, ``predictions.parquet``, ``confusion_matrix.png``, ``model/`` → attribution
+(``cue_lexicon.json``, faithfulness, representation shift) → W&B mirror.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 from pathlib import Path
 from typing import Any
@@ -15,6 +17,7 @@ from omegaconf import DictConfig
 
 from benevaudit.pipelines.config import group_choices, output_dir, plain, write_metrics
 from benevaudit.pipelines.data import apply_split, by_split, load_dialogues
+from benevaudit.schema import CLASSES, Dialogue
 
 log = logging.getLogger(__name__)
 
@@ -49,17 +52,43 @@ def build_trainer(trainer_cfg: dict[str, Any], callbacks_cfg: dict[str, Any], ou
                      **trainer_cfg)
 
 
+def test_best(cfg: DictConfig, module: Any, dm: Any, tests: dict[str, list[Dialogue]],
+              out: Path, logger: Any) -> dict[str, float]:
+    """Single-device test pass(es) of the restored best model; writes predictions and plots."""
+    import torch
+
+    from benevaudit.audit.evaluation import evaluate_classifier, plot_confusion, write_predictions
+    from benevaudit.pipelines.tracking import log_test_artifacts
+
+    device = "cuda" if torch.cuda.is_available() and cfg.trainer.accelerator != "cpu" else "cpu"
+    metrics: dict[str, float] = {}
+    for prefix, data in tests.items():
+        dm.raw[prefix] = data
+        dm.data.pop(prefix, None)
+        dm.setup()
+        result = evaluate_classifier(module.model, dm.eval_dataloader(prefix), data, prefix,
+                                     device, str(cfg.trainer.precision))
+        metrics.update(result.metrics)
+        if prefix == "test":
+            write_predictions(result.rows, out / "predictions.parquet")
+            plot_confusion(result.labels, result.preds, out / "confusion_matrix.png",
+                           f"{cfg.model.source} · test · macro-F1 "
+                           f"{result.metrics.get('test/macro_f1', float('nan')):.3f}")
+            log_test_artifacts(logger, result.metrics, result.labels.tolist(),
+                               result.preds.tolist(), result.rows, list(CLASSES))
+    return metrics
+
+
 def run(cfg: DictConfig) -> dict[str, float]:
     import lightning as L
     import torch
 
     from benevaudit.audit.datamodule import DialogueDataModule
-    from benevaudit.audit.evaluation import evaluate_classifier, plot_confusion, write_predictions
     from benevaudit.audit.models import load_classifier, load_tokenizer, set_offline_defaults
     from benevaudit.audit.module import DialogueClassifier
+    from benevaudit.pipelines.attribution import audit_model
     from benevaudit.pipelines.interventions import edit_splits
-    from benevaudit.pipelines.tracking import build_logger, finish_logger, log_test_artifacts
-    from benevaudit.schema import CLASSES
+    from benevaudit.pipelines.tracking import build_logger, finish_logger
 
     set_offline_defaults()
     out = output_dir(cfg)
@@ -71,8 +100,6 @@ def run(cfg: DictConfig) -> dict[str, float]:
 
     tokenizer = load_tokenizer(cfg.model.source)
     hf_model = load_classifier(cfg.model.source, seed=int(cfg.seed))
-    import json
-
     module = DialogueClassifier(cfg.model.source, json.loads(hf_model.config.to_json_string()),
                                 model=hf_model, **plain(cfg.optim))
     dm = DialogueDataModule(splits, tokenizer, int(cfg.model.max_length),
@@ -83,35 +110,24 @@ def run(cfg: DictConfig) -> dict[str, float]:
         trainer.fit(module, datamodule=dm, ckpt_path=resume_path(cfg.resume, out))
         if trainer.global_rank != 0:
             return {}
-        best = trainer.checkpoint_callback.best_model_path or trainer.checkpoint_callback.last_model_path
-        state = torch.load(best, map_location="cpu", weights_only=True)["state_dict"]
-        module.load_state_dict(state)
-        metrics["train/best_val_macro_f1"] = float(trainer.checkpoint_callback.best_model_score or 0)
-        metrics["train/epochs"] = float(trainer.current_epoch)
-        metrics["train/optimizer_steps"] = float(trainer.global_step)
-        precision = str(cfg.trainer.precision)
-        device = "cuda" if torch.cuda.is_available() and cfg.trainer.accelerator != "cpu" else "cpu"
+        ck = trainer.checkpoint_callback
+        best = ck.best_model_path or ck.last_model_path
+        module.load_state_dict(torch.load(best, map_location="cpu", weights_only=True)["state_dict"])
+        metrics.update({"train/best_val_macro_f1": float(ck.best_model_score or 0),
+                        "train/optimizer_steps": float(trainer.global_step)})
         tests = {"test": clean_test}
         if cfg.get("test_on_edited") and metrics.get("intervention/steps"):
-            tests["test_edited"] = edit_splits({"test": clean_test}, cfg, sides=("test",))[0]["test"]
-        for prefix, data in tests.items():
-            dm.raw[prefix] = data
-            dm.data.pop(prefix, None)
-            dm.setup()
-            result = evaluate_classifier(module.model, dm.eval_dataloader(prefix), data, prefix,
-                                         device, precision)
-            metrics.update(result.metrics)
-            if prefix == "test":
-                write_predictions(result.rows, out / "predictions.parquet")
-                plot_confusion(result.labels, result.preds, out / "confusion_matrix.png",
-                               f"{cfg.model.source} · test · macro-F1 "
-                               f"{result.metrics.get('test/macro_f1', float('nan')):.3f}")
-                log_test_artifacts(logger, metrics, result.labels.tolist(),
-                                   result.preds.tolist(), result.rows, list(CLASSES))
+            tests["test_edited"] = edit_splits({"test": clean_test}, cfg, ("test",))[0]["test"]
+        metrics.update(test_best(cfg, module, dm, tests, out, logger))
         if cfg.get("save_model", True):
             module.model.save_pretrained(out / "model")
             tokenizer.save_pretrained(out / "model")
+        write_metrics(metrics, out / "metrics.json")  # the test figures survive a failed audit
+        metrics.update(audit_model(module.model, tokenizer, {**splits, "test": clean_test},
+                                   plain(cfg.attribution), plain(cfg.model), int(cfg.seed), out))
         write_metrics(metrics, out / "metrics.json")
+        if logger:
+            logger.log_metrics({k: v for k, v in metrics.items() if not k.startswith("test")})
         log.info("test/macro_f1=%.4f  run dir: %s", metrics.get("test/macro_f1", float("nan")), out)
         return metrics
     finally:

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# The fine-tuning audit (the study's Table 4) with one command:
+#   1. the clean baseline (train.py) and its cue lexicon (cue_lexicon.json, attention rollout);
+#   2. the evaluation side: the frozen baseline on edited test sets (P, M, P+M, SH) and the
+#      random-mask control (RM);
+#   3. the training side as one Hydra multirun: retrain on edited train/validation data
+#      (P+F, P+S, SH, P+F+SH, P+S+SH), test on the clean test set;
+#   4. the table, read from the run directories (markdown and CSV).
+# Rerunning with the same AUDIT_DIR skips every step whose metrics.json already exists.
+#
+# Usage: experiments/finetune_audit/run.sh [train.py overrides...]
+#   AUDIT_DIR=outputs/finetune_audit/mine experiments/finetune_audit/run.sh
+#   experiments/finetune_audit/run.sh experiment=paper data.path=/data/benevdial   # paper scale, GPU
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+PY=${PY:-.venv/bin/python}
+AUDIT=${AUDIT_DIR:-outputs/finetune_audit/$(date +%Y-%m-%d_%H-%M-%S)}
+mkdir -p "$AUDIT"
+echo "audit directory: $AUDIT"
+
+done_in() { [ -f "$1/metrics.json" ]; }
+
+if ! done_in "$AUDIT/baseline"; then
+  "$PY" train.py "$@" hydra.run.dir="$AUDIT/baseline"
+fi
+LEX="$AUDIT/baseline/cue_lexicon.json"
+[ -f "$LEX" ] || { echo "error: the baseline wrote no $LEX" >&2; exit 1; }
+
+for iv in punct mask punct+mask shuffle random_mask; do
+  if ! done_in "$AUDIT/evaluation/$iv"; then
+    "$PY" evaluate.py ckpt="$AUDIT/baseline" intervention="$iv" lexicon.path="$LEX" \
+      hydra.run.dir="$AUDIT/evaluation/$iv"
+  fi
+done
+
+TRAIN_SIDE=freq_norm,sym_inject,shuffle,freq_norm+shuffle,sym_inject+shuffle
+if [ "$(ls "$AUDIT"/training/*/metrics.json 2>/dev/null | wc -l)" -lt 5 ]; then
+  "$PY" train.py -m "$@" intervention="$TRAIN_SIDE" lexicon.path="$LEX" \
+    hydra.sweep.dir="$AUDIT/training" attribution=none
+fi
+
+"$PY" -m benevaudit.report.audit_table "$AUDIT"
