@@ -16,6 +16,8 @@ from pathlib import Path
 
 import yaml
 
+from benevaudit.audit.interventions import code_for, name_for, steps_from_config
+
 COLUMNS = ("test/macro_f1", "test/recall_N", "test/recall_OB", "test/recall_BB",
            "test/precision_BB")
 HEADERS = ("Side", "Condition", "Macro-F1", "Recall N", "Recall OB", "Recall BB", "Precision BB")
@@ -38,12 +40,12 @@ def read_run(run: Path) -> Row | None:
         return None
     cfg = yaml.safe_load(cfg_path.read_text())
     metrics = json.loads(metrics_path.read_text())
-    inter = cfg.get("intervention") or {}
-    code, name = inter.get("code", "—"), inter.get("name", "none")
+    steps = steps_from_config(cfg.get("intervention") or {})
+    code, name = code_for(steps), name_for(steps)  # also right for list syntax [a,b]
     if cfg.get("task_name") == "evaluate":
         side = "evaluation"
     else:
-        side = "clean" if not inter.get("steps") else "training"
+        side = "training" if steps else "clean"
     return Row(side, code, name, metrics, run)
 
 

@@ -1,0 +1,78 @@
+"""Intervention names, their short codes for tables, and the config → steps translation.
+
+The command-line word (``intervention=mask``) is the module name (``mask.py``) and the
+``name`` of its class; short codes (P, M, SH, F, S, RM) are for tables only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from benevaudit.audit.interventions.base import Intervention
+from benevaudit.audit.interventions.freq_norm import FreqNorm
+from benevaudit.audit.interventions.mask import Mask
+from benevaudit.audit.interventions.none import NoIntervention
+from benevaudit.audit.interventions.punct import Punct
+from benevaudit.audit.interventions.random_mask import RandomMask
+from benevaudit.audit.interventions.shuffle import Shuffle
+from benevaudit.audit.interventions.sym_inject import SymInject
+from benevaudit.audit.lexicon import Lexicon
+
+INTERVENTIONS: dict[str, type[Intervention]] = {
+    cls.name: cls
+    for cls in (NoIntervention, Punct, Mask, Shuffle, FreqNorm, SymInject, RandomMask)
+}
+SHORT_CODES: dict[str, str] = {
+    "punct": "P", "mask": "M", "shuffle": "SH", "freq_norm": "F", "sym_inject": "S",
+    "random_mask": "RM", "none": "—",
+}
+
+
+def _check_name(name: str) -> None:
+    if name not in INTERVENTIONS:
+        raise ValueError(f"unknown intervention {name!r}; valid names: "
+                         f"{', '.join(sorted(INTERVENTIONS))} (compounds join them with '+')")
+
+
+def build(name: str, params: Mapping[str, Any] | None, lexicon: Lexicon | None) -> Intervention:
+    """The intervention ``name`` with ``params``; unknown names or parameters list valid ones."""
+    _check_name(name)
+    cls = INTERVENTIONS[name]
+    params = dict(params or {})
+    unknown = sorted(set(params) - set(cls.params()))
+    if unknown:
+        raise ValueError(f"intervention {name!r}: unknown parameter(s) {unknown}; valid: "
+                         f"{cls.params() or 'none'}")
+    return cls(lexicon=lexicon, **params)
+
+
+def steps_from_config(node: Mapping[str, Any]) -> list[tuple[str, dict]]:
+    """Ordered (name, params) steps from the composed ``intervention`` config node (a plain
+    dict: ``{name, code, steps: {<intervention>: {params}}}``), in the order applied."""
+    if not isinstance(node, Mapping):
+        raise ValueError("intervention config must be a mapping with 'steps', got "
+                         f"{type(node).__name__}")
+    steps = node.get("steps") or {}
+    if not isinstance(steps, Mapping):
+        raise ValueError("intervention.steps must map intervention names to their parameters, "
+                         f"got {type(steps).__name__}")
+    out: list[tuple[str, dict]] = []
+    for name, params in steps.items():
+        _check_name(str(name))
+        if params is not None and not isinstance(params, Mapping):
+            raise ValueError(f"intervention.steps.{name}: parameters must be a mapping or null, "
+                             f"got {params!r}")
+        if name != "none":
+            out.append((str(name), dict(params or {})))
+    return out
+
+
+def code_for(steps: Sequence[tuple[str, dict]]) -> str:
+    """Short code of a sequence of steps for tables: ``P+F+SH``; ``—`` for no step."""
+    return "+".join(SHORT_CODES[name] for name, _ in steps) or SHORT_CODES["none"]
+
+
+def name_for(steps: Sequence[tuple[str, dict]]) -> str:
+    """Command-line style name of a sequence of steps: ``punct+freq_norm+shuffle``."""
+    return "+".join(name for name, _ in steps) or "none"
