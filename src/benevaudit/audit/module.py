@@ -38,12 +38,9 @@ class DialogueClassifier(L.LightningModule):
 
             config = AutoConfig.for_model(**hf_config)
             model = AutoModelForSequenceClassification.from_config(config)
-        self.model = model
+        self.model = model.train()  # from_pretrained returns eval mode (dropout off)
         k = len(CLASSES)
         self.val_f1 = MulticlassF1Score(num_classes=k, average="macro")
-
-    def on_fit_start(self) -> None:
-        self.model.train()  # transformers returns pretrained models in eval mode (dropout off)
 
     def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
         return self.model(input_ids=input_ids, attention_mask=attention_mask).logits  # [B, C]

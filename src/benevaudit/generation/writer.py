@@ -1,0 +1,198 @@
+"""Resumable, sharded corpus output that survives ``kill -9`` at any point.
+
+Layout of an output directory::
+
+    manifest.json            the expected ids and generation parameters (written first)
+    shard-00000.parquet      sealed shards: complete, immutable, read by benevaudit.corpus
+    shard-00001.journal      the open shard: JSONL, flushed and fsynced after every batch
+    failures/failures.jsonl  every failed attempt with its reason and raw text
+    dataset_card.json, README.md, _COMPLETE   written once every id has been attempted
+
+A journal is not a corpus file (its suffix is not one the readers accept), so a directory read
+mid-run sees only sealed shards. On resume a journal's complete lines are kept, a torn last line
+is dropped, and the journal is sealed before new work starts; ids already present are skipped.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from benevaudit.errors import BenevauditError
+from benevaudit.schema import ARROW_SCHEMA, Dialogue
+
+MANIFEST = "manifest.json"
+COMPLETE = "_COMPLETE"
+FAILURES = Path("failures") / "failures.jsonl"
+
+
+class ResumeError(BenevauditError):
+    """The output directory holds a different generation than the one requested."""
+
+
+def dialogue_row(d: Dialogue) -> dict[str, Any]:
+    """The record as plain JSON types (faster than ``dataclasses.asdict`` at corpus scale)."""
+    return {"id": d.id, "label": d.label, "role": d.role, "generator": d.generator,
+            "user": d.user, "agent": d.agent,
+            "turns": [{"speaker": t.speaker, "text": t.text} for t in d.turns],
+            "split": d.split, "meta": d.meta}
+
+
+def write_durably(path: Path, text: str) -> None:
+    """Write a small file atomically and durably (temporary name, fsync, rename)."""
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(text)
+        f.flush()
+        os.fsync(f.fileno())
+    tmp.replace(path)
+
+
+def ids_digest(ids: Sequence[str]) -> str:
+    return hashlib.sha256("\n".join(ids).encode("utf-8")).hexdigest()
+
+
+def write_manifest(out_dir: Path, ids: Sequence[str], params: dict[str, Any]) -> None:
+    """Write the manifest, or check that an existing one asks for the same generation."""
+    path = out_dir / MANIFEST
+    digest = ids_digest(ids)
+    if path.is_file():
+        old = json.loads(path.read_text(encoding="utf-8"))
+        if old.get("ids_sha256") != digest or old.get("params") != params:
+            changed = sorted(k for k in set(old.get("params", {})) | set(params)
+                             if old.get("params", {}).get(k) != params.get(k))
+            raise ResumeError(
+                f"{path}: this directory holds a different generation (changed: "
+                f"{changed or ['the id list']}); resume with the same settings or choose a new "
+                "out_dir")
+        return
+    out_dir.mkdir(parents=True, exist_ok=True)
+    write_durably(path, json.dumps({"count": len(ids), "ids_sha256": digest, "params": params,
+                                   "ids": list(ids)}, indent=0) + "\n")
+
+
+def _read_journal(path: Path) -> list[dict[str, Any]]:
+    """The complete records of a journal; a torn or undecodable last line is cut off the file."""
+    rows, good = [], 0
+    with open(path, "rb") as f:
+        data = f.read()
+    for line in data.splitlines(keepends=True):
+        if not line.endswith(b"\n"):
+            break  # torn by a kill mid-write
+        try:
+            rows.append(json.loads(line))
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            break  # a partly flushed line; nothing after it can be trusted either
+        good += len(line)
+    if good != len(data):
+        with open(path, "r+b") as f:
+            f.truncate(good)
+    return rows
+
+
+def _table(rows: list[dict[str, Any]]) -> pa.Table:
+    encoded = [{**r, "meta": json.dumps(r["meta"], sort_keys=True) if r.get("meta") else None}
+               for r in rows]
+    return pa.Table.from_pylist(encoded, schema=ARROW_SCHEMA)
+
+
+def _seal(journal: Path, rows: list[dict[str, Any]]) -> None:
+    """Turn a journal into its Parquet shard (atomic), then drop the journal."""
+    from benevaudit.corpus import write_parquet
+
+    if rows:
+        write_parquet(_table(rows), journal.with_suffix(".parquet"))
+    journal.unlink()
+
+
+def recover(out_dir: Path) -> set[str]:
+    """Seal journals left by a killed run and return the ids already written."""
+    for journal in sorted(out_dir.glob("shard-*.journal")):
+        if journal.with_suffix(".parquet").is_file():  # killed after sealing, before unlinking
+            journal.unlink()
+        else:
+            _seal(journal, _read_journal(journal))
+    done: set[str] = set()
+    for shard in sorted(out_dir.glob("shard-*.parquet")):
+        done.update(pq.read_table(shard, columns=["id"]).column("id").to_pylist())
+    return done
+
+
+class ShardWriter:
+    """Append dialogues to journals of ``shard_size`` records, sealing each when full."""
+
+    def __init__(self, out_dir: str | Path, shard_size: int = 10_000) -> None:
+        self.out_dir = Path(out_dir)
+        self.shard_size = shard_size
+        existing = [int(p.stem.split("-")[1]) for p in self.out_dir.glob("shard-*.parquet")]
+        self._next = max(existing, default=-1) + 1
+        self._rows: list[dict[str, Any]] = []
+        self._file = None
+
+    def _journal(self) -> Path:
+        return self.out_dir / f"shard-{self._next:05d}.journal"
+
+    def write(self, dialogues: Iterable[Dialogue]) -> int:
+        """Append one batch durably (flush + fsync); returns how many were written."""
+        rows = [dialogue_row(d) for d in dialogues]
+        n = len(rows)
+        while rows:
+            if self._file is None:
+                self._file = open(self._journal(), "a", encoding="utf-8")
+            room = self.shard_size - len(self._rows)
+            part, rows = rows[:room], rows[room:]
+            self._file.write("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in part))
+            self._file.flush()
+            os.fsync(self._file.fileno())
+            self._rows += part
+            if len(self._rows) >= self.shard_size:
+                self.seal()
+        return n
+
+    def seal(self) -> None:
+        """Close the open journal as a Parquet shard."""
+        if self._file is None:
+            return
+        self._file.close()
+        self._file = None
+        _seal(self._journal(), self._rows)
+        self._rows = []
+        self._next += 1
+
+    def close(self) -> None:
+        self.seal()
+
+    def __enter__(self) -> ShardWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._file is not None:  # keep the journal durable; the next run seals it
+            self._file.close()
+            self._file = None
+
+
+class FailureLog:
+    """Append-only record of failed attempts; nothing that failed is silently dropped."""
+
+    def __init__(self, out_dir: str | Path) -> None:
+        self.path = Path(out_dir) / FAILURES
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+
+    def record(self, dialogue_id: str, attempt: int, reason: str, raw: str,
+               final: bool = False) -> None:
+        line = json.dumps({"id": dialogue_id, "attempt": attempt, "reason": reason,
+                           "final": final, "raw": raw}, ensure_ascii=False)
+        with open(self.path, "a", encoding="utf-8") as f:
+            f.write(line + "\n")
+            f.flush()
+            os.fsync(f.fileno())
+
+    def read(self) -> list[dict[str, Any]]:
+        return _read_journal(self.path) if self.path.is_file() else []
