@@ -1,0 +1,83 @@
+"""The whole attribution audit of one fine-tuned model, writing its files into a run directory.
+
+What a training run calls after fitting: the cue lexicon of the study's method (rollout) as
+``cue_lexicon.json``, the second opinions (integrated gradients, log-odds from the training
+data) beside it, their agreement, deletion faithfulness against a random control, and a
+heatmap of a few test dialogues. Returns flat metrics for ``metrics.json``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from benevaudit.audit.attribution.agreement import agreement_metrics
+from benevaudit.audit.attribution.faithfulness import DEFAULT_KS, evaluate_faithfulness
+from benevaudit.audit.attribution.logodds import logodds_lexicon, logodds_scores
+from benevaudit.audit.attribution.words import attribute_dialogues, compute_lexicon
+from benevaudit.audit.lexicon import Lexicon, save_lexicon
+from benevaudit.schema import Dialogue
+
+
+@dataclass
+class AttributionOptions:
+    """Plain values a pipeline fills from its config (``attribution:`` group)."""
+
+    methods: tuple[str, ...] = ("rollout", "integrated_gradients")  # first one -> cue_lexicon.json
+    target: str = "true"
+    top_k: int = 50
+    min_count: int = 3
+    batch_size: int = 16
+    max_length: int = 512
+    head_tokens: int = 128
+    n_steps: int = 50
+    logodds: bool = True
+    faithfulness_dialogues: int | None = 200   # None = the whole test split; 0 = skip
+    faithfulness_ks: tuple[int, ...] = DEFAULT_KS
+    heatmap_dialogues: int = 6
+    seed: int = 42
+    progress: bool = True
+
+
+def run_attribution(model: Any, tokenizer: Any, train: Sequence[Dialogue],
+                    test: Sequence[Dialogue], out_dir: str | Path,
+                    options: AttributionOptions | None = None) -> tuple[Lexicon, dict[str, float]]:
+    """(primary lexicon, metrics). Writes ``cue_lexicon.json``, ``cue_lexicon_<method>.json``,
+    ``faithfulness.png`` and ``attribution_heatmap.html`` into ``out_dir``."""
+    from benevaudit.report.heatmap import write_heatmap
+
+    o = options or AttributionOptions()
+    out = Path(out_dir)
+    kw = dict(target=o.target, batch_size=o.batch_size, max_length=o.max_length,
+              head_tokens=o.head_tokens, progress=o.progress, n_steps=o.n_steps)
+    lexicons: dict[str, Lexicon] = {}
+    metrics: dict[str, float] = {}
+    for method in o.methods:
+        res = compute_lexicon(model, tokenizer, test, method=method, top_k=o.top_k,
+                              min_count=o.min_count, **kw)
+        lexicons[method] = res.lexicon
+        save_lexicon(res.lexicon, out / f"cue_lexicon_{method}.json")
+        metrics[f"attribution/seconds_{method}"] = res.stats["seconds"]
+    primary = lexicons[o.methods[0]]
+    save_lexicon(primary, out / "cue_lexicon.json")
+    z = None
+    if o.logodds:
+        lexicons["logodds"] = logodds_lexicon(train, o.top_k, o.min_count).lexicon
+        save_lexicon(lexicons["logodds"], out / "cue_lexicon_logodds.json")
+        z = logodds_scores(train, min_count=o.min_count)
+    metrics.update(agreement_metrics(lexicons, k=o.top_k))
+    if o.faithfulness_dialogues != 0:
+        subset = list(test)[: o.faithfulness_dialogues]
+        faith = evaluate_faithfulness(model, tokenizer, subset, o.methods, z, o.faithfulness_ks,
+                                      o.seed, o.batch_size, o.max_length, o.head_tokens,
+                                      o.n_steps, out / "faithfulness.png", o.progress)
+        metrics.update(faith.metrics)
+    if o.heatmap_dialogues:
+        shown = list(test)[: o.heatmap_dialogues]
+        attrs = attribute_dialogues(model, tokenizer, shown, o.methods[0], progress=False,
+                                    **{k: v for k, v in kw.items() if k != "progress"})
+        write_heatmap(shown, attrs, out / "attribution_heatmap.html",
+                      title=f"{o.methods[0]} relevance")
+    return primary, metrics

@@ -1,0 +1,203 @@
+"""From token relevance to word relevance to a per-class cue lexicon.
+
+Merge rule (WordPiece pieces -> words of :func:`benevaudit.text.word_spans`): a word's relevance
+is the sum of the relevance of the pieces whose character span *starts* inside the word's span.
+[CLS], [SEP] and padding have empty spans and belong to no word; the speaker prefixes
+(``[agent]: ``) are outside every word span, so their pieces are ignored. A word is kept only
+when its kept pieces cover it from its first to its last character: words cut by head-and-tail
+truncation, and words in the dropped middle, are left out.
+
+Only agent-turn words are kept. Each dialogue's word relevance is divided by the mean absolute
+relevance of its kept agent words, so a score reads "times the dialogue's average word" and
+dialogues whose relevance happens to be on a larger scale (long, or confidently classified)
+do not dominate the aggregate.
+
+Lexicon: per class, the dialogues whose explained class (the target) is that class; each
+lowercase word type scores the mean normalised relevance over its occurrences; types with
+fewer than ``min_count`` occurrences are dropped; the top ``top_k`` are kept.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
+
+import numpy as np
+
+from benevaudit.audit.lexicon import Lexicon, lexicon_from_ranked
+from benevaudit.schema import CLASS_INDEX, CLASSES, Dialogue
+from benevaudit.text import Span, render_turns, word_spans
+
+METHODS: tuple[str, ...] = ("rollout", "integrated_gradients")
+
+
+@dataclass
+class DialogueAttribution:
+    """Kept agent words of one dialogue with their relevance, and the model's view of it."""
+
+    id: str
+    label: int | None
+    target: int                  # class index whose logit was explained
+    probs: np.ndarray            # [C] class probabilities of the unmodified input
+    input_ids: list[int]         # as fed to the model: [CLS] … [SEP], unpadded
+    words: list[str]             # kept agent words, as written
+    spans: list[Span]
+    relevance: np.ndarray        # [n_words], normalised (see module docstring)
+    pieces: list[list[int]]      # per word, its token positions in input_ids
+
+    @property
+    def pred(self) -> int:
+        return int(self.probs.argmax())
+
+
+@dataclass
+class LexiconResult:
+    lexicon: Lexicon
+    stats: dict[str, float] = field(default_factory=dict)
+
+
+def merge_pieces(offsets: Sequence[tuple[int, int]], token_rel: Sequence[float],
+                 spans: Sequence[Span]) -> tuple[np.ndarray, np.ndarray, list[list[int]]]:
+    """Word relevance by the merge rule; returns (relevance [W], kept [W] bool, pieces per word).
+
+    offsets: per token (start, end) in the rendered text, (0, 0) for special tokens.
+    """
+    starts = np.array([s.start for s in spans], dtype=np.int64)
+    ends = np.array([s.end for s in spans], dtype=np.int64)
+    rel = np.zeros(len(spans))
+    first = np.full(len(spans), np.iinfo(np.int64).max)
+    last = np.full(len(spans), -1)
+    pieces: list[list[int]] = [[] for _ in spans]
+    for pos, ((a, b), r) in enumerate(zip(offsets, token_rel)):
+        if b <= a:  # special token or padding: no characters
+            continue
+        w = int(np.searchsorted(starts, a, side="right")) - 1
+        if w < 0 or a >= ends[w]:
+            continue  # speaker prefix or newline
+        rel[w] += float(r)
+        first[w] = min(first[w], a)
+        last[w] = max(last[w], b)
+        pieces[w].append(pos)
+    kept = (first == starts) & (last == ends)
+    return rel, kept, pieces
+
+
+def relevance_fn(method: str, tokenizer: Any, n_steps: int = 50) -> Callable[..., Any]:
+    """The batched ``(model, input_ids, attention_mask, labels, target) -> Relevance`` of a method."""
+    if method == "rollout":
+        from benevaudit.audit.attribution.rollout import batch_relevance
+        return batch_relevance
+    if method == "integrated_gradients":
+        from benevaudit.audit.attribution.integrated_gradients import batch_relevance
+        return partial(batch_relevance, pad_id=tokenizer.pad_token_id, n_steps=n_steps,
+                       keep_ids=(tokenizer.cls_token_id, tokenizer.sep_token_id))
+    raise ValueError(f"unknown attribution method {method!r}; expected one of {list(METHODS)}")
+
+
+def _dialogue_attribution(d: Dialogue, ids: list[int], offsets: list[tuple[int, int]],
+                          token_rel: np.ndarray, probs: np.ndarray, target: int) -> DialogueAttribution:
+    spans = word_spans(d.turns)
+    rel, kept, pieces = merge_pieces(offsets, token_rel, spans)
+    keep = [i for i, s in enumerate(spans) if kept[i] and s.speaker == "agent"]
+    rel = rel[keep]
+    scale = np.abs(rel).mean() if len(rel) else 0.0
+    rel = rel / scale if scale > 0 else rel
+    return DialogueAttribution(
+        id=d.id, label=None if d.label is None else CLASS_INDEX[d.label], target=target,
+        probs=probs, input_ids=ids, words=[spans[i].word for i in keep],
+        spans=[spans[i] for i in keep], relevance=rel, pieces=[pieces[i] for i in keep])
+
+
+def attribute_dialogues(model: Any, tokenizer: Any, dialogues: Sequence[Dialogue],
+                        method: str = "rollout", target: str = "true", batch_size: int = 16,
+                        max_length: int = 512, head_tokens: int = 128, progress: bool = True,
+                        n_steps: int = 50) -> list[DialogueAttribution]:
+    """Word relevance of every dialogue, in input order.
+
+    Batches are formed from dialogues of similar token length so little compute goes to padding.
+    """
+    import torch
+    from tqdm.auto import tqdm
+
+    from benevaudit.audit.encoding import encode_texts, pad_batch
+
+    fn = relevance_fn(method, tokenizer, n_steps)
+    enc = encode_texts(tokenizer, [render_turns(d.turns) for d in dialogues], max_length,
+                       head_tokens)
+    device = next(model.parameters()).device
+    order = sorted(range(len(dialogues)), key=lambda i: len(enc.input_ids[i]))
+    out: list[DialogueAttribution | None] = [None] * len(dialogues)
+    bar = tqdm(total=len(dialogues), desc=f"attribution ({method})", disable=not progress)
+    for lo in range(0, len(order), batch_size):
+        idx = order[lo: lo + batch_size]
+        batch = pad_batch([enc.input_ids[i] for i in idx], tokenizer.pad_token_id)
+        labels = [None if dialogues[i].label is None else CLASS_INDEX[dialogues[i].label]
+                  for i in idx]
+        res = fn(model, batch["input_ids"].to(device), batch["attention_mask"].to(device),
+                 labels, target)
+        probs = torch.softmax(res.logits.float(), dim=-1).cpu().numpy()            # [B, C]
+        rel = res.relevance.float().cpu().numpy()                                   # [B, T]
+        targets = _targets_of(target, labels, probs)
+        for j, i in enumerate(idx):
+            out[i] = _dialogue_attribution(dialogues[i], enc.input_ids[i], enc.offsets[i],
+                                           rel[j], probs[j], targets[j])
+        bar.update(len(idx))
+    bar.close()
+    return [a for a in out if a is not None]
+
+
+def _targets_of(target: str, labels: Sequence[int | None], probs: np.ndarray) -> list[int]:
+    if target == "true":
+        return [int(y) for y in labels]  # None already rejected by resolve_targets
+    if target == "predicted":
+        return [int(p) for p in probs.argmax(axis=1)]
+    return [CLASSES.index(target)] * len(labels)
+
+
+def aggregate_lexicon(attributions: Sequence[DialogueAttribution], top_k: int = 50,
+                      min_count: int = 3) -> LexiconResult:
+    """Rank lowercase word types per explained class by mean normalised relevance."""
+    sums: dict[int, dict[str, float]] = defaultdict(lambda: defaultdict(float))
+    counts: dict[int, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    for a in attributions:
+        for w, r in zip(a.words, a.relevance):
+            sums[a.target][w.lower()] += float(r)
+            counts[a.target][w.lower()] += 1
+    ranked: dict[str, list[tuple[str, float]]] = {}
+    stats: dict[str, float] = {}
+    for c in sorted(sums):
+        scored = [(w, s / counts[c][w]) for w, s in sums[c].items() if counts[c][w] >= min_count]
+        scored.sort(key=lambda x: (-x[1], x[0]))
+        ranked[CLASSES[c]] = scored[:top_k]
+        stats[f"n_dialogues_{CLASSES[c]}"] = sum(a.target == c for a in attributions)
+        stats[f"n_types_{CLASSES[c]}"] = len(scored)
+    labelled = [a for a in attributions if a.label is not None]
+    if labelled:
+        stats["accuracy"] = float(np.mean([a.pred == a.label for a in labelled]))
+    stats["n_dialogues"] = len(attributions)
+    stats["n_words"] = int(sum(len(a.words) for a in attributions))
+    return LexiconResult(lexicon_from_ranked(ranked), stats)
+
+
+def compute_lexicon(model: Any, tokenizer: Any, dialogues: Sequence[Dialogue],
+                    method: str = "rollout", target: str = "true", top_k: int = 50,
+                    min_count: int = 3, batch_size: int = 16, max_length: int = 512,
+                    head_tokens: int = 128, progress: bool = True,
+                    n_steps: int = 50) -> LexiconResult:
+    """The cue lexicon of ``model`` over ``dialogues`` (the study: the test split, target=true).
+
+    ``stats`` holds counts, the model's accuracy on these dialogues and the wall time, under
+    plain names; prefix them (``attribution/…``) when logging.
+    """
+    if method not in METHODS:
+        raise ValueError(f"unknown attribution method {method!r}; expected one of {list(METHODS)}")
+    t0 = time.perf_counter()
+    attributions = attribute_dialogues(model, tokenizer, dialogues, method, target, batch_size,
+                                       max_length, head_tokens, progress, n_steps)
+    result = aggregate_lexicon(attributions, top_k, min_count)
+    result.stats["seconds"] = time.perf_counter() - t0
+    return result
