@@ -23,7 +23,7 @@ def groups(primary: str) -> list[str]:
     return [g for g in names if g not in SKIP_GROUPS and (CONF / g).is_dir()]
 
 
-PRIMARIES = ("train", "evaluate")
+PRIMARIES = ("train", "evaluate", "attribute")
 CASES = [(p, g, o) for p in PRIMARIES for g in groups(p) for o in options(g)]
 
 

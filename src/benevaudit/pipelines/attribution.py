@@ -34,7 +34,11 @@ def audit_model(model: Any, tokenizer: Any, splits: dict[str, list[Dialogue]],
     target = splits[attribution.get("split", "test")]
     _, metrics = run_attribution(model, tokenizer, splits["train"], target, out, options)
     if attribution.get("representation_shift", True):
-        shift = representation_shift(model, tokenizer, splits["train"], splits["test"],
+        train = splits["train"]
+        cap = attribution.get("shift_max_train")
+        if cap and len(train) > cap:  # an even, deterministic subsample keeps class balance
+            train = [train[round(i * len(train) / cap)] for i in range(int(cap))]
+        shift = representation_shift(model, tokenizer, train, splits["test"],
                                      out / "representation_shift.png",
                                      batch_size=int(attribution["batch_size"]), **seq)
         metrics.update(shift.metrics)

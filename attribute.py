@@ -1,0 +1,21 @@
+"""Cue lexicon and attribution audit of a saved classifier: ``python attribute.py ckpt=<run dir>`` (see README)."""
+
+import os
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+import hydra  # noqa: E402
+from omegaconf import DictConfig  # noqa: E402
+
+
+@hydra.main(config_path="conf", config_name="attribute", version_base="1.3")
+def main(cfg: DictConfig) -> None:
+    from benevaudit.pipelines.cli import guarded
+    from benevaudit.pipelines.attribute import run
+
+    guarded(run, cfg)
+
+
+if __name__ == "__main__":
+    main()
