@@ -15,6 +15,8 @@ from benevaudit.errors import BenevauditError
 
 def quiet_lightning() -> None:
     """Lightning adds its own console handler; under Hydra that prints every line twice."""
+    import lightning.pytorch  # noqa: F401  (its handlers are added on import)
+
     for name in ("lightning.pytorch", "lightning.fabric"):
         logging.getLogger(name).handlers.clear()
 
