@@ -15,10 +15,12 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 pytestmark = pytest.mark.slow
 
-# Settings that make the planted cues the only class signal (signal 0: every agent sentence
-# comes from the shared, class-neutral banks); each cue lands in an agent turn of its class
-# with probability 0.5. With signal 0.1, phrase-bank words outranked one OB cue.
-# Two cues per class, so no class can be told apart by the mere absence of the others' cues.
+# Settings that work (the planted cues rank 1-2 in each class's rollout top 10): signal 0, so
+# the cues are the only class signal; two cues per class; rate 0.3 per agent turn, which leaves
+# some dialogues of every class with no visible cue. At rate 0.5 nearly every dialogue showed
+# one, the model learned OB as "neither N's nor BB's cues", and rollout (positive evidence
+# only) did not list the OB cues while integrated gradients did. With signal 0.1, phrase-bank
+# words outranked one OB cue.
 CUES = [("certainly", "N"), ("surely", "N"), ("precisely", "OB"), ("basically", "OB"),
         ("kiddo", "BB"), ("~", "BB")]
 RATE, SIGNAL, SIZE, SEED = 0.3, 0.0, 300, 7
@@ -75,7 +77,7 @@ def test_rollout_finds_planted_cues(control):
     res = compute_lexicon(model, tok, test, method="rollout", top_k=10, min_count=3,
                           max_length=MAX_LENGTH, progress=False)
     print("\nrollout top-10:", {c: list(w) for c, w in res.lexicon.words.items()}, res.stats)
-    assert res.stats["accuracy"] > 0.9
+    assert res.stats["accuracy"] >= 0.85  # some dialogues show no cue at all
     for token, cls in CUES:
         assert token in res.lexicon.top(cls, 10), (token, cls, res.lexicon.top(cls, 10))
 
