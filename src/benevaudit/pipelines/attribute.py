@@ -6,15 +6,11 @@ is computed over the same test split that ``train.py`` would have used.
 
 from __future__ import annotations
 
-import logging
-
 from omegaconf import DictConfig
 
 from benevaudit.pipelines.config import output_dir, plain, write_metrics
 from benevaudit.pipelines.data import apply_split, by_split, load_dialogues
 from benevaudit.pipelines.evaluate import adopt_run_config, load_frozen, locate
-
-log = logging.getLogger(__name__)
 
 
 def run(cfg: DictConfig) -> dict[str, float]:
@@ -32,5 +28,4 @@ def run(cfg: DictConfig) -> dict[str, float]:
     metrics = audit_model(model, tokenizer, splits, attribution, plain(cfg.model),
                           int(cfg.seed), out)
     write_metrics(metrics, out / "metrics.json")
-    log.info("cue lexicon: %s", out / "cue_lexicon.json")
     return metrics
