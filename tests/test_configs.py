@@ -62,3 +62,12 @@ def test_defaults_follow_the_study():
     assert cfg.trainer.val_check_interval == 0.25 and cfg.trainer.precision == "16-mixed"
     assert cfg.callbacks.early_stopping.patience == 3 and cfg.seed == 42
     assert cfg.callbacks.checkpoint.monitor == "val/macro_f1" and cfg.callbacks.checkpoint.save_last
+
+
+def test_missing_hub_model_fails_fast_with_a_hint():
+    from benevaudit.audit.models import load_classifier, load_tokenizer
+    from benevaudit.errors import ConfigError
+
+    for load in (load_tokenizer, load_classifier):
+        with pytest.raises(ConfigError, match="model.source=/path/to/no-such-model"):
+            load("benevaudit-test/no-such-model")

@@ -10,6 +10,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from benevaudit.errors import ConfigError
 from benevaudit.schema import CLASSES
 from benevaudit.text import MASK_TOKEN
 
@@ -35,8 +36,8 @@ def resolve_source(source: str) -> str:
     return source
 
 
-def _offline_hint(source: str, err: Exception) -> RuntimeError:
-    return RuntimeError(
+def _offline_hint(source: str, err: Exception) -> ConfigError:
+    return ConfigError(
         f"cannot load model {source!r} ({type(err).__name__}). With no network "
         "(HF_HUB_OFFLINE=1) a hub id must already be in the Hugging Face cache; otherwise point "
         f"at a local copy: model.source=/path/to/{Path(source).name} (a directory with "
