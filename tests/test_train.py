@@ -56,3 +56,39 @@ def test_resume_from_last_continues(tmp_path):
 def test_missing_resume_checkpoint_fails_clearly(tmp_path):
     with pytest.raises(FileNotFoundError, match="no checkpoint at"):
         train.run(cfg_for(tmp_path, "resume=/nowhere/last.ckpt"))
+
+
+def compose_for(primary: str, tmp: Path, *overrides: str):
+    """In-process runs write no .hydra/ into the training run, so its data and model are named."""
+    with initialize_config_dir(str(CONF), version_base="1.3"):
+        return compose(primary, overrides=[
+            "data=tiny", "model=tiny_bert",
+            f"paths.root_dir={tmp}", f"paths.output_dir={tmp / primary}",
+            f"paths.cache_dir={tmp.parent / 'cache'}", *overrides])
+
+
+def test_evaluate_frozen_model_with_an_edited_test_set(trained, tmp_path):
+    from benevaudit.pipelines import evaluate
+
+    run, _ = trained
+    lexicon = run / "cue_lexicon.json"
+    clean = evaluate.run(compose_for("evaluate", tmp_path / "a", f"ckpt={run}"))
+    masked = evaluate.run(compose_for("evaluate", tmp_path / "b", f"ckpt={run}",
+                                      "intervention=punct+mask", f"lexicon.path={lexicon}"))
+    assert clean["test/n"] == masked["test/n"] == 9  # the training run's own test split
+    assert clean["test/macro_f1"] == pytest.approx(json.loads(
+        (run / "metrics.json").read_text())["test/macro_f1"], abs=1e-6)
+    assert masked["intervention/masked_words_test"] > 0
+    assert "intervention/punct_replaced_test" in masked
+
+
+def test_attribute_any_checkpoint(trained, tmp_path):
+    from benevaudit.pipelines import attribute
+
+    run, _ = trained
+    metrics = attribute.run(compose_for("attribute", tmp_path, f"ckpt={run / 'checkpoints' / 'last.ckpt'}",
+                                        "attribution.faithfulness_dialogues=0",
+                                        "attribution.representation_shift=false"))
+    lexicon = json.loads((tmp_path / "attribute" / "cue_lexicon.json").read_text())
+    assert set(lexicon) == {"N", "OB", "BB"} and all(len(v) > 0 for v in lexicon.values())
+    assert "attribution/seconds_rollout" in metrics
