@@ -9,8 +9,7 @@ from __future__ import annotations
 from omegaconf import DictConfig
 
 from benevaudit.pipelines.config import output_dir, plain, write_metrics
-from benevaudit.pipelines.data import apply_split, by_split, load_dialogues
-from benevaudit.pipelines.evaluate import adopt_run_config, load_frozen, locate
+from benevaudit.pipelines.evaluate import frozen_model_splits, load_frozen
 
 
 def run(cfg: DictConfig) -> dict[str, float]:
@@ -19,11 +18,8 @@ def run(cfg: DictConfig) -> dict[str, float]:
 
     set_offline_defaults()
     out = output_dir(cfg)
-    weights, train_run = locate(str(cfg.ckpt))
-    adopt_run_config(cfg, train_run)
-    dialogues = load_dialogues(plain(cfg.data), cfg.paths.cache_dir)
-    splits = by_split(apply_split(dialogues, plain(cfg.split), int(cfg.seed)))
-    model, tokenizer, _ = load_frozen(weights)
+    weights, splits = frozen_model_splits(cfg)
+    model, tokenizer = load_frozen(weights)
     attribution = {**plain(cfg.attribution), "enabled": True}
     metrics = audit_model(model, tokenizer, splits, attribution, plain(cfg.model),
                           int(cfg.seed), out)

@@ -15,6 +15,7 @@ from omegaconf import DictConfig, OmegaConf, open_dict
 
 from benevaudit.pipelines.config import group_choices, output_dir, plain, write_metrics
 from benevaudit.pipelines.data import apply_split, by_split, load_dialogues
+from benevaudit.schema import Dialogue
 
 log = logging.getLogger(__name__)
 
@@ -37,8 +38,8 @@ def locate(ckpt: str) -> tuple[Path, Path | None]:
                             "(config.json) or a .ckpt file")
 
 
-def load_frozen(weights: Path) -> tuple[Any, Any, str]:
-    """(model, tokenizer, tokenizer source) from a model directory or a Lightning checkpoint."""
+def load_frozen(weights: Path) -> tuple[Any, Any]:
+    """(model, tokenizer) from a model directory or a Lightning checkpoint."""
     from benevaudit.audit.models import load_tokenizer
 
     if weights.suffix == ".ckpt":
@@ -46,12 +47,11 @@ def load_frozen(weights: Path) -> tuple[Any, Any, str]:
 
         module = DialogueClassifier.load_from_checkpoint(str(weights), map_location="cpu",
                                                          weights_only=True)
-        source = module.hparams.model_source
-        return module.model, load_tokenizer(source), source
+        return module.model, load_tokenizer(module.hparams.model_source)
     from transformers import AutoModelForSequenceClassification
 
     model = AutoModelForSequenceClassification.from_pretrained(str(weights))
-    return model, load_tokenizer(str(weights)), str(weights)
+    return model, load_tokenizer(str(weights))
 
 
 def adopt_run_config(cfg: DictConfig, run: Path | None) -> None:
@@ -71,6 +71,14 @@ def adopt_run_config(cfg: DictConfig, run: Path | None) -> None:
     log.info("reusing data/split/seed of the training run %s", run)
 
 
+def frozen_model_splits(cfg: DictConfig) -> tuple[Path, dict[str, list[Dialogue]]]:
+    """(weights path, split dialogues) for ``cfg.ckpt``, adopting its training run's settings."""
+    weights, train_run = locate(str(cfg.ckpt))
+    adopt_run_config(cfg, train_run)
+    dialogues = load_dialogues(plain(cfg.data), cfg.paths.cache_dir)
+    return weights, by_split(apply_split(dialogues, plain(cfg.split), int(cfg.seed)))
+
+
 def run(cfg: DictConfig) -> dict[str, float]:
     from benevaudit.audit.datamodule import DialogueDataModule
     from benevaudit.audit.evaluation import evaluate_classifier, plot_confusion, write_predictions
@@ -80,13 +88,11 @@ def run(cfg: DictConfig) -> dict[str, float]:
 
     set_offline_defaults()
     out = output_dir(cfg)
-    weights, train_run = locate(str(cfg.ckpt))
-    adopt_run_config(cfg, train_run)
+    weights, splits = frozen_model_splits(cfg)
     split = str(cfg.eval_split)
-    dialogues = load_dialogues(plain(cfg.data), cfg.paths.cache_dir)
-    data = by_split(apply_split(dialogues, plain(cfg.split), int(cfg.seed)))[split]
+    data = splits[split]
     edited, metrics = edit_splits({split: data}, cfg, sides=(split,))
-    model, tokenizer, _ = load_frozen(weights)
+    model, tokenizer = load_frozen(weights)
     dm = DialogueDataModule({split: edited[split]}, tokenizer, int(cfg.model.max_length),
                             int(cfg.model.head_tokens), seed=int(cfg.seed), **plain(cfg.loader))
     dm.setup()

@@ -29,6 +29,5 @@ def edit_splits(splits: dict[str, list[Dialogue]], cfg: DictConfig,
         table, side_stats = run_interventions(to_table(splits[side]), steps, lexicon,
                                               seed=int(cfg.seed))
         out[side] = from_table(table)
-        stats.update({f"{k}_{side}" if k.startswith("intervention/") else k: v
-                      for k, v in side_stats.items()})
+        stats.update({f"{k}_{side}": v for k, v in side_stats.items()})  # intervention/…_<split>
     return out, stats

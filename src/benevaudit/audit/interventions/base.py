@@ -64,6 +64,19 @@ class Intervention(abc.ABC):
         """The edited batch and what was changed, from (batch, params, seed, corpus state)."""
 
 
+@dataclasses.dataclass(frozen=True)
+class LexiconIntervention(Intervention):
+    """An intervention driven by the cue lexicon: ``k`` = top-k words per class (null = all)."""
+
+    k: int | None = 50
+
+    needs_lexicon: ClassVar[bool] = True
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        check_k(self.name, self.k)
+
+
 def cue_vocab(lexicon: Lexicon, k: int | None, classes: Iterable[str] | None = None) -> list[str]:
     """Lowercased union of the given classes' top-k words, in a stable order, no repeats."""
     seen: dict[str, None] = {}

@@ -24,7 +24,7 @@ from benevaudit.audit.interventions import positions
 from benevaudit.audit.interventions.agent_turns import (
     agent_turns, insert_cues, position_counts, turn_keys,
 )
-from benevaudit.audit.interventions.base import Edit, Intervention, check_k, cue_vocab
+from benevaudit.audit.interventions.base import Edit, LexiconIntervention, cue_vocab
 from benevaudit.audit.interventions.seeding import counter, uniform
 from benevaudit.schema import CLASSES
 
@@ -37,14 +37,8 @@ class FreqState(NamedTuple):
 
 
 @dataclasses.dataclass(frozen=True)
-class FreqNorm(Intervention):
-    k: int | None = 50
+class FreqNorm(LexiconIntervention):
     name: ClassVar[str] = "freq_norm"
-    needs_lexicon: ClassVar[bool] = True
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        check_k(self.name, self.k)
 
     def measure(self, batch: pa.RecordBatch) -> tuple[np.ndarray, ...]:
         return measure(batch, cue_vocab(self.lexicon, self.k))

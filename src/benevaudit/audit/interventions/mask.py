@@ -22,7 +22,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from benevaudit.audit.interventions.base import Edit, Intervention, check_k, cue_vocab
+from benevaudit.audit.interventions.base import Edit, LexiconIntervention, cue_vocab
 from benevaudit.audit.interventions.turns import scatter_texts, view_turns, with_texts
 from benevaudit.text import MASK_TOKEN
 
@@ -34,14 +34,8 @@ _KEEP = "\ue001"                                          # marks an in-word apo
 
 
 @dataclasses.dataclass(frozen=True)
-class Mask(Intervention):
-    k: int | None = 50
+class Mask(LexiconIntervention):
     name: ClassVar[str] = "mask"
-    needs_lexicon: ClassVar[bool] = True
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        check_k(self.name, self.k)
 
     def apply(self, batch: pa.RecordBatch, seed: int, state: Any) -> Edit:
         view = view_turns(batch)

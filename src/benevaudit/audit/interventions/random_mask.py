@@ -19,21 +19,15 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from benevaudit.audit.interventions import segments as seg
-from benevaudit.audit.interventions.base import Edit, Intervention, check_k, cue_index, cue_vocab
+from benevaudit.audit.interventions.base import Edit, LexiconIntervention, cue_index, cue_vocab
 from benevaudit.audit.interventions.seeding import counter, dialogue_keys, random_bits
 from benevaudit.audit.interventions.turns import scatter_texts, view_turns, with_texts
 from benevaudit.text import MASK_TOKEN
 
 
 @dataclasses.dataclass(frozen=True)
-class RandomMask(Intervention):
-    k: int | None = 50
+class RandomMask(LexiconIntervention):
     name: ClassVar[str] = "random_mask"
-    needs_lexicon: ClassVar[bool] = True
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        check_k(self.name, self.k)
 
     def apply(self, batch: pa.RecordBatch, seed: int, state: Any) -> Edit:
         view = view_turns(batch)

@@ -24,7 +24,7 @@ from benevaudit.audit.interventions import positions
 from benevaudit.audit.interventions.agent_turns import (
     agent_turns, insert_cues, position_counts, turn_keys,
 )
-from benevaudit.audit.interventions.base import Edit, Intervention, check_k, cue_vocab
+from benevaudit.audit.interventions.base import Edit, LexiconIntervention, cue_vocab
 from benevaudit.audit.interventions.seeding import counter, uniform
 from benevaudit.schema import CLASSES
 
@@ -36,16 +36,13 @@ class InjectState(NamedTuple):
 
 
 @dataclasses.dataclass(frozen=True)
-class SymInject(Intervention):
-    k: int | None = 50
+class SymInject(LexiconIntervention):
     rate: float = 0.05
     max_per_turn: int = 10
     name: ClassVar[str] = "sym_inject"
-    needs_lexicon: ClassVar[bool] = True
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        check_k(self.name, self.k)
         if not (0 <= self.rate <= 1 and isinstance(self.max_per_turn, int)
                 and self.max_per_turn >= 0):
             raise ValueError(f"sym_inject: need 0 <= rate <= 1 and max_per_turn >= 0, got "
