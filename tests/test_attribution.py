@@ -121,6 +121,22 @@ def test_batched_rollout_equals_one_at_a_time(tiny, dialogues):
         assert (res.relevance[i, len(ids):] == 0).all()
 
 
+def test_hooked_rollout_equals_explicit_gradients(tiny, dialogues):
+    """The streaming hooks give what the textbook recipe gives: per example, backward of the
+    target logit, every layer's ∇A taken explicitly, then the full product's [CLS] row."""
+    model, tok = tiny
+    enc, batch = encoded(tok, [d.turns[1].text for d in dialogues[:3]])
+    labels = [2, 0, 1]
+    res = rollout.batch_relevance(model, batch["input_ids"], batch["attention_mask"], labels)
+    for i, ids in enumerate(enc.input_ids):
+        x = torch.tensor([ids])
+        out = model(input_ids=x, output_attentions=True)
+        grads = torch.autograd.grad(out.logits[0, labels[i]], out.attentions)
+        full = rollout.rollout_full([a.detach() for a in out.attentions], grads)   # [1, T, T]
+        np.testing.assert_allclose(res.relevance[i, : len(ids)].detach().numpy(),
+                                   full[0, 0].numpy(), rtol=1e-4, atol=1e-6)
+
+
 def test_padding_content_does_not_leak(tiny, dialogues):
     model, tok = tiny
     _, batch = encoded(tok, [d.turns[1].text for d in dialogues[:2]])

@@ -44,13 +44,22 @@ def rollout_cls_row(attentions: Sequence[torch.Tensor], grads: Sequence[torch.Te
     attentions, grads: L tensors [B, H, T, T]; attention_mask: [B, T] (1 = real token).
     Returns [B, T] relevance with padded positions set to zero.
     """
+    return rollout_cls_row_reduced([weighted_attention(a, g) for a, g in zip(attentions, grads)],
+                                   attention_mask)
+
+
+def rollout_cls_row_reduced(a_bars: Sequence[torch.Tensor],
+                            attention_mask: torch.Tensor) -> torch.Tensor:
+    """[CLS] row of R = (I + Ā_L)⋯(I + Ā_1) from the head-averaged maps Ā_l, first layer first.
+
+    a_bars: L tensors [B, T, T]; attention_mask: [B, T]. Returns [B, T], zero on padding.
+    """
     import torch
 
     batch, width = attention_mask.shape
-    row = torch.zeros(batch, width, dtype=attentions[0].dtype, device=attentions[0].device)
+    row = torch.zeros(batch, width, dtype=a_bars[0].dtype, device=a_bars[0].device)
     row[:, 0] = 1.0                                                      # e_CLS: [B, T]
-    for attn, grad in zip(reversed(attentions), reversed(grads)):
-        a_bar = weighted_attention(attn, grad)                          # [B, T, T]
+    for a_bar in reversed(a_bars):
         row = row + torch.bmm(row.unsqueeze(1), a_bar).squeeze(1)       # [B, T]
     return row * attention_mask.to(row.dtype)
 
@@ -101,7 +110,9 @@ def batch_relevance(model: Any, input_ids: torch.Tensor, attention_mask: torch.T
     The model must use eager attention (``load_classifier(..., attn_implementation="eager")``)
     so it returns attention weights. The embeddings are fed as a leaf that requires grad, so
     the attention maps are differentiable even when the model's weights are frozen; gradients
-    are taken with ``torch.autograd.grad`` and never accumulate in the weights.
+    never accumulate in the weights. Each layer's gradient is reduced to Ā_l by a hook the
+    moment backward produces it, so the L full [B, H, T, T] gradients are never held at once:
+    the extra memory over a plain backward is L maps of [B, T, T].
     input_ids, attention_mask: [B, T].
     """
     import torch
@@ -119,7 +130,27 @@ def batch_relevance(model: Any, input_ids: torch.Tensor, attention_mask: torch.T
         # one-hot target per example: the examples do not interact, so the gradient of the
         # sum is each example's own gradient
         score = logits.gather(1, targets.unsqueeze(1)).sum()
-        grads = torch.autograd.grad(score, out.attentions)                              # L×[B,H,T,T]
+        attentions = out.attentions                                                     # L×[B,H,T,T]
+        del out
+        a_bars: list[torch.Tensor | None] = [None] * len(attentions)
+
+        def keep(layer: int, values: torch.Tensor) -> Any:
+            # ``values`` is a detached alias: a hook that held the hooked tensor itself would
+            # form a reference cycle and keep the batch's whole graph alive until gc runs
+            def hook(grad: torch.Tensor) -> None:
+                a_bars[layer] = weighted_attention(values, grad)                        # [B, T, T]
+            return hook
+
+        handles = [attn.register_hook(keep(layer, attn.detach()))
+                   for layer, attn in enumerate(attentions)]
+        # asking for the first layer's map runs backward through every layer above it, and
+        # each layer's hook fires on the way down
+        torch.autograd.grad(score, attentions[0])
+        for handle in handles:
+            handle.remove()
+    del attentions
+    if any(a is None for a in a_bars):
+        raise RuntimeError("attention rollout: some layer's attention received no gradient")
     with torch.no_grad():
-        rel = rollout_cls_row([a.detach() for a in out.attentions], grads, attention_mask)
+        rel = rollout_cls_row_reduced(a_bars, attention_mask)                            # [B, T]
     return Relevance(rel, logits.detach())
