@@ -9,6 +9,7 @@ Each method runs in a fresh process; peak memory is the CUDA peak on a GPU and, 
 growth of the process's peak RSS over a one-dialogue warm-up.
 
     python benchmarks/bench_attribution.py [--dialogues 64] [--max-length 256] [--device cpu]
+                                           [--batch-size 16] [--max-batch-tokens auto]
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ def run_one(method: str, args: argparse.Namespace) -> dict[str, float]:
         dialogues = dialogues[: args.ig_dialogues]
     run = lambda ds, bs: attribute_dialogues(  # noqa: E731
         model, tok, ds, name, batch_size=bs, max_length=args.max_length, progress=False,
-        n_steps=args.n_steps)
+        n_steps=args.n_steps, max_batch_tokens=args.max_batch_tokens)
     run(dialogues[:1], 1)  # warm-up: allocator, kernels, tokenizer
     cuda = args.device.startswith("cuda")
     if cuda:
@@ -73,6 +74,9 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     p.add_argument("--max-length", type=int, default=256)
     p.add_argument("--batch-size", type=int, default=16)
     p.add_argument("--n-steps", type=int, default=50)
+    p.add_argument("--max-batch-tokens", type=lambda v: v if v == "auto" else int(v),
+                   default="auto", help="padded tokens per batch: auto (1024 on CPU, no cap "
+                   "on GPU), 0 = no cap")
     p.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     p.add_argument("--only", choices=["batched", "single", "ig"], help=argparse.SUPPRESS)
     args = p.parse_args(argv)
@@ -88,7 +92,8 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     labels = {"batched": "rollout, batched", "single": "rollout, one at a time",
               "ig": f"IG, n_steps={args.n_steps}"}
     print(f"device {args.device}, torch threads {torch.get_num_threads()}, "
-          f"max_length {args.max_length}, batch {args.batch_size}")
+          f"max_length {args.max_length}, batch {args.batch_size}, "
+          f"max_batch_tokens {args.max_batch_tokens}")
     print(f"{'method':<26}{'dialogues':>10}{'total s':>10}{'ms/dialogue':>13}{'peak MiB':>10}")
     for method, r in rows.items():
         print(f"{labels[method]:<26}{r['n']:>10}{r['seconds']:>10.2f}"

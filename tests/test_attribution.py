@@ -252,3 +252,45 @@ def test_ig_completeness(tiny, dialogues):
                      attention_mask=mask).logits
     assert res.relevance.sum().item() == pytest.approx(
         (res.logits[0, 1] - base[0, 1]).item(), abs=2e-3)
+
+
+# ---------------------------------------------------------------- batching by token budget
+
+def test_length_batches_respects_size_and_token_budget():
+    from benevaudit.audit.attribution.words import length_batches
+
+    lengths = [50, 10, 300, 20, 600, 30, 40]
+    plain = length_batches(lengths, batch_size=3)
+    assert plain == [[1, 3, 5], [6, 0, 2], [4]]           # shortest first, 3 at a time
+    capped = length_batches(lengths, batch_size=3, max_tokens=100)
+    assert sorted(i for b in capped for i in b) == list(range(len(lengths)))
+    for b in capped:
+        assert len(b) <= 3
+        assert len(b) == 1 or len(b) * max(lengths[i] for i in b) <= 100
+    assert [4] in capped and [2] in capped               # over the budget alone: own batch
+    assert capped[0] == [1, 3, 5]                          # 3 × 30 = 90 fits
+
+
+def test_batch_token_cap_resolution():
+    from benevaudit.audit.attribution.words import CPU_BATCH_TOKENS, batch_token_cap
+    from benevaudit.errors import ConfigError
+
+    assert batch_token_cap("auto", torch.device("cpu")) == CPU_BATCH_TOKENS
+    assert batch_token_cap("auto", torch.device("cuda", 0)) is None
+    assert batch_token_cap(None, torch.device("cpu")) is None
+    assert batch_token_cap(0, torch.device("cpu")) is None
+    assert batch_token_cap(2048, torch.device("cpu")) == 2048
+    for bad in ("fast", -5, 1.5, True):
+        with pytest.raises(ConfigError, match="max_batch_tokens"):
+            batch_token_cap(bad, torch.device("cpu"))
+
+
+def test_token_budget_does_not_change_relevance(tiny, dialogues):
+    model, tok = tiny
+    free = attribute_dialogues(model, tok, dialogues, batch_size=6, max_length=64,
+                               progress=False, max_batch_tokens=None)
+    capped = attribute_dialogues(model, tok, dialogues, batch_size=6, max_length=64,
+                                 progress=False, max_batch_tokens=40)
+    for a, b in zip(free, capped):
+        assert a.id == b.id and a.words == b.words
+        np.testing.assert_allclose(a.relevance, b.relevance, rtol=1e-4, atol=1e-6)

@@ -28,6 +28,7 @@ def audit_model(model: Any, tokenizer: Any, splits: dict[str, list[Dialogue]],
         methods=tuple(attribution["methods"]), target=str(attribution["target"]),
         top_k=int(attribution["top_k"]), min_count=int(attribution["min_count"]),
         batch_size=int(attribution["batch_size"]), n_steps=int(attribution["n_steps"]),
+        max_batch_tokens=attribution.get("max_batch_tokens", "auto"),
         logodds=bool(attribution["logodds"]),
         faithfulness_dialogues=attribution.get("faithfulness_dialogues"),
         heatmap_dialogues=int(attribution["heatmap_dialogues"]), seed=seed, **seq)

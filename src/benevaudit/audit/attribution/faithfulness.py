@@ -114,15 +114,16 @@ def evaluate_faithfulness(model: Any, tokenizer: Any, dialogues: Sequence[Dialog
                           logodds: Mapping[str, Mapping[str, float]] | None = None,
                           ks: Sequence[int] = DEFAULT_KS, seed: int = 0, batch_size: int = 16,
                           max_length: int = 512, head_tokens: int = 128, n_steps: int = 50,
-                          png_path: str | Path | None = None,
-                          progress: bool = True) -> FaithfulnessResult:
+                          png_path: str | Path | None = None, progress: bool = True,
+                          max_batch_tokens: int | str | None = "auto") -> FaithfulnessResult:
     """Deletion curves for attribution ``methods``, the log-odds lexicon (``logodds``: class ->
     word -> z from :func:`~benevaudit.audit.attribution.logodds.logodds_scores`, words ranked
     by the z of the predicted class; unseen words last) and the random control."""
     if not methods:
         raise ValueError("evaluate_faithfulness needs at least one attribution method")
     per_method = {m: attribute_dialogues(model, tokenizer, dialogues, m, "predicted", batch_size,
-                                         max_length, head_tokens, progress, n_steps)
+                                         max_length, head_tokens, progress, n_steps,
+                                         max_batch_tokens)
                   for m in methods}
     reference = per_method[methods[0]]
     orders: dict[str, list[np.ndarray]] = {

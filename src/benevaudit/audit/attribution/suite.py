@@ -30,6 +30,7 @@ class AttributionOptions:
     top_k: int = 50
     min_count: int = 3
     batch_size: int = 16
+    max_batch_tokens: int | str | None = "auto"   # see words.batch_token_cap
     max_length: int = 512
     head_tokens: int = 128
     n_steps: int = 50
@@ -51,7 +52,8 @@ def run_attribution(model: Any, tokenizer: Any, train: Sequence[Dialogue],
     o = options or AttributionOptions()
     out = Path(out_dir)
     kw = dict(target=o.target, batch_size=o.batch_size, max_length=o.max_length,
-              head_tokens=o.head_tokens, progress=o.progress, n_steps=o.n_steps)
+              head_tokens=o.head_tokens, progress=o.progress, n_steps=o.n_steps,
+              max_batch_tokens=o.max_batch_tokens)
     lexicons: dict[str, Lexicon] = {}
     metrics: dict[str, float] = {}
     for method in o.methods:
@@ -72,7 +74,8 @@ def run_attribution(model: Any, tokenizer: Any, train: Sequence[Dialogue],
         subset = list(test)[: o.faithfulness_dialogues]
         faith = evaluate_faithfulness(model, tokenizer, subset, o.methods, z, o.faithfulness_ks,
                                       o.seed, o.batch_size, o.max_length, o.head_tokens,
-                                      o.n_steps, out / "faithfulness.png", o.progress)
+                                      o.n_steps, out / "faithfulness.png", o.progress,
+                                      o.max_batch_tokens)
         metrics.update(faith.metrics)
     if o.heatmap_dialogues:
         shown = list(test)[: o.heatmap_dialogues]
