@@ -13,7 +13,7 @@ ARGS ?=
 export HF_HUB_OFFLINE ?= 1
 export TOKENIZERS_PARALLELISM ?= false
 
-.PHONY: setup run test test-slow test-vllm vllm-env ci bench clean-outputs
+.PHONY: setup run test test-slow test-vllm vllm-env ci bench device-prep clean-outputs
 
 setup: $(VENV)/.installed
 
@@ -49,6 +49,10 @@ ci: test test-slow test-vllm
 
 bench: setup
 	for b in benchmarks/bench_*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
+
+# What benchmarks/device_check.sh needs on a GPU machine without network, in .device/ (ignored).
+device-prep: setup
+	$(BIN)/python scripts/prepare_device.py --out .device
 
 clean-outputs:
 	rm -rf outputs/train outputs/evaluate outputs/generate outputs/analyze

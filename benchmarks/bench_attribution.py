@@ -1,7 +1,7 @@
 """Attribution speed and memory: batched attention rollout against Captum layer integrated
 gradients and against the same rollout run one dialogue at a time.
 
-Same model (the packaged MiniLM, eager attention) and the same scripted dialogues for every
+Same model (the packaged MiniLM by default, eager attention, fp32) and the same scripted dialogues for every
 method. Bars: batched rollout ≥ 25× faster per dialogue than IG with n_steps=50, and ≥ 3×
 faster than unbatched rollout. IG is timed on a subset (``--ig-dialogues``) because it costs
 n_steps forward and backward passes per dialogue; per-dialogue time is what is compared.
@@ -26,13 +26,31 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 
+def load_model(source: str, tokenizer: str | None) -> tuple[object, object]:
+    """(tokenizer, eager-attention classifier). ``random:bert-base`` is a randomly initialised
+    model of bert-base-uncased's shape (12 layers, 768 wide): the cost of the study's model
+    without its weights, for machines that cannot reach the hub."""
+    from benevaudit.audit.models import load_classifier, load_tokenizer
+
+    if source != "random:bert-base":
+        return load_tokenizer(tokenizer or source), load_classifier(source, attn_implementation="eager")
+    from transformers import AutoModelForSequenceClassification, BertConfig
+
+    from benevaudit.schema import CLASSES
+
+    config = BertConfig(num_labels=len(CLASSES), id2label=dict(enumerate(CLASSES)),
+                        label2id={c: i for i, c in enumerate(CLASSES)})
+    config._attn_implementation = "eager"
+    return (load_tokenizer(tokenizer or "packaged:minilm"),
+            AutoModelForSequenceClassification.from_config(config))
+
+
 def run_one(method: str, args: argparse.Namespace) -> dict[str, float]:
     """Time one method in this process; memory is the growth of the peak RSS (CPU) or the
     CUDA peak, over a one-dialogue warm-up."""
     import torch
 
     from benevaudit.audit.attribution.words import attribute_dialogues
-    from benevaudit.audit.models import load_classifier, load_tokenizer
     from benevaudit.corpus import read_corpus
     from benevaudit.generation.embedded import ensure_scripted_sample
 
@@ -40,8 +58,8 @@ def run_one(method: str, args: argparse.Namespace) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as tmp:
         dialogues = read_corpus(ensure_scripted_sample(tmp, args.dialogues, seed=1))
     dialogues = dialogues[: args.dialogues]
-    tok = load_tokenizer("packaged:minilm")
-    model = load_classifier("packaged:minilm", attn_implementation="eager").to(args.device)
+    tok, model = load_model(args.model, args.tokenizer)
+    model = model.float().to(args.device)
     name, batch_size = {"batched": ("rollout", args.batch_size), "single": ("rollout", 1),
                         "ig": ("integrated_gradients", args.batch_size)}[method]
     if method == "ig":
@@ -69,6 +87,10 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     import torch
 
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--model", default="packaged:minilm",
+                   help="packaged:minilm, a local model directory, or random:bert-base")
+    p.add_argument("--tokenizer", help="tokenizer source when it differs from --model "
+                   "(random:bert-base uses the packaged WordPiece vocabulary by default)")
     p.add_argument("--dialogues", type=int, default=64)
     p.add_argument("--ig-dialogues", type=int, default=8)
     p.add_argument("--max-length", type=int, default=256)
@@ -91,7 +113,7 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
         rows[method] = json.loads(child.stdout.strip().splitlines()[-1])
     labels = {"batched": "rollout, batched", "single": "rollout, one at a time",
               "ig": f"IG, n_steps={args.n_steps}"}
-    print(f"device {args.device}, torch threads {torch.get_num_threads()}, "
+    print(f"model {args.model}, device {args.device}, torch threads {torch.get_num_threads()}, "
           f"max_length {args.max_length}, batch {args.batch_size}, "
           f"max_batch_tokens {args.max_batch_tokens}")
     print(f"{'method':<26}{'dialogues':>10}{'total s':>10}{'ms/dialogue':>13}{'peak MiB':>10}")
