@@ -199,6 +199,54 @@ def test_heatmap_html(tmp_path):
         write_heatmap([dialogue(5, "N", "x")], [a], tmp_path / "bad.html")
 
 
+def test_heatmap_layout_wraps_and_keeps_every_word():
+    from benevaudit.report.heatmap import layout
+    from benevaudit.text import word_spans
+
+    long_agent = " ".join(f"word{i}" for i in range(40))
+    d = dialogue(1, "N", long_agent, user="Can I run a marathon next spring?")
+    spans = word_spans(d.turns)
+    agent = [s for s in spans if s.speaker == "agent"]
+    seen = agent[:-3]  # the last three were cut by truncation
+    a = DialogueAttribution("d1", 0, 0, np.array([0.8, 0.1, 0.1]), [], [s.word for s in seen],
+                            seen, np.arange(len(seen), dtype=float), [[] for _ in seen])
+    placed = layout(d, a, width=30)
+    words = [p for p in placed if p.col > 0 or not p.word.startswith("[")]
+    assert [p.word for p in words] == [s.word for s in spans]          # every word, in order
+    assert all(p.col + len(p.word) <= 30 for p in placed)               # nothing overflows
+    assert len({p.line for p in placed}) > len(d.turns)                 # the long turn wrapped
+    rel = [p.relevance for p in words if p.speaker == "agent"]
+    assert rel[: len(seen)] == list(np.arange(len(seen), dtype=float))
+    assert rel[len(seen):] == [None] * 3
+    assert all(p.relevance is None for p in words if p.speaker == "user")
+    lines = {}
+    for p in placed:  # words on one line never overlap
+        lines.setdefault(p.line, []).append((p.col, p.col + len(p.word)))
+    for spans_on_line in lines.values():
+        spans_on_line.sort()
+        assert all(a[1] < b[0] for a, b in zip(spans_on_line, spans_on_line[1:]))
+
+
+def test_heatmap_png(tmp_path):
+    from PIL import Image
+
+    from benevaudit.report.heatmap import write_heatmap_png
+    from benevaudit.text import word_spans
+
+    d = dialogue(0, "BB", "Sweetie, rest now! " * 8, user="Can I run?")
+    agent = [s for s in word_spans(d.turns) if s.speaker == "agent"]
+    a = DialogueAttribution("d0", 2, 2, np.array([0.1, 0.2, 0.7]), [], [s.word for s in agent],
+                            agent, np.linspace(-1.0, 2.0, len(agent)), [[] for _ in agent])
+    path = write_heatmap_png([d, d], [a, a], tmp_path / "h.png", width=60)
+    with Image.open(path) as im:
+        px = np.asarray(im.convert("RGB")).reshape(-1, 3).astype(int)
+    reddish = ((px[:, 0] > 180) & (px[:, 1] < 120) & (px[:, 2] < 120)).sum()
+    bluish = ((px[:, 2] > 180) & (px[:, 0] < 140)).sum()
+    assert reddish > 100 and bluish > 20  # both signs are shaded
+    with pytest.raises(ValueError, match="attributions"):
+        write_heatmap_png([d], [a, a], tmp_path / "bad.png")
+
+
 # ---------------------------------------------------------------- the whole audit of one model
 
 def test_run_attribution_writes_run_files(tmp_path):
@@ -216,7 +264,8 @@ def test_run_attribution_writes_run_files(tmp_path):
     lexicon, metrics = run_attribution(model, tok, ds, ds, tmp_path, opts)
     assert load_lexicon(tmp_path / "cue_lexicon.json") == lexicon
     for name in ("cue_lexicon_rollout.json", "cue_lexicon_integrated_gradients.json",
-                 "cue_lexicon_logodds.json", "faithfulness.png", "attribution_heatmap.html"):
+                 "cue_lexicon_logodds.json", "faithfulness.png", "attribution_heatmap.html",
+                 "attribution_heatmap.png"):
         assert (tmp_path / name).stat().st_size > 0, name
     assert {"attribution/jaccard5_rollout_vs_ig", "attribution/jaccard5_ig_vs_logodds",
             "faithfulness/aopc_rollout", "faithfulness/aopc_ig", "faithfulness/aopc_logodds",

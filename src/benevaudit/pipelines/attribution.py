@@ -31,7 +31,8 @@ def audit_model(model: Any, tokenizer: Any, splits: dict[str, list[Dialogue]],
         max_batch_tokens=attribution.get("max_batch_tokens", "auto"),
         logodds=bool(attribution["logodds"]),
         faithfulness_dialogues=attribution.get("faithfulness_dialogues"),
-        heatmap_dialogues=int(attribution["heatmap_dialogues"]), seed=seed, **seq)
+        heatmap_dialogues=int(attribution["heatmap_dialogues"]),
+        heatmap_png_dialogues=int(attribution.get("heatmap_png_dialogues", 2)), seed=seed, **seq)
     target = splits[attribution.get("split", "test")]
     _, metrics = run_attribution(model, tokenizer, splits["train"], target, out, options)
     if attribution.get("representation_shift", True):

@@ -1,6 +1,7 @@
-"""Relevance heatmaps: a self-contained HTML page showing dialogues word by word, each agent
-word shaded by its attribution relevance, so a reader can check a lexicon against the text it
-came from. User turns are printed in grey (they are not attributed); agent words that were cut
+"""Relevance heatmaps: dialogues word by word, each agent word shaded by its attribution
+relevance, so a reader can check a lexicon against the text it came from. Two views of the
+same shading: a self-contained HTML page (hover for values) and a PNG for papers and
+notebooks. User turns are printed in grey (they are not attributed); agent words that were cut
 by truncation have no relevance and are left unshaded.
 """
 
@@ -9,6 +10,7 @@ from __future__ import annotations
 import html
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -19,7 +21,7 @@ from benevaudit.text import word_spans
 _STYLE = """body{font-family:system-ui,sans-serif;max-width:60em;margin:2em auto;line-height:1.7}
 .d{border:1px solid #ccc;border-radius:6px;padding:.8em 1em;margin:1.2em 0}
 .h{font-size:.9em;color:#333;margin-bottom:.5em}.user{color:#999}.agent{color:#111}
-.t{margin:.2em 0}.s{font-weight:600;margin-right:.4em}.w{border-radius:3px;padding:0 1px}"""
+.t{margin:.2em 0}.cut{color:#bbb;font-style:italic}.s{font-weight:600;margin-right:.4em}.w{border-radius:3px;padding:0 1px}"""
 
 
 def shade(value: float, scale: float) -> str:
@@ -49,6 +51,8 @@ def dialogue_html(dialogue: Dialogue, attribution: DialogueAttribution) -> str:
                 r = rel[(s.start, s.end)]
                 parts.append(f'<span class="w" style="background:{shade(r, scale)}" '
                              f'title="{r:.3f}">{word}</span>')
+            elif turn.speaker == "agent":
+                parts.append(f'<span class="cut">{word}</span>')  # truncated: not seen
             else:
                 parts.append(word)
         lines.append(f'<div class="t {turn.speaker}"><span class="s">[{turn.speaker}]</span>'
@@ -70,7 +74,94 @@ def write_heatmap(dialogues: Sequence[Dialogue], attributions: Sequence[Dialogue
     page = (f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}"
             f"</title><style>{_STYLE}</style></head><body><h1>{html.escape(title)}</h1>"
             "<p>Agent words shaded by relevance for the explained class (red: for, blue: "
-            f"against; hover for the value). User turns in grey.</p>\n{body}\n</body></html>\n")
+            "against; hover for the value). User turns in grey; agent words the model did not see "
+            f"(cut by head-and-tail truncation) in light grey italics.</p>\n{body}\n</body></html>\n")
     path = Path(path)
     path.write_text(page, encoding="utf-8")
+    return path
+
+
+class Placed(NamedTuple):
+    """A word of the PNG view: its line and column (in characters) and relevance, if any."""
+
+    line: int
+    col: int
+    word: str
+    speaker: str
+    relevance: float | None
+
+
+def layout(dialogue: Dialogue, attribution: DialogueAttribution, width: int = 100) -> list[Placed]:
+    """Lay a dialogue out in lines of at most ``width`` characters (monospace): each turn starts
+    a line with its ``[speaker]`` tag, words wrap at spaces, a word longer than a line gets one
+    of its own. Agent words carry their relevance (None when they have none)."""
+    rel = {(s.start, s.end): float(r) for s, r in zip(attribution.spans, attribution.relevance)}
+    by_turn: dict[int, list] = {}
+    for s in word_spans(dialogue.turns):
+        by_turn.setdefault(s.turn, []).append(s)
+    placed: list[Placed] = []
+    line = -1
+    for i, turn in enumerate(dialogue.turns):
+        line += 1
+        tag = f"[{turn.speaker}]"
+        placed.append(Placed(line, 0, tag, turn.speaker, None))
+        col = len(tag) + 1
+        for s in by_turn.get(i, []):
+            if col + len(s.word) > width and col > 0:
+                line, col = line + 1, 2  # continuation lines are indented
+            r = rel.get((s.start, s.end)) if turn.speaker == "agent" else None
+            placed.append(Placed(line, col, s.word, turn.speaker, r))
+            col += len(s.word) + 1
+    return placed
+
+
+def write_heatmap_png(dialogues: Sequence[Dialogue], attributions: Sequence[DialogueAttribution],
+                      path: str | Path, title: str = "Attribution heatmap",
+                      width: int = 100) -> Path:
+    """The HTML view's shading as one PNG, dialogues stacked; each dialogue scaled to its own
+    largest |relevance| (red: for the explained class, blue: against). Agent words the model
+    did not see (cut by truncation) are light grey italics."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import Rectangle
+
+    if len(dialogues) != len(attributions):
+        raise ValueError(f"write_heatmap_png: {len(dialogues)} dialogues but "
+                         f"{len(attributions)} attributions")
+    blocks = [(d, a, layout(d, a, width)) for d, a in zip(dialogues, attributions)]
+    rows = sum(p[-1].line + 1 + 3 for _, _, p in blocks) + 1   # header + gap per dialogue
+    inch_per_char, inch_per_line = 0.075, 0.19
+    fig = plt.figure(figsize=(width * inch_per_char + 0.4, rows * inch_per_line + 0.3))
+    ax = fig.add_axes((0.02, 0.0, 0.96, 1.0))
+    ax.set_xlim(0, width)
+    ax.set_ylim(rows, 0)
+    ax.axis("off")
+    # monospace glyphs advance 0.6 em: a font size that makes one character one x unit
+    size = width * inch_per_char * 0.96 * 72 / (width * 0.6)
+    text = dict(family="monospace", fontsize=size, va="center", ha="left")
+    y = 0.5
+    ax.text(0, y, title, fontweight="bold", **text)
+    y += 1.5
+    for d, a, placed in blocks:
+        scale = float(np.abs(a.relevance).max()) if len(a.relevance) else 0.0
+        ax.text(0, y, f"{d.id} · label {d.label or 'unlabelled'} · predicted "
+                f"{CLASSES[a.pred]} ({a.probs.max():.2f}) · explained {CLASSES[a.target]}",
+                color="#333", fontweight="bold", **text)
+        y += 1
+        for p in placed:
+            if p.relevance is not None and scale > 0:
+                alpha = min(abs(p.relevance) / scale, 1.0)
+                colour = (0.86, 0.16, 0.16, alpha) if p.relevance >= 0 else (0.16, 0.35, 0.86, alpha)
+                ax.add_patch(Rectangle((p.col - 0.1, y + p.line - 0.45), len(p.word) + 0.2, 0.9,
+                                       facecolor=colour, edgecolor="none"))
+            unseen = p.speaker == "agent" and p.col > 0 and p.relevance is None
+            grey = p.speaker == "user" or p.col == 0
+            ax.text(p.col, y + p.line, p.word, color="#bbb" if unseen else "#999" if grey else "#111",
+                    style="italic" if unseen else "normal", **text)
+        y += placed[-1].line + 1 + 1.5
+    path = Path(path)
+    fig.savefig(path, dpi=130)
+    plt.close(fig)
     return path

@@ -38,6 +38,7 @@ class AttributionOptions:
     faithfulness_dialogues: int | None = 200   # None = the whole test split; 0 = skip
     faithfulness_ks: tuple[int, ...] = DEFAULT_KS
     heatmap_dialogues: int = 6
+    heatmap_png_dialogues: int = 2      # the first of those, also drawn as a PNG
     seed: int = 42
     progress: bool = True
 
@@ -46,8 +47,8 @@ def run_attribution(model: Any, tokenizer: Any, train: Sequence[Dialogue],
                     test: Sequence[Dialogue], out_dir: str | Path,
                     options: AttributionOptions | None = None) -> tuple[Lexicon, dict[str, float]]:
     """(primary lexicon, metrics). Writes ``cue_lexicon.json``, ``cue_lexicon_<method>.json``,
-    ``faithfulness.png`` and ``attribution_heatmap.html`` into ``out_dir``."""
-    from benevaudit.report.heatmap import write_heatmap
+    ``faithfulness.png`` and ``attribution_heatmap.html`` / ``.png`` into ``out_dir``."""
+    from benevaudit.report.heatmap import write_heatmap, write_heatmap_png
 
     o = options or AttributionOptions()
     out = Path(out_dir)
@@ -83,4 +84,9 @@ def run_attribution(model: Any, tokenizer: Any, train: Sequence[Dialogue],
                                     **{k: v for k, v in kw.items() if k != "progress"})
         write_heatmap(shown, attrs, out / "attribution_heatmap.html",
                       title=f"{o.methods[0]} relevance")
+        k = min(len(shown), o.heatmap_png_dialogues)
+        if k:
+            write_heatmap_png(shown[:k], attrs[:k], out / "attribution_heatmap.png",
+                              title=f"{o.methods[0]} relevance (red: for the explained class, "
+                                    "blue: against; light italics: truncated)")
     return primary, metrics
