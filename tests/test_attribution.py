@@ -62,7 +62,8 @@ def test_rollout_two_token_known_answer():
     assert torch.allclose(full, torch.tensor([[[1.5, 0.0], [0.4, 1.8]]]))
 
 
-def naive_rollout(attns: list[np.ndarray], grads: list[np.ndarray]) -> np.ndarray:
+def naive_rollout(attns: list[np.ndarray], grads: list[np.ndarray],
+                  normalise: bool = False) -> np.ndarray:
     """Per example, per layer, per head, with explicit matrices: [B, T]."""
     rows = []
     for b in range(attns[0].shape[0]):
@@ -70,8 +71,10 @@ def naive_rollout(attns: list[np.ndarray], grads: list[np.ndarray]) -> np.ndarra
         rel = np.eye(width)
         for a, g in zip(attns, grads):
             heads = [np.maximum(g[b, h] * a[b, h], 0) for h in range(a.shape[1])]
-            a_bar = sum(heads) / len(heads)
-            rel = rel + a_bar @ rel
+            factor = np.eye(width) + sum(heads) / len(heads)
+            if normalise:
+                factor = factor / factor.sum(axis=1, keepdims=True)
+            rel = factor @ rel
         rows.append(rel[0])
     return np.stack(rows)
 
@@ -86,6 +89,22 @@ def test_rollout_matches_naive_loop():
     row = rollout.rollout_cls_row(t, g, torch.ones(3, 7, dtype=torch.float64))
     np.testing.assert_allclose(row.numpy(), expected, rtol=1e-10)
     np.testing.assert_allclose(rollout.rollout_full(t, g)[:, 0].numpy(), expected, rtol=1e-10)
+
+
+def test_row_normalised_rollout_matches_naive_loop_and_sums_to_one():
+    rng = np.random.default_rng(2)
+    attns = [rng.dirichlet(np.ones(6), size=(2, 3, 6)) for _ in range(4)]   # [B, H, T, T]
+    grads = [rng.normal(size=(2, 3, 6, 6)) for _ in range(4)]
+    expected = naive_rollout(attns, grads, normalise=True)
+    t = [torch.tensor(x) for x in attns]
+    g = [torch.tensor(x) for x in grads]
+    a_bars = [rollout.weighted_attention(a, b) for a, b in zip(t, g)]
+    row = rollout.rollout_cls_row_reduced(a_bars, torch.ones(2, 6, dtype=torch.float64), True)
+    np.testing.assert_allclose(row.numpy(), expected, rtol=1e-10)
+    full = rollout.rollout_full(t, g, normalise=True)
+    np.testing.assert_allclose(full[:, 0].numpy(), expected, rtol=1e-10)
+    np.testing.assert_allclose(full.sum(-1).numpy(), 1.0, rtol=1e-10)   # row-stochastic
+    assert not np.allclose(expected, naive_rollout(attns, grads))
 
 
 def test_rollout_zeroes_padding():
@@ -135,6 +154,16 @@ def test_hooked_rollout_equals_explicit_gradients(tiny, dialogues):
         full = rollout.rollout_full([a.detach() for a in out.attentions], grads)   # [1, T, T]
         np.testing.assert_allclose(res.relevance[i, : len(ids)].detach().numpy(),
                                    full[0, 0].numpy(), rtol=1e-4, atol=1e-6)
+
+
+def test_row_normalised_relevance_sums_to_one_on_a_model(tiny, dialogues):
+    model, tok = tiny
+    _, batch = encoded(tok, [d.turns[1].text for d in dialogues[:3]])
+    res = rollout.batch_relevance(model, batch["input_ids"], batch["attention_mask"], [0, 1, 2],
+                                  normalise=True)
+    assert (batch["attention_mask"] == 0).any()
+    np.testing.assert_allclose(res.relevance.sum(-1).numpy(), 1.0, rtol=1e-5)
+    assert (res.relevance[batch["attention_mask"] == 0] == 0).all()
 
 
 def test_padding_content_does_not_leak(tiny, dialogues):
@@ -223,7 +252,7 @@ def test_aggregate_lexicon_known_answer():
 
 def test_compute_lexicon_rollout_and_ig_same_format(tiny, dialogues, tmp_path):
     model, tok = tiny
-    for method in ("rollout", "integrated_gradients"):
+    for method in ("rollout", "rollout_norm", "integrated_gradients"):
         res = compute_lexicon(model, tok, dialogues, method=method, top_k=4, min_count=1,
                               batch_size=4, progress=False, n_steps=4)
         assert set(res.lexicon.words) == set(CLASSES)
@@ -233,7 +262,7 @@ def test_compute_lexicon_rollout_and_ig_same_format(tiny, dialogues, tmp_path):
         assert res.stats["n_dialogues"] == len(dialogues)
         path = save_lexicon(res.lexicon, tmp_path / f"{method}.json")
         assert load_lexicon(path) == res.lexicon
-    with pytest.raises(ValueError, match="'rollout', 'integrated_gradients'"):
+    with pytest.raises(ValueError, match="'rollout', 'rollout_norm', 'integrated_gradients'"):
         compute_lexicon(model, tok, dialogues, method="lime")
 
 

@@ -58,3 +58,32 @@ def test_bad_corpus_is_one_line_and_non_zero(tmp_path):
     assert lines[-1] == (f"error: {bad}:line 1: field 'turns[0].speaker': expected one of "
                          "['user', 'agent'], got 'robot'")
     assert "Traceback" not in proc.stderr
+
+
+def test_bad_attribution_setting_fails_before_training(tmp_path):
+    run = tmp_path / "run"
+    proc = subprocess.run([sys.executable, "train.py", "experiment=smoke",
+                           "attribution.methods=[rollout,lime]", f"hydra.run.dir={run}"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines()[-1] == (
+        "error: attribution.methods must list one or more of ['rollout', 'rollout_norm', "
+        "'integrated_gradients'], got ['rollout', 'lime']")
+    assert not (run / "checkpoints").exists() and not (run / "metrics.json").exists()
+
+
+def test_check_attribution_cases():
+    from benevaudit.errors import ConfigError
+    from benevaudit.pipelines.attribution import check_attribution
+
+    good = {"methods": ["rollout_norm", "integrated_gradients"], "target": "BB", "split": "test",
+            "top_k": 50, "batch_size": 16, "n_steps": 50, "min_count": 3,
+            "max_batch_tokens": "auto"}
+    check_attribution(good)
+    check_attribution({"enabled": False, "methods": []})  # switched off: nothing to check
+    for key, value, says in [("methods", [], "methods"), ("target", "maybe", "target"),
+                             ("split", "dev", "split"), ("top_k", 0, "top_k"),
+                             ("batch_size", 2.5, "batch_size"),
+                             ("max_batch_tokens", "lots", "max_batch_tokens")]:
+        with pytest.raises(ConfigError, match=says):
+            check_attribution({**good, key: value})

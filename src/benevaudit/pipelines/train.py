@@ -86,11 +86,12 @@ def run(cfg: DictConfig) -> dict[str, float]:
     from benevaudit.audit.datamodule import DialogueDataModule
     from benevaudit.audit.models import load_classifier, load_tokenizer, set_offline_defaults
     from benevaudit.audit.module import DialogueClassifier
-    from benevaudit.pipelines.attribution import audit_model
+    from benevaudit.pipelines.attribution import audit_model, check_attribution
     from benevaudit.pipelines.interventions import edit_splits
     from benevaudit.pipelines.tracking import build_logger, finish_logger
 
     set_offline_defaults()
+    check_attribution(plain(cfg.attribution))  # before training, not after it
     out = output_dir(cfg)
     L.seed_everything(int(cfg.seed), workers=True, verbose=False)
     dialogues = load_dialogues(plain(cfg.data), cfg.paths.cache_dir)

@@ -15,7 +15,8 @@ import numpy as np
 
 from benevaudit.audit.lexicon import Lexicon
 
-SHORT_NAMES = {"rollout": "rollout", "integrated_gradients": "ig", "logodds": "logodds"}
+SHORT_NAMES = {"rollout": "rollout", "rollout_norm": "rollout_norm", "integrated_gradients": "ig",
+               "logodds": "logodds"}
 
 
 def jaccard_at_k(a: Lexicon, b: Lexicon, cls: str, k: int = 50) -> float:

@@ -27,8 +27,8 @@ from benevaudit.schema import CLASSES, Dialogue
 from benevaudit.text import MASK_TOKEN
 
 DEFAULT_KS: tuple[int, ...] = (1, 2, 5, 10, 20)
-SHORT_NAMES = {"rollout": "rollout", "integrated_gradients": "ig", "logodds": "logodds",
-               "random": "random"}
+SHORT_NAMES = {"rollout": "rollout", "rollout_norm": "rollout_norm", "integrated_gradients": "ig",
+               "logodds": "logodds", "random": "random"}
 
 
 @dataclass

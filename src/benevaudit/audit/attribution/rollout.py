@@ -9,7 +9,10 @@ identity, and updates it layer by layer, first layer first:
 
 The identity is the residual connection; the method does not row-normalise R for
 self-attention (its row normalisation belongs to the bi-modal co-attention rules). Token
-relevance is the [CLS] row of R. Only that row is needed, so it is rolled out as a row vector
+relevance is the [CLS] row of R. The row-normalised variant of attention rollout (Abnar &
+Zuidema, 2020; Chefer et al.'s earlier LRP-based rollout) is available as ``rollout_norm``:
+each factor I + Ā_l is divided by its row sums, so R is row-stochastic and each dialogue's
+token relevance sums to one. Only that row is needed, so it is rolled out as a row vector
 from the last layer down (r ← r + r·Ā_l): O(L·T²) per example instead of O(L·T³).
 
 Padding does not leak: padded keys get exactly zero attention, so Ā_l[i, pad] = 0 for every
@@ -48,10 +51,11 @@ def rollout_cls_row(attentions: Sequence[torch.Tensor], grads: Sequence[torch.Te
                                    attention_mask)
 
 
-def rollout_cls_row_reduced(a_bars: Sequence[torch.Tensor],
-                            attention_mask: torch.Tensor) -> torch.Tensor:
+def rollout_cls_row_reduced(a_bars: Sequence[torch.Tensor], attention_mask: torch.Tensor,
+                            normalise: bool = False) -> torch.Tensor:
     """[CLS] row of R = (I + Ā_L)⋯(I + Ā_1) from the head-averaged maps Ā_l, first layer first.
 
+    With ``normalise``, each factor is row-normalised: (I + Ā_l) / (1 + Ā_l·1).
     a_bars: L tensors [B, T, T]; attention_mask: [B, T]. Returns [B, T], zero on padding.
     """
     import torch
@@ -60,11 +64,14 @@ def rollout_cls_row_reduced(a_bars: Sequence[torch.Tensor],
     row = torch.zeros(batch, width, dtype=a_bars[0].dtype, device=a_bars[0].device)
     row[:, 0] = 1.0                                                      # e_CLS: [B, T]
     for a_bar in reversed(a_bars):
+        if normalise:  # r·D⁻¹(I + Ā) with D the row sums of I + Ā
+            row = row / (1.0 + a_bar.sum(dim=-1))                       # [B, T]
         row = row + torch.bmm(row.unsqueeze(1), a_bar).squeeze(1)       # [B, T]
     return row * attention_mask.to(row.dtype)
 
 
-def rollout_full(attentions: Sequence[torch.Tensor], grads: Sequence[torch.Tensor]) -> torch.Tensor:
+def rollout_full(attentions: Sequence[torch.Tensor], grads: Sequence[torch.Tensor],
+                 normalise: bool = False) -> torch.Tensor:
     """The whole relevance map R = (I + Ā_L)⋯(I + Ā_1), [B, T, T]: for inspection and tests."""
     import torch
 
@@ -72,7 +79,10 @@ def rollout_full(attentions: Sequence[torch.Tensor], grads: Sequence[torch.Tenso
     eye = torch.eye(width, dtype=attentions[0].dtype, device=attentions[0].device)
     rel = eye.expand(batch, width, width).clone()                       # [B, T, T]
     for attn, grad in zip(attentions, grads):
-        rel = rel + torch.bmm(weighted_attention(attn, grad), rel)
+        factor = eye + weighted_attention(attn, grad)                   # [B, T, T]
+        if normalise:
+            factor = factor / factor.sum(dim=-1, keepdim=True)
+        rel = torch.bmm(factor, rel)
     return rel
 
 
@@ -104,7 +114,8 @@ def class_names(model: Any) -> list[str]:
 
 
 def batch_relevance(model: Any, input_ids: torch.Tensor, attention_mask: torch.Tensor,
-                    labels: Sequence[int | None], target: str = "true") -> Relevance:
+                    labels: Sequence[int | None], target: str = "true",
+                    normalise: bool = False) -> Relevance:
     """One forward and one backward for the whole batch.
 
     The model must use eager attention (``load_classifier(..., attn_implementation="eager")``)
@@ -112,7 +123,8 @@ def batch_relevance(model: Any, input_ids: torch.Tensor, attention_mask: torch.T
     the attention maps are differentiable even when the model's weights are frozen; gradients
     never accumulate in the weights. Each layer's gradient is reduced to Ā_l by a hook the
     moment backward produces it, so the L full [B, H, T, T] gradients are never held at once:
-    the extra memory over a plain backward is L maps of [B, T, T].
+    the extra memory over a plain backward is L maps of [B, T, T]. ``normalise`` selects the
+    row-normalised variant (method ``rollout_norm``).
     input_ids, attention_mask: [B, T].
     """
     import torch
@@ -152,5 +164,5 @@ def batch_relevance(model: Any, input_ids: torch.Tensor, attention_mask: torch.T
     if any(a is None for a in a_bars):
         raise RuntimeError("attention rollout: some layer's attention received no gradient")
     with torch.no_grad():
-        rel = rollout_cls_row_reduced(a_bars, attention_mask)                            # [B, T]
+        rel = rollout_cls_row_reduced(a_bars, attention_mask, normalise)                 # [B, T]
     return Relevance(rel, logits.detach())

@@ -33,7 +33,7 @@ from benevaudit.errors import ConfigError
 from benevaudit.schema import CLASS_INDEX, CLASSES, Dialogue
 from benevaudit.text import Span, render_turns, word_spans
 
-METHODS: tuple[str, ...] = ("rollout", "integrated_gradients")
+METHODS: tuple[str, ...] = ("rollout", "rollout_norm", "integrated_gradients")
 
 # Token budget per batch on CPU under ``max_batch_tokens="auto"``. On CPU a single 256-token
 # dialogue already keeps the cores busy, and large batches of long dialogues spill the
@@ -96,9 +96,9 @@ def merge_pieces(offsets: Sequence[tuple[int, int]], token_rel: Sequence[float],
 
 def relevance_fn(method: str, tokenizer: Any, n_steps: int = 50) -> Callable[..., Any]:
     """The batched ``(model, input_ids, attention_mask, labels, target) -> Relevance`` of a method."""
-    if method == "rollout":
+    if method in ("rollout", "rollout_norm"):
         from benevaudit.audit.attribution.rollout import batch_relevance
-        return batch_relevance
+        return partial(batch_relevance, normalise=method == "rollout_norm")
     if method == "integrated_gradients":
         from benevaudit.audit.attribution.integrated_gradients import batch_relevance
         return partial(batch_relevance, pad_id=tokenizer.pad_token_id, n_steps=n_steps,
