@@ -60,7 +60,8 @@ def audit_model(model: Any, tokenizer: Any, splits: dict[str, list[Dialogue]],
         logodds=bool(attribution["logodds"]),
         faithfulness_dialogues=attribution.get("faithfulness_dialogues"),
         heatmap_dialogues=int(attribution["heatmap_dialogues"]),
-        heatmap_png_dialogues=int(attribution.get("heatmap_png_dialogues", 2)), seed=seed, **seq)
+        heatmap_png_dialogues=int(attribution.get("heatmap_png_dialogues", 2)), seed=seed,
+        cache_dir=attribution.get("cache_dir"), **seq)
     target = splits[attribution.get("split", "test")]
     _, metrics = run_attribution(model, tokenizer, splits["train"], target, out, options)
     if attribution.get("representation_shift", True):

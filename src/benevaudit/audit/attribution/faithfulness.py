@@ -18,13 +18,16 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from benevaudit.audit.attribution.words import DialogueAttribution, attribute_dialogues
 from benevaudit.schema import CLASSES, Dialogue
 from benevaudit.text import MASK_TOKEN
+
+if TYPE_CHECKING:
+    from benevaudit.audit.attribution.store import AttributionCache
 
 DEFAULT_KS: tuple[int, ...] = (1, 2, 5, 10, 20)
 SHORT_NAMES = {"rollout": "rollout", "rollout_norm": "rollout_norm", "integrated_gradients": "ig",
@@ -115,7 +118,8 @@ def evaluate_faithfulness(model: Any, tokenizer: Any, dialogues: Sequence[Dialog
                           ks: Sequence[int] = DEFAULT_KS, seed: int = 0, batch_size: int = 16,
                           max_length: int = 512, head_tokens: int = 128, n_steps: int = 50,
                           png_path: str | Path | None = None, progress: bool = True,
-                          max_batch_tokens: int | str | None = "auto") -> FaithfulnessResult:
+                          max_batch_tokens: int | str | None = "auto",
+                          cache: AttributionCache | None = None) -> FaithfulnessResult:
     """Deletion curves for attribution ``methods``, the log-odds lexicon (``logodds``: class ->
     word -> z from :func:`~benevaudit.audit.attribution.logodds.logodds_scores`, words ranked
     by the z of the predicted class; unseen words last) and the random control."""
@@ -123,7 +127,7 @@ def evaluate_faithfulness(model: Any, tokenizer: Any, dialogues: Sequence[Dialog
         raise ValueError("evaluate_faithfulness needs at least one attribution method")
     per_method = {m: attribute_dialogues(model, tokenizer, dialogues, m, "predicted", batch_size,
                                          max_length, head_tokens, progress, n_steps,
-                                         max_batch_tokens)
+                                         max_batch_tokens, cache)
                   for m in methods}
     reference = per_method[methods[0]]
     orders: dict[str, list[np.ndarray]] = {

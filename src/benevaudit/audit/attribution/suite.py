@@ -16,6 +16,7 @@ from typing import Any
 from benevaudit.audit.attribution.agreement import agreement_metrics
 from benevaudit.audit.attribution.faithfulness import DEFAULT_KS, evaluate_faithfulness
 from benevaudit.audit.attribution.logodds import logodds_lexicon, logodds_scores
+from benevaudit.audit.attribution.store import AttributionCache
 from benevaudit.audit.attribution.words import attribute_dialogues, compute_lexicon
 from benevaudit.audit.lexicon import Lexicon, save_lexicon
 from benevaudit.schema import Dialogue
@@ -41,6 +42,7 @@ class AttributionOptions:
     heatmap_png_dialogues: int = 2      # the first of those, also drawn as a PNG
     seed: int = 42
     progress: bool = True
+    cache_dir: str | Path | None = None   # keep finished batches here (resumable); None = off
 
 
 def run_attribution(model: Any, tokenizer: Any, train: Sequence[Dialogue],
@@ -52,9 +54,10 @@ def run_attribution(model: Any, tokenizer: Any, train: Sequence[Dialogue],
 
     o = options or AttributionOptions()
     out = Path(out_dir)
+    cache = AttributionCache.for_model(o.cache_dir, model) if o.cache_dir else None
     kw = dict(target=o.target, batch_size=o.batch_size, max_length=o.max_length,
               head_tokens=o.head_tokens, progress=o.progress, n_steps=o.n_steps,
-              max_batch_tokens=o.max_batch_tokens)
+              max_batch_tokens=o.max_batch_tokens, cache=cache)
     lexicons: dict[str, Lexicon] = {}
     metrics: dict[str, float] = {}
     for method in o.methods:
@@ -76,7 +79,7 @@ def run_attribution(model: Any, tokenizer: Any, train: Sequence[Dialogue],
         faith = evaluate_faithfulness(model, tokenizer, subset, o.methods, z, o.faithfulness_ks,
                                       o.seed, o.batch_size, o.max_length, o.head_tokens,
                                       o.n_steps, out / "faithfulness.png", o.progress,
-                                      o.max_batch_tokens)
+                                      o.max_batch_tokens, cache)
         metrics.update(faith.metrics)
     if o.heatmap_dialogues:
         shown = list(test)[: o.heatmap_dialogues]

@@ -19,12 +19,13 @@ fewer than ``min_count`` occurrences are dropped; the top ``top_k`` are kept.
 
 from __future__ import annotations
 
+import logging
 import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -32,6 +33,11 @@ from benevaudit.audit.lexicon import Lexicon, lexicon_from_ranked
 from benevaudit.errors import ConfigError
 from benevaudit.schema import CLASS_INDEX, CLASSES, Dialogue
 from benevaudit.text import Span, render_turns, word_spans
+
+if TYPE_CHECKING:
+    from benevaudit.audit.attribution.store import AttributionCache
+
+log = logging.getLogger(__name__)
 
 METHODS: tuple[str, ...] = ("rollout", "rollout_norm", "integrated_gradients")
 
@@ -161,38 +167,59 @@ def _dialogue_attribution(d: Dialogue, ids: list[int], offsets: list[tuple[int, 
 def attribute_dialogues(model: Any, tokenizer: Any, dialogues: Sequence[Dialogue],
                         method: str = "rollout", target: str = "true", batch_size: int = 16,
                         max_length: int = 512, head_tokens: int = 128, progress: bool = True,
-                        n_steps: int = 50,
-                        max_batch_tokens: int | str | None = "auto") -> list[DialogueAttribution]:
+                        n_steps: int = 50, max_batch_tokens: int | str | None = "auto",
+                        cache: AttributionCache | None = None) -> list[DialogueAttribution]:
     """Word relevance of every dialogue, in input order.
 
     Batches are formed from dialogues of similar token length so little compute goes to
-    padding, capped by ``max_batch_tokens`` (see :func:`batch_token_cap`).
+    padding, capped by ``max_batch_tokens`` (see :func:`batch_token_cap`). With a ``cache``
+    (:mod:`.store`), dialogues already attributed by this model with these settings are read
+    back, and each new batch is stored as soon as it is done, so an interrupted pass resumes.
     """
     import torch
     from tqdm.auto import tqdm
 
+    from benevaudit.audit.attribution.store import ids_digest
     from benevaudit.audit.encoding import encode_texts, pad_batch
 
     fn = relevance_fn(method, tokenizer, n_steps)
     enc = encode_texts(tokenizer, [render_turns(d.turns) for d in dialogues], max_length,
                        head_tokens)
-    device = next(model.parameters()).device
-    batches = length_batches([len(ids) for ids in enc.input_ids], batch_size,
-                             batch_token_cap(max_batch_tokens, device))
+    labels = [None if d.label is None else CLASS_INDEX[d.label] for d in dialogues]
     out: list[DialogueAttribution | None] = [None] * len(dialogues)
-    bar = tqdm(total=len(dialogues), desc=f"attribution ({method})", disable=not progress)
-    for idx in batches:
+    store = None
+    if cache is not None:
+        settings = {"target": target, "max_length": max_length, "head_tokens": head_tokens,
+                    **({"n_steps": n_steps} if method == "integrated_gradients" else {})}
+        store = cache.store(method, settings)
+        done = store.load()
+        for i, d in enumerate(dialogues):
+            digest, stored = done.get(d.id, (None, None))
+            if stored is not None and digest == ids_digest(enc.input_ids[i]) \
+                    and stored.label == labels[i]:
+                out[i] = stored
+    todo = [i for i, a in enumerate(out) if a is None]
+    if store is not None and len(todo) < len(dialogues):
+        log.info("attribution (%s): %d of %d dialogues read back from %s", method,
+                 len(dialogues) - len(todo), len(dialogues), store.folder)
+    device = next(model.parameters()).device
+    batches = length_batches([len(enc.input_ids[i]) for i in todo], batch_size,
+                             batch_token_cap(max_batch_tokens, device))
+    bar = tqdm(total=len(dialogues), initial=len(dialogues) - len(todo),
+               desc=f"attribution ({method})", disable=not progress)
+    for b in batches:
+        idx = [todo[j] for j in b]
         batch = pad_batch([enc.input_ids[i] for i in idx], tokenizer.pad_token_id)
-        labels = [None if dialogues[i].label is None else CLASS_INDEX[dialogues[i].label]
-                  for i in idx]
         res = fn(model, batch["input_ids"].to(device), batch["attention_mask"].to(device),
-                 labels, target)
+                 [labels[i] for i in idx], target)
         probs = torch.softmax(res.logits.float(), dim=-1).cpu().numpy()            # [B, C]
         rel = res.relevance.float().cpu().numpy()                                   # [B, T]
-        targets = _targets_of(target, labels, probs)
+        targets = _targets_of(target, [labels[i] for i in idx], probs)
         for j, i in enumerate(idx):
             out[i] = _dialogue_attribution(dialogues[i], enc.input_ids[i], enc.offsets[i],
                                            rel[j], probs[j], targets[j])
+        if store is not None:
+            store.append([out[i] for i in idx])
         bar.update(len(idx))
     bar.close()
     return [a for a in out if a is not None]
@@ -235,7 +262,8 @@ def compute_lexicon(model: Any, tokenizer: Any, dialogues: Sequence[Dialogue],
                     method: str = "rollout", target: str = "true", top_k: int = 50,
                     min_count: int = 3, batch_size: int = 16, max_length: int = 512,
                     head_tokens: int = 128, progress: bool = True, n_steps: int = 50,
-                    max_batch_tokens: int | str | None = "auto") -> LexiconResult:
+                    max_batch_tokens: int | str | None = "auto",
+                    cache: AttributionCache | None = None) -> LexiconResult:
     """The cue lexicon of ``model`` over ``dialogues`` (the study: the test split, target=true).
 
     ``stats`` holds counts, the model's accuracy on these dialogues and the wall time, under
@@ -245,7 +273,8 @@ def compute_lexicon(model: Any, tokenizer: Any, dialogues: Sequence[Dialogue],
         raise ValueError(f"unknown attribution method {method!r}; expected one of {list(METHODS)}")
     t0 = time.perf_counter()
     attributions = attribute_dialogues(model, tokenizer, dialogues, method, target, batch_size,
-                                       max_length, head_tokens, progress, n_steps, max_batch_tokens)
+                                       max_length, head_tokens, progress, n_steps, max_batch_tokens,
+                                       cache)
     result = aggregate_lexicon(attributions, top_k, min_count)
     result.stats["seconds"] = time.perf_counter() - t0
     return result

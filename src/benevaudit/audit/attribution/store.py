@@ -1,0 +1,114 @@
+"""Resumable attribution: each finished batch of a long attribution pass is kept on disk, so an
+interrupted run (integrated gradients over a large test split on a CPU takes hours) picks up
+where it stopped, and later passes over the same dialogues (the heatmap, ``attribute.py`` on the
+same checkpoint) cost nothing.
+
+Layout: ``<root>/<model fingerprint>/<method>-<settings hash>/`` holding ``key.json`` (what the
+folder is for) and one Parquet shard per finished batch, each written to a temporary name and
+renamed, so a killed run leaves only whole shards. A stored result is reused only when the
+dialogue's id *and* the token ids fed to the model match, so an edited, re-rendered or
+differently truncated dialogue is recomputed. Batch size and token budget are not part of the
+key: they change no value beyond float rounding.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from benevaudit.audit.attribution.words import DialogueAttribution
+from benevaudit.text import Span
+
+FORMAT = 1
+
+
+def model_fingerprint(model: Any) -> str:
+    """A hash of every parameter and buffer (names, shapes, dtypes, bytes): 32 hex digits."""
+    import torch
+
+    h = hashlib.blake2b(digest_size=16)
+    for name, tensor in sorted(model.state_dict().items()):
+        t = tensor.detach().cpu().contiguous().reshape(-1)
+        h.update(f"{name}:{tuple(tensor.shape)}:{t.dtype};".encode())
+        h.update(t.view(torch.uint8).numpy())  # the raw bytes, whatever the dtype
+    return h.hexdigest()
+
+
+def ids_digest(input_ids: Sequence[int]) -> str:
+    """Hash of the token ids a dialogue was attributed from."""
+    return hashlib.blake2b(np.asarray(input_ids, dtype=np.int64).tobytes(), digest_size=8).hexdigest()
+
+
+@dataclass(frozen=True)
+class AttributionCache:
+    """Where a model's attribution results are kept: ``root/<fingerprint>/``."""
+
+    root: Path
+    fingerprint: str
+
+    @classmethod
+    def for_model(cls, root: str | Path, model: Any) -> AttributionCache:
+        return cls(Path(root), model_fingerprint(model))
+
+    def store(self, method: str, settings: Mapping[str, Any]) -> AttributionStore:
+        key = {"format": FORMAT, "model": self.fingerprint, "method": method, **settings}
+        digest = hashlib.blake2b(json.dumps(key, sort_keys=True).encode(),
+                                 digest_size=8).hexdigest()
+        return AttributionStore(self.root / self.fingerprint / f"{method}-{digest}", key)
+
+
+class AttributionStore:
+    """The finished results of one (model, method, settings)."""
+
+    def __init__(self, folder: Path, key: Mapping[str, Any]) -> None:
+        self.folder = folder
+        folder.mkdir(parents=True, exist_ok=True)
+        key_file = folder / "key.json"
+        if not key_file.exists():
+            key_file.write_text(json.dumps(dict(key), indent=1, sort_keys=True) + "\n")
+
+    def load(self) -> dict[str, tuple[str, DialogueAttribution]]:
+        """id -> (token-id digest, attribution) for every stored dialogue."""
+        done: dict[str, tuple[str, DialogueAttribution]] = {}
+        for shard in sorted(self.folder.glob("part-*.parquet")):
+            for row in pq.read_table(shard).to_pylist():
+                done[row["id"]] = (row["ids_digest"], _from_row(row))
+        return done
+
+    def append(self, attributions: Sequence[DialogueAttribution]) -> None:
+        """Write one shard, atomically."""
+        if not attributions:
+            return
+        n = len(list(self.folder.glob("part-*.parquet")))
+        final = self.folder / f"part-{n:06d}-{os.getpid()}.parquet"
+        tmp = final.with_suffix(".tmp")
+        pq.write_table(pa.Table.from_pylist([_to_row(a) for a in attributions]), tmp)
+        os.replace(tmp, final)
+
+
+def _to_row(a: DialogueAttribution) -> dict[str, Any]:
+    return {"id": a.id, "ids_digest": ids_digest(a.input_ids), "label": a.label,
+            "target": a.target, "probs": [float(p) for p in a.probs],
+            "input_ids": list(a.input_ids), "words": list(a.words),
+            "spans": [[s.start, s.end, s.turn] for s in a.spans],
+            "speakers": [s.speaker for s in a.spans],
+            "relevance": [float(r) for r in a.relevance], "pieces": a.pieces}
+
+
+def _from_row(row: Mapping[str, Any]) -> DialogueAttribution:
+    spans = [Span(w, s, e, t, sp) for w, (s, e, t), sp
+             in zip(row["words"], row["spans"], row["speakers"])]
+    return DialogueAttribution(
+        id=row["id"], label=row["label"], target=row["target"],
+        probs=np.asarray(row["probs"], dtype=np.float32), input_ids=list(row["input_ids"]),
+        words=list(row["words"]), spans=spans, relevance=np.asarray(row["relevance"]),
+        pieces=[list(p) for p in row["pieces"]])
