@@ -21,7 +21,8 @@ from benevaudit.text import word_spans
 _STYLE = """body{font-family:system-ui,sans-serif;max-width:60em;margin:2em auto;line-height:1.7}
 .d{border:1px solid #ccc;border-radius:6px;padding:.8em 1em;margin:1.2em 0}
 .h{font-size:.9em;color:#333;margin-bottom:.5em}.user{color:#999}.agent{color:#111}
-.t{margin:.2em 0}.cut{color:#bbb;font-style:italic}.s{font-weight:600;margin-right:.4em}.w{border-radius:3px;padding:0 1px}"""
+.t{margin:.2em 0}.cut{color:#bbb;font-style:italic}.s{font-weight:600;margin-right:.4em}
+.w{border-radius:3px;padding:0 1px}"""
 
 
 def shade(value: float, scale: float) -> str:
@@ -94,7 +95,8 @@ class Placed(NamedTuple):
 def layout(dialogue: Dialogue, attribution: DialogueAttribution, width: int = 100) -> list[Placed]:
     """Lay a dialogue out in lines of at most ``width`` characters (monospace): each turn starts
     a line with its ``[speaker]`` tag, words wrap at spaces, a word longer than a line gets one
-    of its own. Agent words carry their relevance (None when they have none)."""
+    of its own and is cut with an ellipsis if it would still overflow. Agent words carry their
+    relevance (None when they have none)."""
     rel = {(s.start, s.end): float(r) for s, r in zip(attribution.spans, attribution.relevance)}
     by_turn: dict[int, list] = {}
     for s in word_spans(dialogue.turns):
@@ -107,11 +109,12 @@ def layout(dialogue: Dialogue, attribution: DialogueAttribution, width: int = 10
         placed.append(Placed(line, 0, tag, turn.speaker, None))
         col = len(tag) + 1
         for s in by_turn.get(i, []):
-            if col + len(s.word) > width and col > 0:
+            word = s.word if len(s.word) <= width - 2 else s.word[: width - 3] + "…"
+            if col + len(word) > width:
                 line, col = line + 1, 2  # continuation lines are indented
             r = rel.get((s.start, s.end)) if turn.speaker == "agent" else None
-            placed.append(Placed(line, col, s.word, turn.speaker, r))
-            col += len(s.word) + 1
+            placed.append(Placed(line, col, word, turn.speaker, r))
+            col += len(word) + 1
     return placed
 
 

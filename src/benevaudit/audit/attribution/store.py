@@ -26,9 +26,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from benevaudit.audit.attribution.words import DialogueAttribution
+from benevaudit.schema import Dialogue
 from benevaudit.text import Span
 
-FORMAT = 1
+FORMAT = 1  # bump when the relevance, merge or normalisation rules change: old results go stale
 
 
 def model_fingerprint(model: Any) -> str:
@@ -93,6 +94,20 @@ class AttributionStore:
         tmp = final.with_suffix(".tmp")
         pq.write_table(pa.Table.from_pylist([_to_row(a) for a in attributions]), tmp)
         os.replace(tmp, final)
+
+
+def read_back(store: AttributionStore, dialogues: Sequence[Dialogue],
+              input_ids: Sequence[Sequence[int]],
+              labels: Sequence[int | None]) -> list[DialogueAttribution | None]:
+    """Stored results in ``dialogues`` order; None where a dialogue is new or has changed (its
+    token ids or its label)."""
+    done = store.load()
+    out: list[DialogueAttribution | None] = []
+    for d, ids, label in zip(dialogues, input_ids, labels):
+        digest, stored = done.get(d.id, (None, None))
+        fresh = stored is not None and digest == ids_digest(ids) and stored.label == label
+        out.append(stored if fresh else None)
+    return out
 
 
 def _to_row(a: DialogueAttribution) -> dict[str, Any]:

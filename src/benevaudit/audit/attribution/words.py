@@ -179,7 +179,7 @@ def attribute_dialogues(model: Any, tokenizer: Any, dialogues: Sequence[Dialogue
     import torch
     from tqdm.auto import tqdm
 
-    from benevaudit.audit.attribution.store import ids_digest
+    from benevaudit.audit.attribution.store import read_back
     from benevaudit.audit.encoding import encode_texts, pad_batch
 
     fn = relevance_fn(method, tokenizer, n_steps)
@@ -189,15 +189,11 @@ def attribute_dialogues(model: Any, tokenizer: Any, dialogues: Sequence[Dialogue
     out: list[DialogueAttribution | None] = [None] * len(dialogues)
     store = None
     if cache is not None:
-        settings = {"target": target, "max_length": max_length, "head_tokens": head_tokens,
-                    **({"n_steps": n_steps} if method == "integrated_gradients" else {})}
-        store = cache.store(method, settings)
-        done = store.load()
-        for i, d in enumerate(dialogues):
-            digest, stored = done.get(d.id, (None, None))
-            if stored is not None and digest == ids_digest(enc.input_ids[i]) \
-                    and stored.label == labels[i]:
-                out[i] = stored
+        store = cache.store(method, {"target": target, "max_length": max_length,
+                                     "head_tokens": head_tokens,
+                                     **({"n_steps": n_steps} if method == "integrated_gradients"
+                                        else {})})
+        out = read_back(store, dialogues, enc.input_ids, labels)
     todo = [i for i, a in enumerate(out) if a is None]
     if store is not None and len(todo) < len(dialogues):
         log.info("attribution (%s): %d of %d dialogues read back from %s", method,
