@@ -42,3 +42,23 @@ lexicon_path = run / "cue_lexicon.json"
 if lexicon_path.exists():
     lexicon = json.loads(lexicon_path.read_text())
     print(pd.DataFrame({c: [e["word"] for e in entries[:15]] for c, entries in lexicon.items()}))
+
+# %% [markdown]
+# ## Figures
+# The run's PNGs, shown inline in a notebook (IPython) and listed when run as a script. Look at
+# the relevance heatmap before trusting the lexicon above.
+
+# %%
+figures = [run / name for name in ("confusion_matrix.png", "attribution_heatmap.png",
+                                   "faithfulness.png", "representation_shift.png")]
+try:
+    from IPython import get_ipython
+    from IPython.display import Image, display
+    inline = get_ipython() is not None
+except ImportError:
+    inline = False
+for fig in (f for f in figures if f.exists()):
+    if inline:
+        display(Image(filename=str(fig)))
+    else:
+        print("figure:", fig)
