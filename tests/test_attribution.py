@@ -323,3 +323,27 @@ def test_token_budget_does_not_change_relevance(tiny, dialogues):
     for a, b in zip(free, capped):
         assert a.id == b.id and a.words == b.words
         np.testing.assert_allclose(a.relevance, b.relevance, rtol=1e-4, atol=1e-6)
+
+
+def test_attention_implementation_switches_and_restores():
+    from benevaudit.audit.models import attention_implementation, load_classifier
+
+    model = load_classifier("tiny", attn_implementation="eager", seed=3).eval()
+    ids = torch.tensor([[101, 2023, 2003, 1037, 3231, 102]])
+    eager = model(input_ids=ids).logits
+    with attention_implementation(model, "sdpa") as m:
+        assert m.config._attn_implementation == "sdpa"
+        sdpa = m(input_ids=ids).logits
+    assert model.config._attn_implementation == "eager"
+    torch.testing.assert_close(eager, sdpa, rtol=1e-5, atol=1e-6)
+    with pytest.raises(RuntimeError), attention_implementation(model, "sdpa"):
+        raise RuntimeError("restored even when the block fails")
+    assert model.config._attn_implementation == "eager"
+
+
+def test_integrated_gradients_leaves_the_model_eager(tiny, dialogues):
+    model, tok = tiny
+    attribute_dialogues(model, tok, dialogues[:2], "integrated_gradients", max_length=64,
+                        progress=False, n_steps=4)
+    assert model.config._attn_implementation == "eager"
+    rollout.batch_relevance(model, torch.tensor([[101, 2023, 102]]), torch.ones(1, 3), [0])

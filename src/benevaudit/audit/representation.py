@@ -88,6 +88,7 @@ def pooled_embeddings(model: Any, tokenizer: Any, dialogues: Sequence[Dialogue],
     import torch
 
     from benevaudit.audit.encoding import encode_texts, pad_batch
+    from benevaudit.audit.models import attention_implementation
     from benevaudit.text import render_turns
 
     enc = encode_texts(tokenizer, [render_turns(d.turns) for d in dialogues], max_length,
@@ -101,7 +102,7 @@ def pooled_embeddings(model: Any, tokenizer: Any, dialogues: Sequence[Dialogue],
     hook = model.base_model.register_forward_hook(lambda _m, _i, out: captured.append(out))
     model.eval()
     try:
-        with torch.no_grad():
+        with torch.no_grad(), attention_implementation(model, "sdpa"):
             for lo in range(0, len(order), batch_size):
                 idx = order[lo: lo + batch_size]
                 batch = {k: v.to(device) for k, v in

@@ -64,11 +64,13 @@ def predicted_probs(model: Any, sequences: Sequence[Sequence[int]], classes: Seq
 
     from benevaudit.audit.encoding import pad_batch
 
+    from benevaudit.audit.models import attention_implementation
+
     device = next(model.parameters()).device
     out = np.zeros(len(sequences))
     order = sorted(range(len(sequences)), key=lambda i: len(sequences[i]))
     model.eval()
-    with torch.no_grad():
+    with torch.no_grad(), attention_implementation(model, "sdpa"):
         for lo in range(0, len(order), batch_size):
             idx = order[lo: lo + batch_size]
             batch = pad_batch([sequences[i] for i in idx], pad_id)

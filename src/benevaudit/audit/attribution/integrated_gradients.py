@@ -41,10 +41,19 @@ def batch_relevance(model: Any, input_ids: torch.Tensor, attention_mask: torch.T
     ``internal_batch_size`` bounds how many interpolated sequences go through the model at
     once (the whole batch holds B × n_steps of them).
     """
-    import torch
-    from captum.attr import LayerIntegratedGradients
+    from benevaudit.audit.models import attention_implementation
 
     model.eval()
+    with attention_implementation(model, "sdpa"):  # no attention weights needed here
+        return _relevance(model, input_ids, attention_mask, labels, target, pad_id, keep_ids,
+                          n_steps, internal_batch_size)
+
+
+def _relevance(model: Any, input_ids: torch.Tensor, attention_mask: torch.Tensor,
+               labels: Sequence[int | None], target: str, pad_id: int, keep_ids: Sequence[int],
+               n_steps: int, internal_batch_size: int) -> Relevance:
+    import torch
+    from captum.attr import LayerIntegratedGradients
 
     def forward(ids: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         return model(input_ids=ids, attention_mask=mask).logits             # [b, C]
