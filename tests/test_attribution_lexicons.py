@@ -246,6 +246,8 @@ def test_heatmap_png(tmp_path):
     assert reddish > 100 and bluish > 20  # both signs are shaded
     with pytest.raises(ValueError, match="attributions"):
         write_heatmap_png([d], [a, a], tmp_path / "bad.png")
+    with pytest.raises(ValueError, match="paired"):
+        write_heatmap_png([dialogue(5, "N", "x")], [a], tmp_path / "bad.png")
 
 
 # ---------------------------------------------------------------- the whole audit of one model

@@ -47,10 +47,9 @@ def audit_model(model: Any, tokenizer: Any, splits: dict[str, list[Dialogue]],
         return {}
     check_attribution(attribution)
     from benevaudit.audit.attribution.suite import AttributionOptions, run_attribution
+    from benevaudit.audit.models import attention_implementation
     from benevaudit.audit.representation import representation_shift
 
-    model.set_attn_implementation("eager")  # attention weights: SDPA returns none
-    model.eval()
     seq = dict(max_length=int(model_cfg["max_length"]), head_tokens=int(model_cfg["head_tokens"]))
     options = AttributionOptions(
         methods=tuple(attribution["methods"]), target=str(attribution["target"]),
@@ -62,17 +61,20 @@ def audit_model(model: Any, tokenizer: Any, splits: dict[str, list[Dialogue]],
         heatmap_dialogues=int(attribution["heatmap_dialogues"]),
         heatmap_png_dialogues=int(attribution.get("heatmap_png_dialogues", 2)), seed=seed,
         cache_dir=attribution.get("cache_dir"), **seq)
-    target = splits[attribution.get("split", "test")]
-    _, metrics = run_attribution(model, tokenizer, splits["train"], target, out, options)
-    if attribution.get("representation_shift", True):
-        train = splits["train"]
-        cap = attribution.get("shift_max_train")
-        if cap and len(train) > cap:  # an even, deterministic subsample keeps class balance
-            train = [train[round(i * len(train) / cap)] for i in range(int(cap))]
-        shift = representation_shift(model, tokenizer, train, splits["test"],
-                                     out / "representation_shift.png",
-                                     batch_size=int(attribution["batch_size"]), **seq)
-        metrics.update(shift.metrics)
-    model.set_attn_implementation("sdpa")
+    train = splits["train"]
+    cap = attribution.get("shift_max_train")
+    if cap and len(train) > cap:  # an even, deterministic subsample keeps class balance
+        train = [train[round(i * len(train) / cap)] for i in range(int(cap))]
+    model.eval()
+    # rollout reads attention weights, which SDPA does not return; the model gets its own
+    # kernel back afterwards, also when the audit fails
+    with attention_implementation(model, "eager"):
+        _, metrics = run_attribution(model, tokenizer, splits["train"],
+                                     splits[attribution.get("split", "test")], out, options)
+        if attribution.get("representation_shift", True):
+            shift = representation_shift(model, tokenizer, train, splits["test"],
+                                         out / "representation_shift.png",
+                                         batch_size=int(attribution["batch_size"]), **seq)
+            metrics.update(shift.metrics)
     log.info("cue lexicon: %s", out / "cue_lexicon.json")
     return metrics

@@ -62,15 +62,21 @@ def dialogue_html(dialogue: Dialogue, attribution: DialogueAttribution) -> str:
     return "\n".join(lines)
 
 
-def write_heatmap(dialogues: Sequence[Dialogue], attributions: Sequence[DialogueAttribution],
-                  path: str | Path, title: str = "Attribution heatmap") -> Path:
-    """Write one HTML file (inline CSS, no scripts or external assets) for the given dialogues."""
+def check_pairs(dialogues: Sequence[Dialogue], attributions: Sequence[DialogueAttribution],
+                caller: str) -> None:
+    """Each dialogue must come with its own attribution, in the same order."""
     if len(dialogues) != len(attributions):
-        raise ValueError(f"write_heatmap: {len(dialogues)} dialogues but "
+        raise ValueError(f"{caller}: {len(dialogues)} dialogues but "
                          f"{len(attributions)} attributions")
     for d, a in zip(dialogues, attributions):
         if d.id != a.id:
-            raise ValueError(f"write_heatmap: dialogue {d.id!r} paired with attribution {a.id!r}")
+            raise ValueError(f"{caller}: dialogue {d.id!r} paired with attribution {a.id!r}")
+
+
+def write_heatmap(dialogues: Sequence[Dialogue], attributions: Sequence[DialogueAttribution],
+                  path: str | Path, title: str = "Attribution heatmap") -> Path:
+    """Write one HTML file (inline CSS, no scripts or external assets) for the given dialogues."""
+    check_pairs(dialogues, attributions, "write_heatmap")
     body = "\n".join(dialogue_html(d, a) for d, a in zip(dialogues, attributions))
     page = (f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}"
             f"</title><style>{_STYLE}</style></head><body><h1>{html.escape(title)}</h1>"
@@ -130,9 +136,7 @@ def write_heatmap_png(dialogues: Sequence[Dialogue], attributions: Sequence[Dial
     import matplotlib.pyplot as plt
     from matplotlib.patches import Rectangle
 
-    if len(dialogues) != len(attributions):
-        raise ValueError(f"write_heatmap_png: {len(dialogues)} dialogues but "
-                         f"{len(attributions)} attributions")
+    check_pairs(dialogues, attributions, "write_heatmap_png")
     blocks = [(d, a, layout(d, a, width)) for d, a in zip(dialogues, attributions)]
     rows = sum(p[-1].line + 1 + 3 for _, _, p in blocks) + 1   # header + gap per dialogue
     inch_per_char, inch_per_line = 0.075, 0.19
