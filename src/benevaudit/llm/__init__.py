@@ -11,9 +11,12 @@ Backends are registered as ``"module:Class"`` strings and imported only when ask
 from __future__ import annotations
 
 import importlib
+import inspect
+import logging
 from pathlib import Path
 from typing import Any
 
+from benevaudit.errors import ConfigError
 from benevaudit.llm.base import ChatModel, Completion, Conversation, Message, Sampling
 
 BACKENDS: dict[str, str] = {
@@ -27,7 +30,7 @@ BACKENDS: dict[str, str] = {
 def backend_class(backend: str) -> type[ChatModel]:
     """Import the class registered for ``backend`` (only now: vllm is heavy and optional)."""
     if backend not in BACKENDS:
-        raise ValueError(f"unknown LLM backend {backend!r}; valid backends: {sorted(BACKENDS)}")
+        raise ConfigError(f"unknown LLM backend {backend!r}; valid backends: {sorted(BACKENDS)}")
     module_name, class_name = BACKENDS[backend].split(":")
     return getattr(importlib.import_module(module_name), class_name)
 
@@ -46,5 +49,33 @@ def build_chat_model(backend: str, cache: str | Path | None = None, **kwargs: An
     return CachedChatModel(model, cache)
 
 
-__all__ = ["BACKENDS", "ChatModel", "Completion", "Conversation", "Message", "Sampling",
+def backend_kwargs(backend: str, block: dict[str, Any]) -> dict[str, Any]:
+    """The keys of an ``llm`` block that ``backend``'s constructor takes; the rest are dropped.
+
+    One config block serves every backend (``detector.llm.backend=hf`` on a block written for
+    vLLM), so a key such as ``gpu_memory_utilization`` must not reach a constructor that has no
+    such parameter. A backend that accepts ``**kwargs`` (vLLM's engine arguments) keeps them all.
+    """
+    params = inspect.signature(backend_class(backend).__init__).parameters
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+        return dict(block)
+    kept = {k: v for k, v in block.items() if k in params}
+    dropped = sorted(set(block) - set(kept))
+    if dropped:
+        logging.getLogger(__name__).debug("llm backend %s takes no %s; dropped", backend, dropped)
+    return kept
+
+
+def build_from_block(block: dict[str, Any], cache: str | Path | None = None) -> ChatModel:
+    """Build the model an ``llm`` config block names: ``{backend: hf, model: ..., ...}``."""
+    block = dict(block)
+    if "backend" not in block:
+        raise ConfigError(f"an llm block needs a 'backend' (one of {sorted(BACKENDS)}); "
+                          f"got keys {sorted(block)}")
+    backend = block.pop("backend")
+    block.pop("cache", None)
+    return build_chat_model(backend, cache=cache, **backend_kwargs(backend, block))
+
+
+__all__ = ["backend_kwargs", "build_from_block", "BACKENDS", "ChatModel", "Completion", "Conversation", "Message", "Sampling",
            "backend_class", "build_chat_model"]

@@ -1,0 +1,39 @@
+"""Confidence intervals for rates: one Wilson score interval shared by detection and the probes.
+
+The Wilson interval stays inside [0, 1] and behaves at k = 0 and k = n, where the normal
+approximation collapses to a zero-width interval; with 48 test dialogues that matters.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+Z95 = 1.959963984540054   # the standard normal's 97.5% quantile
+
+
+def wilson_interval(k: int | float, n: int | float, z: float = Z95) -> tuple[float, float]:
+    """(low, high) of the Wilson score interval for k successes in n trials; NaNs when n = 0."""
+    if n < 0 or k < 0 or k > n:
+        raise ValueError(f"wilson_interval needs 0 <= k <= n, got k={k}, n={n}")
+    if n == 0:
+        return float("nan"), float("nan")
+    p = k / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def wilson_arrays(k: np.ndarray, n: np.ndarray, z: float = Z95) -> tuple[np.ndarray, np.ndarray]:
+    """Vectorised :func:`wilson_interval`; entries with n = 0 are NaN."""
+    k, n = np.asarray(k, dtype=float), np.asarray(n, dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = k / n
+        denom = 1 + z * z / n
+        centre = (p + z * z / (2 * n)) / denom
+        half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    low = np.where(n > 0, np.clip(centre - half, 0.0, 1.0), np.nan)
+    high = np.where(n > 0, np.clip(centre + half, 0.0, 1.0), np.nan)
+    return low, high
