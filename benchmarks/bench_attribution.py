@@ -30,7 +30,7 @@ def load_model(source: str, tokenizer: str | None) -> tuple[object, object]:
     """(tokenizer, eager-attention classifier). ``random:bert-base`` is a randomly initialised
     model of bert-base-uncased's shape (12 layers, 768 wide): the cost of the study's model
     without its weights, for machines that cannot reach the hub."""
-    from benevaudit.audit.models import load_classifier, load_tokenizer
+    from benevaudit.encoders.models import load_classifier, load_tokenizer
 
     if source != "random:bert-base":
         return load_tokenizer(tokenizer or source), load_classifier(source, attn_implementation="eager")

@@ -32,7 +32,7 @@ def ours(args: argparse.Namespace) -> dict:
     import lightning as L
 
     from benevaudit.audit.datamodule import DialogueDataModule
-    from benevaudit.audit.models import load_classifier, load_tokenizer
+    from benevaudit.encoders.models import load_classifier, load_tokenizer
     from benevaudit.audit.module import DialogueClassifier
 
     data = dialogues(args.n, args.cache)
@@ -55,8 +55,8 @@ def plain_trainer(args: argparse.Namespace) -> dict:
     import torch
     from transformers import DataCollatorWithPadding, Trainer, TrainingArguments
 
-    from benevaudit.audit.encoding import encode_texts
-    from benevaudit.audit.models import load_classifier, load_tokenizer
+    from benevaudit.encoders.encoding import encode_texts
+    from benevaudit.encoders.models import load_classifier, load_tokenizer
     from benevaudit.schema import CLASS_INDEX
     from benevaudit.text import render_turns
 

@@ -25,7 +25,7 @@ def main(argv: list[str] | None = None) -> Path:
     import torch
     from safetensors.torch import load_file, save_file
 
-    from benevaudit.audit.models import packaged_minilm_path
+    from benevaudit.encoders.models import packaged_minilm_path
 
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--out", default=".device")

@@ -35,7 +35,7 @@ def make_dialogue(i: int, label: str, agent_text: str, user_text: str = "I need 
 
 @pytest.fixture(scope="module")
 def tiny():
-    from benevaudit.audit.models import load_classifier, load_tokenizer
+    from benevaudit.encoders.models import load_classifier, load_tokenizer
 
     return load_classifier("tiny", attn_implementation="eager", seed=3), load_tokenizer("tiny")
 
@@ -119,7 +119,7 @@ def test_rollout_zeroes_padding():
 # ---------------------------------------------------------------- rollout on the tiny BERT
 
 def encoded(tok, texts):
-    from benevaudit.audit.encoding import encode_texts, pad_batch
+    from benevaudit.encoders.encoding import encode_texts, pad_batch
 
     enc = encode_texts(tok, texts, max_length=64)
     return enc, pad_batch(enc.input_ids, tok.pad_token_id)
@@ -195,7 +195,7 @@ def test_rollout_targets_and_errors(tiny, dialogues):
 
 
 def test_rollout_refuses_sdpa():
-    from benevaudit.audit.models import load_classifier
+    from benevaudit.encoders.models import load_classifier
 
     model = load_classifier("tiny", attn_implementation="sdpa")
     with pytest.raises(ValueError, match="eager"):
@@ -326,7 +326,7 @@ def test_token_budget_does_not_change_relevance(tiny, dialogues):
 
 
 def test_attention_implementation_switches_and_restores():
-    from benevaudit.audit.models import attention_implementation, load_classifier
+    from benevaudit.encoders.models import attention_implementation, load_classifier
 
     model = load_classifier("tiny", attn_implementation="eager", seed=3).eval()
     ids = torch.tensor([[101, 2023, 2003, 1037, 3231, 102]])

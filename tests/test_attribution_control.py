@@ -31,8 +31,8 @@ MAX_LENGTH, EPOCHS, BATCH, LR = 128, 4, 16, 1.5e-4
 def control(tmp_path_factory):
     import torch
 
-    from benevaudit.audit.encoding import encode_texts, pad_batch
-    from benevaudit.audit.models import load_classifier, load_tokenizer
+    from benevaudit.encoders.encoding import encode_texts, pad_batch
+    from benevaudit.encoders.models import load_classifier, load_tokenizer
     from benevaudit.corpus import read_corpus
     from benevaudit.generation.embedded import ensure_scripted_sample
     from benevaudit.generation.scripted import PlantedCue

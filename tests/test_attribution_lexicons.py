@@ -162,7 +162,7 @@ def test_deletion_curves_known_answer(tmp_path):
 
 def test_evaluate_faithfulness_runs_on_tiny(tmp_path):
     from benevaudit.audit.attribution.faithfulness import evaluate_faithfulness
-    from benevaudit.audit.models import load_classifier, load_tokenizer
+    from benevaudit.encoders.models import load_classifier, load_tokenizer
 
     model = load_classifier("tiny", attn_implementation="eager")
     tok = load_tokenizer("tiny")
@@ -255,7 +255,7 @@ def test_heatmap_png(tmp_path):
 def test_run_attribution_writes_run_files(tmp_path):
     from benevaudit.audit.attribution.suite import AttributionOptions, run_attribution
     from benevaudit.audit.lexicon import load_lexicon
-    from benevaudit.audit.models import load_classifier, load_tokenizer
+    from benevaudit.encoders.models import load_classifier, load_tokenizer
 
     model = load_classifier("tiny", attn_implementation="eager")
     tok = load_tokenizer("tiny")

@@ -33,7 +33,7 @@ def dialogue(i: int, text: str) -> Dialogue:
 
 @pytest.fixture(scope="module")
 def tiny():
-    from benevaudit.audit.models import load_classifier, load_tokenizer
+    from benevaudit.encoders.models import load_classifier, load_tokenizer
 
     return load_classifier("tiny", attn_implementation="eager", seed=5), load_tokenizer("tiny")
 
@@ -116,7 +116,7 @@ def test_changed_dialogue_or_settings_are_recomputed(tiny, tmp_path, counted):
 
 
 def test_fingerprint_follows_the_weights(tiny):
-    from benevaudit.audit.models import load_classifier
+    from benevaudit.encoders.models import load_classifier
 
     model = tiny[0]
     assert model_fingerprint(model) == model_fingerprint(model)

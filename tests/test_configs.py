@@ -65,7 +65,7 @@ def test_defaults_follow_the_study():
 
 
 def test_missing_hub_model_fails_fast_with_a_hint():
-    from benevaudit.audit.models import load_classifier, load_tokenizer
+    from benevaudit.encoders.models import load_classifier, load_tokenizer
     from benevaudit.errors import ConfigError
 
     for load in (load_tokenizer, load_classifier):

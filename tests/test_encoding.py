@@ -2,8 +2,8 @@
 
 import pytest
 
-from benevaudit.audit.encoding import encode_texts, head_tail, pad_batch
-from benevaudit.audit.models import load_tokenizer
+from benevaudit.encoders.encoding import encode_texts, head_tail, pad_batch
+from benevaudit.encoders.models import load_tokenizer
 from benevaudit.schema import Turn
 from benevaudit.text import MASK_TOKEN, render_turns, word_spans
 

@@ -69,7 +69,7 @@ def test_missing_class_and_collinear_centroids_are_errors():
 
 def test_representation_shift_on_tiny(tmp_path):
     pytest.importorskip("torch")
-    from benevaudit.audit.models import load_classifier, load_tokenizer
+    from benevaudit.encoders.models import load_classifier, load_tokenizer
     from benevaudit.audit.representation import representation_shift
 
     def d(i: int) -> Dialogue:

@@ -15,7 +15,7 @@ import lightning as L
 import torch
 from torch.utils.data import DataLoader, Dataset, Sampler
 
-from benevaudit.audit.encoding import encode_texts, pad_batch
+from benevaudit.encoders.encoding import encode_texts, pad_batch
 from benevaudit.schema import CLASS_INDEX, Dialogue
 from benevaudit.text import render_turns
 

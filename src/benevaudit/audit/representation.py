@@ -87,8 +87,8 @@ def pooled_embeddings(model: Any, tokenizer: Any, dialogues: Sequence[Dialogue],
     """(pooler outputs [N, D], predicted class indices [N]) in input order."""
     import torch
 
-    from benevaudit.audit.encoding import encode_texts, pad_batch
-    from benevaudit.audit.models import attention_implementation
+    from benevaudit.encoders.encoding import encode_texts, pad_batch
+    from benevaudit.encoders.models import attention_implementation
     from benevaudit.text import render_turns
 
     enc = encode_texts(tokenizer, [render_turns(d.turns) for d in dialogues], max_length,

@@ -266,8 +266,8 @@ def cls_embeddings(texts: Sequence[str], embedder: str = "minilm", batch_size: i
     from tqdm.auto import tqdm
     from transformers import AutoModel, BertConfig
 
-    from benevaudit.audit.encoding import encode_texts, pad_batch
-    from benevaudit.audit.models import TINY_BERT, load_tokenizer, packaged_minilm_path
+    from benevaudit.encoders.encoding import encode_texts, pad_batch
+    from benevaudit.encoders.models import TINY_BERT, load_tokenizer, packaged_minilm_path
 
     if embedder == "tiny":
         torch.manual_seed(seed)

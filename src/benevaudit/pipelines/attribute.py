@@ -13,7 +13,7 @@ from benevaudit.pipelines.evaluate import frozen_model_splits, load_frozen
 
 
 def run(cfg: DictConfig) -> dict[str, float]:
-    from benevaudit.audit.models import set_offline_defaults
+    from benevaudit.encoders.models import set_offline_defaults
     from benevaudit.pipelines.attribution import audit_model
 
     set_offline_defaults()

@@ -47,7 +47,7 @@ def audit_model(model: Any, tokenizer: Any, splits: dict[str, list[Dialogue]],
         return {}
     check_attribution(attribution)
     from benevaudit.audit.attribution.suite import AttributionOptions, run_attribution
-    from benevaudit.audit.models import attention_implementation
+    from benevaudit.encoders.models import attention_implementation
     from benevaudit.audit.representation import representation_shift
 
     seq = dict(max_length=int(model_cfg["max_length"]), head_tokens=int(model_cfg["head_tokens"]))

@@ -40,7 +40,7 @@ def locate(ckpt: str) -> tuple[Path, Path | None]:
 
 def load_frozen(weights: Path) -> tuple[Any, Any]:
     """(model, tokenizer) from a model directory or a Lightning checkpoint."""
-    from benevaudit.audit.models import load_tokenizer
+    from benevaudit.encoders.models import load_tokenizer
 
     if weights.suffix == ".ckpt":
         from benevaudit.audit.module import DialogueClassifier
@@ -82,7 +82,7 @@ def frozen_model_splits(cfg: DictConfig) -> tuple[Path, dict[str, list[Dialogue]
 def run(cfg: DictConfig) -> dict[str, float]:
     from benevaudit.audit.datamodule import DialogueDataModule
     from benevaudit.audit.evaluation import evaluate_classifier, plot_confusion, write_predictions
-    from benevaudit.audit.models import set_offline_defaults
+    from benevaudit.encoders.models import set_offline_defaults
     from benevaudit.pipelines.interventions import edit_splits
     from benevaudit.pipelines.tracking import build_logger, finish_logger
 

@@ -84,7 +84,7 @@ def run(cfg: DictConfig) -> dict[str, float]:
     import torch
 
     from benevaudit.audit.datamodule import DialogueDataModule
-    from benevaudit.audit.models import load_classifier, load_tokenizer, set_offline_defaults
+    from benevaudit.encoders.models import load_classifier, load_tokenizer, set_offline_defaults
     from benevaudit.audit.module import DialogueClassifier
     from benevaudit.pipelines.attribution import audit_model, check_attribution
     from benevaudit.pipelines.interventions import edit_splits

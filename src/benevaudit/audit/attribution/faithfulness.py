@@ -62,9 +62,9 @@ def predicted_probs(model: Any, sequences: Sequence[Sequence[int]], classes: Seq
     """p(classes[i] | sequences[i]) for every sequence, batched by length. -> [N]."""
     import torch
 
-    from benevaudit.audit.encoding import pad_batch
+    from benevaudit.encoders.encoding import pad_batch
 
-    from benevaudit.audit.models import attention_implementation
+    from benevaudit.encoders.models import attention_implementation
 
     device = next(model.parameters()).device
     out = np.zeros(len(sequences))

@@ -41,7 +41,7 @@ def batch_relevance(model: Any, input_ids: torch.Tensor, attention_mask: torch.T
     ``internal_batch_size`` bounds how many interpolated sequences go through the model at
     once (the whole batch holds B × n_steps of them).
     """
-    from benevaudit.audit.models import attention_implementation
+    from benevaudit.encoders.models import attention_implementation
 
     model.eval()
     with attention_implementation(model, "sdpa"):  # no attention weights needed here

@@ -180,7 +180,7 @@ def attribute_dialogues(model: Any, tokenizer: Any, dialogues: Sequence[Dialogue
     from tqdm.auto import tqdm
 
     from benevaudit.audit.attribution.store import read_back
-    from benevaudit.audit.encoding import encode_texts, pad_batch
+    from benevaudit.encoders.encoding import encode_texts, pad_batch
 
     fn = relevance_fn(method, tokenizer, n_steps)
     enc = encode_texts(tokenizer, [render_turns(d.turns) for d in dialogues], max_length,
