@@ -19,7 +19,7 @@ from benevaudit.audit.attribution.agreement import (  # noqa: E402
     spearman_shared,
 )
 from benevaudit.audit.attribution.logodds import logodds_lexicon, logodds_scores  # noqa: E402
-from benevaudit.audit.attribution.words import DialogueAttribution  # noqa: E402
+from benevaudit.audit.attribution.dialogue import DialogueAttribution  # noqa: E402
 from benevaudit.audit.lexicon import lexicon_from_ranked  # noqa: E402
 from benevaudit.schema import Dialogue, Turn  # noqa: E402
 from benevaudit.text import Span  # noqa: E402
@@ -255,6 +255,7 @@ def test_heatmap_png(tmp_path):
 def test_run_attribution_writes_run_files(tmp_path):
     from benevaudit.audit.attribution.suite import AttributionOptions, run_attribution
     from benevaudit.audit.lexicon import load_lexicon
+    from benevaudit.pipelines.attribution import write_heatmaps
     from benevaudit.encoders.models import load_classifier, load_tokenizer
 
     model = load_classifier("tiny", attn_implementation="eager")
@@ -264,8 +265,11 @@ def test_run_attribution_writes_run_files(tmp_path):
           for c in ("N", "OB", "BB")]
     opts = AttributionOptions(top_k=5, min_count=1, n_steps=4, faithfulness_ks=(1, 2),
                               heatmap_dialogues=2, progress=False)
-    lexicon, metrics = run_attribution(model, tok, ds, ds, tmp_path, opts)
+    audit = run_attribution(model, tok, ds, ds, tmp_path, opts)
+    lexicon, metrics = audit.lexicon, audit.metrics
     assert load_lexicon(tmp_path / "cue_lexicon.json") == lexicon
+    assert [d.id for d in audit.shown] == [a.id for a in audit.attributions] == [d.id for d in ds[:2]]
+    write_heatmaps(audit, tmp_path, png_dialogues=1)   # the pipeline draws what the audit found
     for name in ("cue_lexicon_rollout.json", "cue_lexicon_integrated_gradients.json",
                  "cue_lexicon_logodds.json", "faithfulness.png", "attribution_heatmap.html",
                  "attribution_heatmap.png"):

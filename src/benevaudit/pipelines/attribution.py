@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from benevaudit.errors import ConfigError
 from benevaudit.schema import CLASSES, Dialogue
+
+if TYPE_CHECKING:
+    from benevaudit.audit.attribution.suite import AttributionAudit
 
 log = logging.getLogger(__name__)
 SPLITS = ("train", "validation", "test")
@@ -38,6 +41,21 @@ def check_attribution(attribution: dict[str, Any]) -> None:
     batch_token_cap(attribution.get("max_batch_tokens", "auto"), "cpu")
 
 
+def write_heatmaps(audit: AttributionAudit, out: Path, png_dialogues: int) -> None:
+    """``attribution_heatmap.html`` for every shown dialogue, ``.png`` for the first few."""
+    from benevaudit.report.heatmap import write_heatmap, write_heatmap_png
+
+    if not audit.shown:
+        return
+    write_heatmap(audit.shown, audit.attributions, out / "attribution_heatmap.html",
+                  title=f"{audit.method} relevance")
+    k = min(len(audit.shown), png_dialogues)
+    if k:
+        write_heatmap_png(audit.shown[:k], audit.attributions[:k], out / "attribution_heatmap.png",
+                          title=f"{audit.method} relevance (red: for the explained class, "
+                                "blue: against; light italics: truncated)")
+
+
 def audit_model(model: Any, tokenizer: Any, splits: dict[str, list[Dialogue]],
                 attribution: dict[str, Any], model_cfg: dict[str, Any], seed: int,
                 out: Path) -> dict[str, float]:
@@ -59,7 +77,7 @@ def audit_model(model: Any, tokenizer: Any, splits: dict[str, list[Dialogue]],
         logodds=bool(attribution["logodds"]),
         faithfulness_dialogues=attribution.get("faithfulness_dialogues"),
         heatmap_dialogues=int(attribution["heatmap_dialogues"]),
-        heatmap_png_dialogues=int(attribution.get("heatmap_png_dialogues", 2)), seed=seed,
+        seed=seed,
         cache_dir=attribution.get("cache_dir"), **seq)
     train = splits["train"]
     cap = attribution.get("shift_max_train")
@@ -69,8 +87,10 @@ def audit_model(model: Any, tokenizer: Any, splits: dict[str, list[Dialogue]],
     # rollout reads attention weights, which SDPA does not return; the model gets its own
     # kernel back afterwards, also when the audit fails
     with attention_implementation(model, "eager"):
-        _, metrics = run_attribution(model, tokenizer, splits["train"],
-                                     splits[attribution.get("split", "test")], out, options)
+        audit = run_attribution(model, tokenizer, splits["train"],
+                                splits[attribution.get("split", "test")], out, options)
+        metrics = audit.metrics
+        write_heatmaps(audit, out, int(attribution.get("heatmap_png_dialogues", 2)))
         if attribution.get("representation_shift", True):
             shift = representation_shift(model, tokenizer, train, splits["test"],
                                          out / "representation_shift.png",

@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from benevaudit.audit.attribution.words import DialogueAttribution
+from benevaudit.audit.attribution.dialogue import DialogueAttribution
 from benevaudit.schema import CLASSES, Dialogue
 from benevaudit.text import word_spans
 

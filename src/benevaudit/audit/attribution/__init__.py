@@ -3,6 +3,7 @@
 - :mod:`.rollout` — gradient-weighted attention rollout (the study's method), batched;
 - :mod:`.integrated_gradients` — Captum layer integrated gradients, a second opinion;
 - :mod:`.logodds` — a model-free lexicon from the training data (log-odds, Dirichlet prior);
+- :mod:`.dialogue` — one dialogue's attribution, as passes produce it and the store keeps it;
 - :mod:`.words` — token → word relevance and the lexicon (:func:`compute_lexicon`);
 - :mod:`.agreement` — Jaccard@k and Spearman between lexicons;
 - :mod:`.faithfulness` — deletion curves and AOPC against a random control.
@@ -11,11 +12,11 @@ Importing this package stays cheap: torch and captum are imported inside the fun
 """
 
 from benevaudit.audit.attribution.agreement import agreement_metrics
+from benevaudit.audit.attribution.dialogue import DialogueAttribution
 from benevaudit.audit.attribution.faithfulness import evaluate_faithfulness
 from benevaudit.audit.attribution.logodds import logodds_lexicon, logodds_scores
 from benevaudit.audit.attribution.words import (
     METHODS,
-    DialogueAttribution,
     LexiconResult,
     attribute_dialogues,
     compute_lexicon,

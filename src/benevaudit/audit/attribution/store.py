@@ -25,7 +25,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from benevaudit.audit.attribution.words import DialogueAttribution
+from benevaudit.audit.attribution.dialogue import DialogueAttribution
 from benevaudit.schema import Dialogue
 from benevaudit.text import Span
 

@@ -2,8 +2,10 @@
 
 What a training run calls after fitting: the cue lexicon of the study's method (rollout) as
 ``cue_lexicon.json``, the second opinions (integrated gradients, log-odds from the training
-data) beside it, their agreement, deletion faithfulness against a random control, and a
-heatmap of a few test dialogues. Returns flat metrics for ``metrics.json``.
+data) beside it, their agreement, deletion faithfulness against a random control, and the
+relevance of a few test dialogues for a heatmap. Returns flat metrics for ``metrics.json``.
+Drawing the heatmap is the report's job (:mod:`benevaudit.report.heatmap`), called by the
+pipeline: the audit hands over the attributions and never imports the report.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from benevaudit.audit.attribution.agreement import agreement_metrics
+from benevaudit.audit.attribution.dialogue import DialogueAttribution
 from benevaudit.audit.attribution.faithfulness import DEFAULT_KS, evaluate_faithfulness
 from benevaudit.audit.attribution.logodds import logodds_lexicon, logodds_scores
 from benevaudit.audit.attribution.store import AttributionCache
@@ -38,20 +41,28 @@ class AttributionOptions:
     logodds: bool = True
     faithfulness_dialogues: int | None = 200   # None = the whole test split; 0 = skip
     faithfulness_ks: tuple[int, ...] = DEFAULT_KS
-    heatmap_dialogues: int = 6
-    heatmap_png_dialogues: int = 2      # the first of those, also drawn as a PNG
+    heatmap_dialogues: int = 6          # attributed for the report to draw
     seed: int = 42
     progress: bool = True
     cache_dir: str | Path | None = None   # keep finished batches here (resumable); None = off
 
 
+@dataclass
+class AttributionAudit:
+    """What one model's attribution audit found, for the pipeline to log and draw."""
+
+    lexicon: Lexicon                      # of the first method: ``cue_lexicon.json``
+    metrics: dict[str, float]
+    method: str                           # the method the shown relevance comes from
+    shown: list[Dialogue]                 # the first ``heatmap_dialogues`` test dialogues
+    attributions: list[DialogueAttribution]   # their relevance, in the same order
+
+
 def run_attribution(model: Any, tokenizer: Any, train: Sequence[Dialogue],
                     test: Sequence[Dialogue], out_dir: str | Path,
-                    options: AttributionOptions | None = None) -> tuple[Lexicon, dict[str, float]]:
-    """(primary lexicon, metrics). Writes ``cue_lexicon.json``, ``cue_lexicon_<method>.json``,
-    ``faithfulness.png`` and ``attribution_heatmap.html`` / ``.png`` into ``out_dir``."""
-    from benevaudit.report.heatmap import write_heatmap, write_heatmap_png
-
+                    options: AttributionOptions | None = None) -> AttributionAudit:
+    """Writes ``cue_lexicon.json``, ``cue_lexicon_<method>.json`` and ``faithfulness.png`` into
+    ``out_dir``; returns the lexicon, metrics and the relevance of the dialogues to show."""
     o = options or AttributionOptions()
     out = Path(out_dir)
     cache = AttributionCache.for_model(o.cache_dir, model) if o.cache_dir else None
@@ -81,15 +92,7 @@ def run_attribution(model: Any, tokenizer: Any, train: Sequence[Dialogue],
                                       o.n_steps, out / "faithfulness.png", o.progress,
                                       o.max_batch_tokens, cache)
         metrics.update(faith.metrics)
-    if o.heatmap_dialogues:
-        shown = list(test)[: o.heatmap_dialogues]
-        attrs = attribute_dialogues(model, tokenizer, shown, o.methods[0], progress=False,
-                                    **{k: v for k, v in kw.items() if k != "progress"})
-        write_heatmap(shown, attrs, out / "attribution_heatmap.html",
-                      title=f"{o.methods[0]} relevance")
-        k = min(len(shown), o.heatmap_png_dialogues)
-        if k:
-            write_heatmap_png(shown[:k], attrs[:k], out / "attribution_heatmap.png",
-                              title=f"{o.methods[0]} relevance (red: for the explained class, "
-                                    "blue: against; light italics: truncated)")
-    return primary, metrics
+    shown = list(test)[: o.heatmap_dialogues]
+    attrs = attribute_dialogues(model, tokenizer, shown, o.methods[0], progress=False,
+                                **{k: v for k, v in kw.items() if k != "progress"}) if shown else []
+    return AttributionAudit(primary, metrics, o.methods[0], shown, attrs)

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from benevaudit.audit.attribution.dialogue import DialogueAttribution
 from benevaudit.audit.lexicon import Lexicon, lexicon_from_ranked
 from benevaudit.errors import ConfigError
 from benevaudit.schema import CLASS_INDEX, CLASSES, Dialogue
@@ -47,25 +48,6 @@ METHODS: tuple[str, ...] = ("rollout", "rollout_norm", "integrated_gradients")
 # 512 tokens ran 1.5x slower than one dialogue at a time, while batches of ~1,024 tokens were
 # as fast or faster at every length measured (64 to 512). GPUs keep the plain batch size.
 CPU_BATCH_TOKENS = 1024
-
-
-@dataclass
-class DialogueAttribution:
-    """Kept agent words of one dialogue with their relevance, and the model's view of it."""
-
-    id: str
-    label: int | None
-    target: int                  # class index whose logit was explained
-    probs: np.ndarray            # [C] class probabilities of the unmodified input
-    input_ids: list[int]         # as fed to the model: [CLS] … [SEP], unpadded
-    words: list[str]             # kept agent words, as written
-    spans: list[Span]
-    relevance: np.ndarray        # [n_words], normalised (see module docstring)
-    pieces: list[list[int]]      # per word, its token positions in input_ids
-
-    @property
-    def pred(self) -> int:
-        return int(self.probs.argmax())
 
 
 @dataclass
