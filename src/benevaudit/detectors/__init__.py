@@ -1,1 +1,101 @@
-"""benevaudit.detectors."""
+"""Detectors: one interface over sequence classifiers, generative guards and LLM judges.
+
+``build_detector(spec, judges, cache)`` turns a plain ``detector`` config block into a
+``Detector``. ``kind`` picks the family:
+
+| kind | family | module |
+| --- | --- | --- |
+| ``sequence_classifier`` | Regard, ToxiGen, BeaverTails | ``classifiers`` |
+| ``llama_guard3`` ``granite_guardian`` ``wildguard`` ``qwen3guard`` | generative guards | ``guards`` |
+| ``judge`` | prompted LLM judges and their ensemble | ``judges`` |
+
+(``finetuned`` and ``external`` need no model of this package's own and are wired in
+``pipelines/detect_sources.py``.) Heavy imports happen inside the builders.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from benevaudit.detectors.base import Detector, DialogueResult, UnitVerdict
+from benevaudit.detectors.units import AGGREGATIONS, UNITS, Unit, aggregate, make_units
+from benevaudit.errors import ConfigError
+
+GUARD_KINDS: tuple[str, ...] = ("llama_guard3", "granite_guardian", "wildguard", "qwen3guard")
+MODEL_KINDS: tuple[str, ...] = ("sequence_classifier", *GUARD_KINDS, "judge")
+
+
+def guard_llm_block(spec: dict[str, Any]) -> dict[str, Any]:
+    """The guard's llm block; its role-only template is added on its own checkpoint only."""
+    from benevaudit.detectors.guards import guard_format
+    from benevaudit.detectors.templates import template_for
+
+    block = dict(spec.get("llm") or {})
+    if not block.get("chat_template") and block.get("model") == spec.get("checkpoint"):
+        block["chat_template"] = template_for(guard_format(spec["kind"]).template)
+    return block
+
+
+def judge_llm_blocks(spec: dict[str, Any], judges: list[dict[str, Any]]) -> list[tuple[str, dict]]:
+    """(name, llm block) per judge; with one judge, non-null ``detector.llm`` keys override it."""
+    overrides = {k: v for k, v in (spec.get("llm") or {}).items() if v is not None}
+    only = spec.get("judge")
+    if only is not None:
+        names = [j["name"] for j in judges]
+        if only not in names:
+            raise ConfigError(f"detector.judge={only!r} is not in the judges group; "
+                              f"valid: {names}")
+        judges = [j for j in judges if j["name"] == only]
+    if overrides and len(judges) > 1:
+        raise ConfigError(f"detector.llm.* overrides one judge, but the judges group lists "
+                          f"{len(judges)}; pick one with detector.judge=<name> "
+                          f"({[j['name'] for j in judges]})")
+    return [(j["name"], {**dict(j["llm"]), **overrides}) for j in judges]
+
+
+def build_detector(spec: dict[str, Any], judges: list[dict[str, Any]] | None = None,
+                   cache: str | None = None) -> Detector:
+    """A detector from a plain config block (see ``conf/detector/*.yaml``)."""
+    from benevaudit.llm import build_from_block
+
+    kind = spec.get("kind")
+    common = dict(unit=spec.get("unit", "utterance"), aggregation=spec.get("aggregation", "any"),
+                  threshold=float(spec.get("threshold", 0.5)))
+    if common["aggregation"] not in AGGREGATIONS:
+        raise ConfigError(f"detector.aggregation={common['aggregation']!r}; valid: "
+                          f"{list(AGGREGATIONS)}")
+    if common["unit"] not in UNITS:
+        raise ConfigError(f"detector.unit={common['unit']!r}; valid: {list(UNITS)}")
+    if kind == "sequence_classifier":
+        from benevaudit.detectors.classifiers import SequenceClassifierDetector
+
+        return SequenceClassifierDetector(
+            spec["name"], spec["source"], list(spec["trigger"]), **common,
+            label_names=spec.get("label_names"), text_format=spec.get("text_format", "{agent}"),
+            max_length=int(spec.get("max_length", 512)),
+            batch_size=int(spec.get("batch_size", 16)), device=spec.get("device", "auto"))
+    if kind in GUARD_KINDS:
+        from benevaudit.detectors.guards import GuardDetector
+
+        model = build_from_block(guard_llm_block(spec), cache=cache)
+        return GuardDetector(spec["name"], kind, model, **common, mode=spec.get("mode"),
+                             criteria=spec.get("criteria", "social_bias"),
+                             max_tokens=spec.get("max_tokens"))
+    if kind == "judge":
+        from benevaudit.detectors.judges import STUDY_SAMPLING, JudgeDetector
+        from benevaudit.llm import Sampling
+
+        blocks = judge_llm_blocks(spec, judges or [])
+        factories = [(name, (lambda b=block: build_from_block(b, cache=cache)))
+                     for name, block in blocks]
+        sampling = Sampling(**{**STUDY_SAMPLING.__dict__, **(spec.get("sampling") or {})})
+        return JudgeDetector(spec["name"], factories, spec["strategy"],
+                             demographics=bool(spec.get("demographics", True)),
+                             mode=spec.get("mode", "score"), sampling=sampling)
+    raise ConfigError(f"detector.kind={kind!r} is not a model detector; valid kinds: "
+                      f"{list(MODEL_KINDS)} (and finetuned, external through detect.py)")
+
+
+__all__ = ["AGGREGATIONS", "Detector", "DialogueResult", "GUARD_KINDS", "UNITS", "Unit",
+           "UnitVerdict", "aggregate", "build_detector", "guard_llm_block", "judge_llm_blocks",
+           "make_units"]

@@ -4,6 +4,12 @@ Generation pads on the left so every row's next token sits in the last column, a
 from a seed fixed per batch (the global torch RNG is restored afterwards), so the same
 requests in the same batches give the same replies. ``score`` runs each shared prompt once
 and scores every candidate continuation from its cached keys and values.
+
+``score`` also keeps the keys and values of the last prompt it ran: the next prompt computes
+only the tokens after their longest common prefix. A detector reading an agent turn with its
+whole prior context sends one prompt per turn, each extending the previous one, so a dialogue
+of n turns costs about one prompt's prefill instead of n. ``prefill_tokens`` (computed) and
+``prompt_tokens`` (what a prompt-by-prompt run computes) count the saving.
 """
 
 from __future__ import annotations
@@ -63,7 +69,7 @@ class HFChatModel(ChatModel):
     def __init__(self, model: str = "embedded:smollm2", device: str = "auto", dtype: str = "auto",
                  batch_size: int = 8, max_model_len: int | None = None,
                  chat_template: str | None = None, cache_dir: str | None = None,
-                 threads: int | None = None) -> None:
+                 threads: int | None = None, prefix_reuse: bool = True) -> None:
         if threads:  # process-wide; one thread decodes fastest on a small, shared CPU
             torch.set_num_threads(threads)
         if device == "auto":
@@ -81,6 +87,10 @@ class HFChatModel(ChatModel):
         # transformers >= 5.2x names the KV cache ``cache``; earlier releases ``past_key_values``
         params = inspect.signature(self.model.forward).parameters
         self.cache_arg = "cache" if "cache" in params else "past_key_values"
+        self.prefix_reuse = prefix_reuse
+        self._prefix: tuple[list[int], Any] | None = None  # (token ids, their KV cache)
+        self.prefill_tokens = 0   # prompt tokens run through the model by ``score``
+        self.prompt_tokens = 0    # prompt tokens ``score`` was asked about
 
     # ---- chat -------------------------------------------------------------------------------
 
@@ -147,32 +157,61 @@ class HFChatModel(ChatModel):
         return np.stack(rows) if rows else np.zeros((0, len(cands)))  # [N, C]
 
     @torch.inference_mode()
-    def _score_one(self, prompt: list[int], cands: list[list[int]]) -> np.ndarray:
-        """Sum of log p(choice tokens | prompt), the prompt run once and its cache shared."""
-        dev = self.device
-        out = self.model(input_ids=torch.tensor([prompt], device=dev), use_cache=True)
-        first = torch.log_softmax(out.logits[0, -1].float(), dim=-1)  # [V]
-        total = np.array([float(first[c[0]]) for c in cands], dtype=np.float64)
-        rest = [(j, c) for j, c in enumerate(cands) if len(c) > 1]
-        if not rest:
-            return total
+    def _prefill(self, prompt: list[int]) -> tuple[torch.Tensor, Any]:
+        """Last-position logits ``[V]`` and the KV cache of ``prompt``, reusing the previous
+        prompt's cache up to their longest common prefix (at least one token is computed)."""
+        reuse = 0
+        if self.prefix_reuse and self._prefix is not None:
+            ids, _ = self._prefix
+            limit = min(len(ids), len(prompt) - 1)
+            while reuse < limit and ids[reuse] == prompt[reuse]:
+                reuse += 1
+        if reuse:
+            cache = _crop_to(self._prefix[1], reuse)           # [1, H, reuse, D] per layer
+        else:
+            cache, self._prefix = None, None
+        new = torch.tensor([prompt[reuse:]], device=self.device)  # [1, P - reuse]
+        kwargs = {self.cache_arg: cache} if cache is not None else {}
+        out = self.model(input_ids=new, use_cache=True, **kwargs)
         cache = out.cache if self.cache_arg == "cache" else out.past_key_values
-        cache.batch_repeat_interleave(len(rest))  # [1, H, P, D] -> [R, H, P, D] per layer
-        width = max(len(c) - 1 for _, c in rest)
-        ids = torch.full((len(rest), width), self.pad_id, dtype=torch.long, device=dev)  # [R, W]
-        mask = torch.zeros((len(rest), len(prompt) + width), dtype=torch.long, device=dev)
-        mask[:, :len(prompt)] = 1
-        for r, (_, c) in enumerate(rest):  # right padding: pads sit after every real token
-            ids[r, :len(c) - 1] = torch.tensor(c[:-1], device=dev)
-            mask[r, len(prompt):len(prompt) + len(c) - 1] = 1
-        positions = torch.arange(len(prompt), len(prompt) + width, device=dev).expand(len(rest), -1)
-        logits = self.model(input_ids=ids, attention_mask=mask, position_ids=positions,
-                            **{self.cache_arg: cache}).logits                      # [R, W, V]
-        logp = torch.log_softmax(logits.float(), dim=-1)
-        for r, (j, c) in enumerate(rest):
-            targets = torch.tensor(c[1:], device=dev)                              # [len(c)-1]
-            total[j] += float(logp[r, torch.arange(len(c) - 1), targets].sum())
+        self.prefill_tokens += len(prompt) - reuse
+        self.prompt_tokens += len(prompt)
+        if self.prefix_reuse:
+            self._prefix = (list(prompt), cache)
+        return out.logits[0, -1], cache
+
+    @torch.inference_mode()
+    def _score_one(self, prompt: list[int], cands: list[list[int]]) -> np.ndarray:
+        """Sum of log p(choice tokens | prompt), the prompt's cache shared by every choice.
+
+        Each longer choice extends the cache by its own tokens and is cropped back after, so
+        the cache still holds exactly the prompt for the next call's prefix reuse.
+        """
+        last, cache = self._prefill(prompt)
+        first = torch.log_softmax(last.float(), dim=-1)  # [V]
+        total = np.array([float(first[c[0]]) for c in cands], dtype=np.float64)
+        for j, c in enumerate(cands):
+            if len(c) < 2:
+                continue
+            ids = torch.tensor([c[:-1]], device=self.device)            # [1, len(c)-1]
+            logits = self.model(input_ids=ids, use_cache=True,
+                                **{self.cache_arg: cache}).logits        # [1, len(c)-1, V]
+            logp = torch.log_softmax(logits[0].float(), dim=-1)
+            targets = torch.tensor(c[1:], device=self.device)
+            total[j] += float(logp[torch.arange(len(c) - 1), targets].sum())
+            _crop_to(cache, len(prompt))
+        if not self.prefix_reuse:
+            self._prefix = None
         return total
+
+
+def _crop_to(cache: Any, length: int) -> Any:
+    """Cut a KV cache back to its first ``length`` positions (a negative ``crop`` argument
+    removes that many tokens in every transformers release that has ``crop``)."""
+    extra = cache.get_seq_length() - length
+    if extra > 0:
+        cache.crop(-extra)
+    return cache
 
 
 def _eos_ids(tokenizer: Any, model: Any) -> list[int]:

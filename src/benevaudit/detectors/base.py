@@ -1,0 +1,124 @@
+"""The one detector interface: score input units, keep every unit's score, decide per dialogue.
+
+A detector sees *units* cut from a dialogue (one agent turn, the exchange that ends in it, or
+the turn with its whole prior context; judges see the whole dialogue). It scores each unit, and
+the dialogue decision ``flagged`` is an aggregation of the unit flags (the study's rule: any
+turn). Unit scores are kept so a dialogue can be re-aggregated later without the model.
+
+A unit whose verdict cannot be read is *invalid*: its flag is ``None``, its raw reply is kept,
+and it is never mapped to a class.
+"""
+
+from __future__ import annotations
+
+import math
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from benevaudit.detectors.units import Unit, aggregate, make_units
+from benevaudit.schema import CLASSES, Dialogue
+
+
+@dataclass(frozen=True)
+class UnitVerdict:
+    """One unit's reading: a score in [0, 1] (NaN when invalid), a flag, and the raw reply.
+
+    ``probs`` holds class probabilities ``{N, OB, BB}`` for judges, empty otherwise.
+    """
+
+    score: float
+    flag: bool | None
+    raw: str | None = None
+    probs: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def valid(self) -> bool:
+        return self.flag is not None
+
+    @staticmethod
+    def invalid(raw: str) -> UnitVerdict:
+        return UnitVerdict(math.nan, None, raw)
+
+
+@dataclass
+class DialogueResult:
+    """A dialogue's decision and everything needed to recompute it."""
+
+    id: str
+    flagged: bool | None
+    unit_scores: list[float]
+    unit_flags: list[bool | None]
+    unit_turns: list[int]
+    invalid_raw: list[str]
+    pred: str | None = None
+    probs: dict[str, float] = field(default_factory=dict)
+    extra: dict[str, object] = field(default_factory=dict)
+
+    @property
+    def n_invalid_units(self) -> int:
+        return sum(f is None for f in self.unit_flags)
+
+    @property
+    def first_hit(self) -> int:
+        """Turn index of the first flagged unit, -1 when none was flagged."""
+        return next((t for t, f in zip(self.unit_turns, self.unit_flags) if f), -1)
+
+
+class Detector(ABC):
+    """Scores units and aggregates them.
+
+    Attributes:
+        name: the config name (``regard``, ``judge_operational``, ...).
+        unit: ``utterance`` | ``exchange`` | ``context`` | ``dialogue``.
+        aggregation: ``any`` | ``max`` | ``mean`` | ``first``.
+        threshold: the score above which ``max``/``mean`` flag a dialogue.
+    """
+
+    name: str = "detector"
+    unit: str = "utterance"
+    aggregation: str = "any"
+    threshold: float = 0.5
+
+    @abstractmethod
+    def score_units(self, units: Sequence[Unit]) -> list[UnitVerdict]:
+        """One verdict per unit, in order. Units of one dialogue arrive together, in turn order
+        (backends that reuse a shared prefix rely on it)."""
+
+    def detect(self, dialogues: Sequence[Dialogue], progress: bool = False,
+               batch_dialogues: int = 8) -> list[DialogueResult]:
+        """Score every unit of every dialogue and decide each dialogue."""
+        from tqdm import tqdm
+
+        out: list[DialogueResult] = []
+        bar = tqdm(total=len(dialogues), desc=f"detect {self.name}", disable=not progress,
+                   unit="dialogue")
+        for start in range(0, len(dialogues), batch_dialogues):
+            chunk = dialogues[start:start + batch_dialogues]
+            units = [make_units(d, self.unit) for d in chunk]
+            flat = [u for us in units for u in us]
+            verdicts = iter(self.score_units(flat))
+            for d, us in zip(chunk, units, strict=True):
+                out.append(self.decide(d, us, [next(verdicts) for _ in us]))
+            bar.update(len(chunk))
+        bar.close()
+        return out
+
+    def decide(self, dialogue: Dialogue, units: Sequence[Unit],
+               verdicts: Sequence[UnitVerdict]) -> DialogueResult:
+        """Aggregate unit verdicts; judges (one unit carrying class probabilities) add ``pred``."""
+        flags = [v.flag for v in verdicts]
+        scores = [v.score for v in verdicts]
+        result = DialogueResult(
+            id=dialogue.id,
+            flagged=aggregate(flags, scores, self.aggregation, self.threshold),
+            unit_scores=scores, unit_flags=flags, unit_turns=[u.turn for u in units],
+            invalid_raw=[v.raw or "" for v in verdicts if not v.valid])
+        if len(verdicts) == 1 and verdicts[0].probs:
+            result.probs = dict(verdicts[0].probs)
+            if verdicts[0].valid:
+                result.pred = max(CLASSES, key=lambda c: result.probs.get(c, 0.0))
+        return result
+
+    def close(self) -> None:
+        """Release models; a no-op where there is nothing to release."""

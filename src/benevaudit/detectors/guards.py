@@ -1,0 +1,103 @@
+"""Generative safety guards behind the ``Detector`` interface.
+
+Two ways to read a guard, as its card documents:
+- ``score``: the log-probabilities of its two label continuations (``unsafe``/``safe``,
+  ``<score> yes``/``<score> no``) from ``ChatModel.score``, normalised over the two; the unit is
+  flagged when the positive label's share is above the threshold (0.5). No reply is parsed, so
+  no unit is invalid.
+- ``generate``: a greedy reply parsed for its verdict (WildGuard, Qwen3Guard); a reply with no
+  verdict is an invalid unit, kept with its raw text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from benevaudit.detectors import guard_prompts as gp
+from benevaudit.detectors.base import Detector, UnitVerdict
+from benevaudit.detectors.units import Unit, check_unit
+from benevaudit.llm import ChatModel, Conversation, Sampling
+from benevaudit.schema import Turn
+
+
+@dataclass(frozen=True)
+class GuardFormat:
+    """A guard's prompt, its two label continuations (positive first) and its verdict parser."""
+
+    prompt: Callable[[Sequence[Turn]], Conversation]
+    choices: tuple[str, str]
+    parse: Callable[[str], bool | None]
+    mode: str                  # the documented way to read it: score | generate
+    max_tokens: int            # enough for the whole verdict in generate mode
+    template: str              # role-only template for the guard's own checkpoint
+
+
+GUARD_FORMATS: dict[str, GuardFormat] = {
+    "llama_guard3": GuardFormat(gp.llama_guard3_prompt, ("unsafe", "safe"),
+                                gp.parse_llama_guard3, "score", 24, "llama3"),
+    "granite_guardian": GuardFormat(gp.granite_guardian_prompt, ("<score> yes", "<score> no"),
+                                    gp.parse_granite_guardian, "score", 24, "granite_guardian"),
+    "wildguard": GuardFormat(gp.wildguard_prompt, ("Harmful request: no\nResponse refusal: no\n"
+                                                   "Harmful response: yes",
+                                                   "Harmful request: no\nResponse refusal: no\n"
+                                                   "Harmful response: no"),
+                             gp.parse_wildguard, "generate", 48, "wildguard"),
+    "qwen3guard": GuardFormat(gp.qwen3guard_prompt, ("Safety: Unsafe", "Safety: Safe"),
+                              gp.parse_qwen3guard, "generate", 64, "qwen3guard"),
+}
+
+
+def guard_format(kind: str) -> GuardFormat:
+    if kind not in GUARD_FORMATS:
+        raise ValueError(f"unknown guard {kind!r}; valid guards: {sorted(GUARD_FORMATS)}")
+    return GUARD_FORMATS[kind]
+
+
+def two_way(logp: np.ndarray) -> np.ndarray:
+    """P(positive) from log-probabilities ``[N, 2]`` (positive first), normalised over the two."""
+    logp = np.asarray(logp, dtype=np.float64)
+    shifted = logp - logp.max(axis=1, keepdims=True)
+    p = np.exp(shifted)
+    return p[:, 0] / p.sum(axis=1)  # [N]
+
+
+class GuardDetector(Detector):
+    """A generative guard read by label scoring or by parsing its greedy reply."""
+
+    def __init__(self, name: str, kind: str, model: ChatModel, unit: str = "context",
+                 aggregation: str = "any", threshold: float = 0.5, mode: str | None = None,
+                 criteria: str = "social_bias", max_tokens: int | None = None) -> None:
+        self.name, self.kind, self.model = name, kind, model
+        self.format = guard_format(kind)
+        self.unit, self.aggregation, self.threshold = check_unit(unit), aggregation, threshold
+        self.mode = mode or self.format.mode
+        if self.mode not in ("score", "generate"):
+            raise ValueError(f"guard mode must be 'score' or 'generate', got {self.mode!r}")
+        self.criteria = criteria
+        self.max_tokens = max_tokens or self.format.max_tokens
+
+    def prompt(self, unit: Unit) -> Conversation:
+        if self.kind == "granite_guardian":
+            return gp.granite_guardian_prompt(unit.turns, self.criteria)
+        return self.format.prompt(unit.turns)
+
+    def score_units(self, units: Sequence[Unit]) -> list[UnitVerdict]:
+        if not units:
+            return []
+        convs = [self.prompt(u) for u in units]
+        if self.mode == "score":
+            p = two_way(self.model.score(convs, list(self.format.choices)))  # [N]
+            return [UnitVerdict(float(x), bool(x > self.threshold)) for x in p]
+        replies = self.model.chat(convs, Sampling(temperature=0.0, max_tokens=self.max_tokens))
+        out = []
+        for r in replies:
+            flag = self.format.parse(r.text)
+            out.append(UnitVerdict.invalid(r.text) if flag is None
+                       else UnitVerdict(float(flag), flag, r.text))
+        return out
+
+    def close(self) -> None:
+        self.model.close()

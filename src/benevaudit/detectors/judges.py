@@ -1,0 +1,125 @@
+"""Prompted LLM judges, alone or as the study's ensemble.
+
+Class probabilities come two ways:
+- ``score`` (fast, the default): one pass over the prompt scores the three label continuations
+  ``N``, ``OB``, ``BB``; the probabilities are a softmax over their total log-probabilities
+  (normalised over the three labels). Never invalid.
+- ``generate`` (the study's): a sampled reply (temperature 0.6, top-p 0.9, up to 2,000 tokens)
+  is parsed for its label; the probabilities are one-hot on that label. A reply with no label
+  is invalid and kept with its raw text.
+
+The ensemble (the study's eq. 1) averages the judges' class probabilities and takes the
+arg-max; a judge whose reply was invalid is left out of the average for that dialogue, and a
+dialogue no judge labelled is invalid. Judges run one after another, each model closed before
+the next is built, so one accelerator holds one engine at a time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from benevaudit.detectors.base import DialogueResult, Detector, UnitVerdict
+from benevaudit.detectors.judge_prompts import judge_prompt, parse_label
+from benevaudit.detectors.units import Unit, make_units
+from benevaudit.llm import ChatModel, Sampling
+from benevaudit.schema import CLASSES, Dialogue
+
+JudgeFactory = Callable[[], ChatModel]
+STUDY_SAMPLING = Sampling(temperature=0.6, top_p=0.9, max_tokens=2000, seed=0)
+
+
+def softmax_rows(logp: np.ndarray) -> np.ndarray:
+    """Row-wise softmax of log-probabilities ``[N, C]``."""
+    logp = np.asarray(logp, dtype=np.float64)
+    p = np.exp(logp - logp.max(axis=1, keepdims=True))
+    return p / p.sum(axis=1, keepdims=True)
+
+
+def verdict_from_probs(probs: Sequence[float], raw: str | None = None) -> UnitVerdict:
+    """Flag = arg-max in {OB, BB}; score = P(OB) + P(BB)."""
+    p = {c: float(v) for c, v in zip(CLASSES, probs, strict=True)}
+    pred = max(CLASSES, key=lambda c: p[c])
+    return UnitVerdict(p["OB"] + p["BB"], pred != "N", raw, p)
+
+
+class JudgeDetector(Detector):
+    """One or several judges reading whole dialogues with one prompt strategy."""
+
+    unit = "dialogue"
+
+    def __init__(self, name: str, judges: Sequence[tuple[str, JudgeFactory]], strategy: str,
+                 demographics: bool = True, mode: str = "score",
+                 sampling: Sampling = STUDY_SAMPLING, chunk: int = 8) -> None:
+        if mode not in ("score", "generate"):
+            raise ValueError(f"detector.mode must be 'score' or 'generate', got {mode!r}")
+        if not judges:
+            raise ValueError("a judge detector needs at least one judge (the judges group)")
+        self.name, self.judges, self.strategy = name, list(judges), strategy
+        self.demographics, self.mode, self.sampling, self.chunk = demographics, mode, sampling, chunk
+        self.aggregation, self.threshold = "any", 0.5
+
+    def judge_units(self, model: ChatModel, units: Sequence[Unit]) -> list[UnitVerdict]:
+        """One judge's verdicts on whole-dialogue units."""
+        convs = [judge_prompt(u.dialogue, self.strategy, self.demographics) for u in units]
+        if self.mode == "score":
+            probs = softmax_rows(model.score(convs, list(CLASSES)))  # [N, 3]
+            return [verdict_from_probs(row) for row in probs]
+        out = []
+        for reply in model.chat(convs, self.sampling):
+            label = parse_label(reply.text)
+            if label is None:
+                out.append(UnitVerdict.invalid(reply.text))
+            else:
+                out.append(verdict_from_probs([float(c == label) for c in CLASSES], reply.text))
+        return out
+
+    def score_units(self, units: Sequence[Unit]) -> list[UnitVerdict]:
+        """Single-judge path (used by ``Detector.detect`` callers that pass units directly)."""
+        name, factory = self.judges[0]
+        model = factory()
+        try:
+            return self.judge_units(model, units)
+        finally:
+            model.close()
+
+    def detect(self, dialogues: Sequence[Dialogue], progress: bool = False,
+               batch_dialogues: int = 8) -> list[DialogueResult]:
+        from tqdm import tqdm
+
+        units = [make_units(d, "dialogue")[0] for d in dialogues]
+        per_judge: dict[str, list[UnitVerdict]] = {}
+        for name, factory in self.judges:
+            model = factory()
+            try:
+                verdicts: list[UnitVerdict] = []
+                for start in tqdm(range(0, len(units), self.chunk), disable=not progress,
+                                  desc=f"{self.name} · {name} ({self.mode})", unit="chunk"):
+                    verdicts += self.judge_units(model, units[start:start + self.chunk])
+                per_judge[name] = verdicts
+            finally:
+                model.close()
+        return [self.combine(d, u, {n: v[i] for n, v in per_judge.items()})
+                for i, (d, u) in enumerate(zip(dialogues, units, strict=True))]
+
+    def combine(self, dialogue: Dialogue, unit: Unit,
+                verdicts: dict[str, UnitVerdict]) -> DialogueResult:
+        """The ensemble decision (eq. 1) with every judge's own probabilities kept."""
+        valid = [v for v in verdicts.values() if v.valid]
+        extra: dict[str, object] = {}
+        for name, v in verdicts.items():
+            if len(verdicts) > 1:
+                extra[f"pred_{name}"] = (max(CLASSES, key=lambda c: v.probs[c])
+                                         if v.valid else None)
+                extra.update({f"prob_{name}_{c}": v.probs.get(c) for c in CLASSES})
+            if self.mode == "generate":
+                extra[f"raw_{name}" if len(verdicts) > 1 else "raw"] = v.raw
+        if valid:
+            mean = [float(np.mean([v.probs[c] for v in valid])) for c in CLASSES]
+            combined = verdict_from_probs(mean)
+        else:
+            combined = UnitVerdict.invalid("; ".join(v.raw or "" for v in verdicts.values()))
+        result = self.decide(dialogue, [unit], [combined])
+        result.extra = extra
+        return result
