@@ -113,3 +113,10 @@ def test_parquet_forms_of_flags_and_unknown_values():
         detection_metrics(["N"], ["yes"])
     with pytest.raises(ValueError, match="labels has 2 entries but flagged has 1"):
         detection_metrics(["N", "BB"], [True])
+
+
+def test_interval_holds_its_rate_at_the_edges():
+    """At k = 0 and k = n the interval ends exactly at the rate, not a rounding error beside it."""
+    for k, n in [(0, 3), (3, 3), (0, 1), (7, 7)]:
+        m = trigger_metrics(["OB"] * n, [True] * k + [False] * (n - k))
+        assert m["trigger/TR_OB_ci_low"] <= m["trigger/TR_OB"] <= m["trigger/TR_OB_ci_high"]

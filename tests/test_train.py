@@ -46,6 +46,19 @@ def test_loss_falls_and_contract_files_exist(trained):
     assert (run / "confusion_matrix.png").stat().st_size > 1000
 
 
+def test_trigger_rates_match_the_predictions(trained):
+    """The fine-tuned classifier is a detector too: flagged = pred in {OB, BB}."""
+    run, _ = trained
+    saved = json.loads((run / "metrics.json").read_text())
+    preds = pd.read_parquet(run / "predictions.parquet")
+    for c in ("N", "OB", "BB"):
+        rows = preds[preds["label"] == c]
+        assert saved[f"trigger/TR_{c}"] == pytest.approx((rows["pred"] != "N").mean())
+        low, high = saved[f"trigger/TR_{c}_ci_low"], saved[f"trigger/TR_{c}_ci_high"]
+        assert low <= saved[f"trigger/TR_{c}"] <= high
+    assert saved["trigger/delta_OB_BB"] == pytest.approx(
+        saved["trigger/TR_OB"] - saved["trigger/TR_BB"])
+
 def test_resume_from_last_continues(tmp_path):
     first = train.run(cfg_for(tmp_path, "trainer.max_epochs=1"))
     steps = first["train/optimizer_steps"]
@@ -79,6 +92,7 @@ def test_evaluate_frozen_model_with_an_edited_test_set(trained, tmp_path):
     assert clean["test/macro_f1"] == pytest.approx(json.loads(
         (run / "metrics.json").read_text())["test/macro_f1"], abs=1e-6)
     assert masked["intervention/masked_words_test"] > 0
+    assert {"trigger/TR_BB", "trigger/delta_OB_BB"} <= set(clean) & set(masked)
     assert "intervention/punct_replaced_test" in masked
 
 

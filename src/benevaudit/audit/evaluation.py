@@ -16,7 +16,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from benevaudit.metrics.classification import classification_metrics, confusion_counts
-from benevaudit.schema import CLASSES, Dialogue
+from benevaudit.metrics.detection import trigger_metrics
+from benevaudit.schema import CLASS_INDEX, CLASSES, Dialogue
 
 
 class EvalResult(NamedTuple):
@@ -49,6 +50,9 @@ def evaluate_classifier(model: Any, loader: Any, dialogues: Sequence[Dialogue], 
     labels = np.asarray(loader.dataset.labels)
     keep = labels >= 0
     metrics = classification_metrics(preds[keep], labels[keep], prefix) if keep.any() else {}
+    if keep.any():  # the detectors' trigger rates, with flagged = pred in {OB, BB}
+        metrics.update(trigger_metrics([CLASSES[i] for i in labels[keep]],
+                                       preds[keep] != CLASS_INDEX["N"]))
     rows = []
     for d, p, pr in zip(dialogues, preds, probs):
         row = {"id": d.id, "label": d.label, "pred": CLASSES[int(p)]}

@@ -23,7 +23,9 @@ def wilson_interval(k: int | float, n: int | float, z: float = Z95) -> tuple[flo
     denom = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / denom
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return max(0.0, centre - half), min(1.0, centre + half)
+    # exactly 0 at k = 0 and 1 at k = n (rounding would leave ~1e-17 outside the rate)
+    low = 0.0 if k == 0 else max(0.0, centre - half)
+    return low, (1.0 if k == n else min(1.0, centre + half))
 
 
 def wilson_arrays(k: np.ndarray, n: np.ndarray, z: float = Z95) -> tuple[np.ndarray, np.ndarray]:
@@ -34,6 +36,6 @@ def wilson_arrays(k: np.ndarray, n: np.ndarray, z: float = Z95) -> tuple[np.ndar
         denom = 1 + z * z / n
         centre = (p + z * z / (2 * n)) / denom
         half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    low = np.where(n > 0, np.clip(centre - half, 0.0, 1.0), np.nan)
-    high = np.where(n > 0, np.clip(centre + half, 0.0, 1.0), np.nan)
+    low = np.where(n > 0, np.where(k == 0, 0.0, np.clip(centre - half, 0.0, 1.0)), np.nan)
+    high = np.where(n > 0, np.where(k == n, 1.0, np.clip(centre + half, 0.0, 1.0)), np.nan)
     return low, high
