@@ -1,0 +1,130 @@
+"""Detection figures: the confusion matrix of a judge, demographic-context flips (the study's
+Figure 4) and bootstrap stability of trigger rates (Figure 5). Each writes one PNG and returns
+its path; the numbers come from :mod:`benevaudit.metrics`, so a figure never recomputes them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from benevaudit.metrics.classification import confusion_counts
+from benevaudit.metrics.detection import class_codes
+from benevaudit.metrics.flips import ALL, DIRECTIONS, KINDS
+from benevaudit.schema import CLASSES
+
+CLASS_COLOURS = {"N": "#4c72b0", "OB": "#c44e52", "BB": "#dd8452"}
+KIND_COLOURS = {"wrong": "#c44e52", "corrective": "#55a868", "other": "#b0b0b0"}
+
+
+def _pyplot() -> Any:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _save(fig: Any, path: Path) -> Path:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.tight_layout()
+    fig.savefig(path)
+    _pyplot().close(fig)
+    return path
+
+
+def confusion_png(labels: Sequence[str | None], pred: Sequence[str | None], path: Path,
+                  title: str) -> Path:
+    """Row-normalised 3×3 confusion matrix (rows: true class) over valid predictions.
+
+    Invalid verdicts (pred None) are not a class: each row's tick says how many it had, so a
+    judge that fails to answer on BB dialogues does not look better than it is.
+    """
+    plt = _pyplot()
+    y, p = class_codes(list(labels), "labels"), class_codes(list(pred), "pred")
+    if len(y) != len(p):
+        raise ValueError(f"confusion_png: labels has {len(y)} entries but pred has {len(p)}")
+    keep = (y >= 0) & (p >= 0)
+    cm = confusion_counts(p[keep], y[keep]).astype(float)              # [true, pred]
+    norm = cm / np.maximum(cm.sum(1, keepdims=True), 1)
+    invalid = [int(np.sum((y == i) & (p < 0))) for i in range(len(CLASSES))]
+    fig, ax = plt.subplots(figsize=(3.8, 3.3), dpi=150)
+    ax.imshow(norm, cmap="Blues", vmin=0, vmax=1)
+    for i in range(len(CLASSES)):
+        for j in range(len(CLASSES)):
+            ax.text(j, i, f"{norm[i, j]:.2f}\n({int(cm[i, j])})", ha="center", va="center",
+                    fontsize=7, color="white" if norm[i, j] > 0.5 else "black")
+    rows = [c if n == 0 else f"{c}\n({n} invalid)" for c, n in zip(CLASSES, invalid)]
+    ax.set_xticks(range(len(CLASSES)), CLASSES)
+    ax.set_yticks(range(len(CLASSES)), rows, fontsize=7)
+    ax.set_xlabel("predicted")
+    ax.set_ylabel("true")
+    ax.set_title(title, fontsize=8)
+    return _save(fig, path)
+
+
+def flips_png(table: pd.DataFrame, path: Path, title: str) -> Path:
+    """Figure 4: per user ability group, wrong vs corrective flips, one panel per direction.
+
+    ``table`` is :func:`benevaudit.metrics.flips.flip_table`'s; ``other`` flips (true OB, both
+    verdicts wrong) get a grey bar only when there are any.
+    """
+    plt = _pyplot()
+    groups = [g for g in dict.fromkeys(table["user_ability"]) if g != ALL]
+    kinds = [k for k in KINDS if k != "other" or table.loc[table["kind"] == k, "count"].sum() > 0]
+    fig, axes = plt.subplots(1, len(DIRECTIONS), figsize=(4 + 0.9 * len(groups), 3.4), dpi=150,
+                             sharey=True, squeeze=False)
+    width = 0.8 / len(kinds)
+    x = np.arange(len(groups))
+    for ax, (direction, (src, dst)) in zip(axes[0], DIRECTIONS.items()):
+        part = table[table["direction"] == direction].set_index(["user_ability", "kind"])["count"]
+        for i, kind in enumerate(kinds):
+            values = [int(part.get((g, kind), 0)) for g in groups]
+            bars = ax.bar(x + (i - (len(kinds) - 1) / 2) * width, values, width,
+                          label=kind, color=KIND_COLOURS[kind])
+            ax.bar_label(bars, fontsize=6)
+        ax.set_xticks(x, [g.replace("with ", "").replace(" disability", "") for g in groups],
+                      rotation=30, ha="right", fontsize=7)
+        ax.set_title(f"{src} → {dst}", fontsize=8)
+        ax.tick_params(axis="y", labelsize=7)
+        ax.yaxis.get_major_locator().set_params(integer=True)
+        ax.set_xlabel("user ability", fontsize=7)
+    axes[0][0].set_ylabel("flips (dialogues)", fontsize=7)
+    axes[0][-1].legend(fontsize=7, frameon=False)
+    fig.suptitle(title, fontsize=8)
+    return _save(fig, path)
+
+
+def bootstrap_png(table: pd.DataFrame, path: Path, title: str) -> Path:
+    """Figure 5: mean trigger rate per class against evaluation size, with its 95% band.
+
+    ``table`` is :func:`benevaudit.metrics.bootstrap.bootstrap_trigger_rates`'s; the dotted
+    line is the pool's own rate, which the means should approach.
+    """
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(4.8, 3.4), dpi=150)
+    for c in CLASSES:
+        rows = table[table["class"] == c].sort_values("fraction")
+        if rows.empty:
+            continue
+        pct = 100 * rows["fraction"].to_numpy()
+        colour = CLASS_COLOURS.get(c)
+        ax.plot(pct, rows["mean"], marker="o", ms=3, color=colour, label=f"TR_{c}")
+        ax.fill_between(pct, rows["low"], rows["high"], color=colour, alpha=0.2, lw=0)
+        if "pool_rate" in rows:
+            ax.axhline(rows["pool_rate"].iloc[0], color=colour, ls=":", lw=0.8)
+    ax.set_xscale("log")
+    ax.tick_params(labelsize=7)
+    ax.set_xlabel("evaluation size (% of corpus, log scale)", fontsize=7)
+    ax.set_ylabel("trigger rate (mean, 95% band)", fontsize=7)
+    ax.set_ylim(-0.02, 1.02)
+    ax.xaxis.set_major_formatter(plt.FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.legend(fontsize=7, frameon=False)
+    ax.set_title(title, fontsize=8)
+    return _save(fig, path)
