@@ -39,4 +39,4 @@ if [ "$(ls "$AUDIT"/training/*/metrics.json 2>/dev/null | wc -l)" -lt 5 ]; then
     hydra.sweep.dir="$AUDIT/training" attribution=none
 fi
 
-"$PY" -m benevaudit.report.audit_table "$AUDIT"
+"$PY" report.py runs="$AUDIT" hydra.run.dir="$AUDIT/report"

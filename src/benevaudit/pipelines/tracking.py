@@ -28,12 +28,28 @@ def build_logger(spec: dict[str, Any], out_dir: Path, run_config: dict[str, Any]
 
         os.environ.setdefault("WANDB_SILENT", "true")
         mode = spec.get("mode", "offline")
+        group, job_type = wandb_identity(run_config)
         logger = WandbLogger(save_dir=str(out_dir), project=spec.get("project", "benevaudit"),
                              entity=spec.get("entity"), name=name, offline=mode == "offline",
                              mode=mode, tags=list(spec.get("tags") or []),
+                             group=group, job_type=job_type,
                              config=redact({**run_config, "choices": choices}))
         return logger
     raise ConfigError(f"logger.kind must be one of wandb, csv, none; got {kind!r}")
+
+
+def wandb_identity(run_config: dict[str, Any]) -> tuple[str | None, str]:
+    """(group, job_type) of a run in W&B: the sweep it belongs to (its sweep directory's name,
+    None for a single run) and the entrypoint, so the UI groups a sweep and filters by task."""
+    from hydra.core.hydra_config import HydraConfig
+    from hydra.types import RunMode
+
+    job_type = str(run_config.get("task_name") or "run")
+    if not HydraConfig.initialized():
+        return None, job_type
+    hc = HydraConfig.get()
+    group = Path(str(hc.sweep.dir)).name if hc.mode == RunMode.MULTIRUN else None
+    return group, job_type
 
 
 def log_test_artifacts(logger: Any, metrics: dict[str, float], labels: list[int],

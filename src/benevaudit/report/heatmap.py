@@ -16,7 +16,7 @@ import numpy as np
 
 from benevaudit.audit.attribution.dialogue import DialogueAttribution
 from benevaudit.schema import CLASSES, Dialogue
-from benevaudit.text import word_spans
+from benevaudit.text import SPEAKER_PREFIX, word_spans
 
 _STYLE = """body{font-family:system-ui,sans-serif;max-width:60em;margin:2em auto;line-height:1.7}
 .d{border:1px solid #ccc;border-radius:6px;padding:.8em 1em;margin:1.2em 0}
@@ -32,32 +32,53 @@ def shade(value: float, scale: float) -> str:
     return f"rgba({rgb},{alpha:.3f})"
 
 
+def turn_pieces(dialogue: Dialogue) -> list[list[tuple[str, object]]]:
+    """Each turn as its text in order: ``(text, span)`` for a word, ``(text, None)`` for what
+    lies between words. Joining the texts gives the turn as the model read it (whitespace runs
+    folded to one space), so "72-year-old" and "Okay." keep their spacing."""
+    spans = word_spans(dialogue.turns)
+    out: list[list[tuple[str, object]]] = []
+    offset = 0
+    for i, turn in enumerate(dialogue.turns):
+        body = " ".join(turn.text.split())
+        base = offset + len(SPEAKER_PREFIX[turn.speaker])
+        pieces: list[tuple[str, object]] = []
+        at = 0
+        for s in (s for s in spans if s.turn == i):
+            if s.start - base > at:
+                pieces.append((body[at:s.start - base], None))
+            pieces.append((body[s.start - base:s.end - base], s))
+            at = s.end - base
+        if at < len(body):
+            pieces.append((body[at:], None))
+        out.append(pieces)
+        offset = base + len(body) + 1
+    return out
+
+
 def dialogue_html(dialogue: Dialogue, attribution: DialogueAttribution) -> str:
     """One dialogue as an HTML block; relevance is scaled to the dialogue's largest |value|."""
     rel = {(s.start, s.end): r for s, r in zip(attribution.spans, attribution.relevance)}
     scale = float(np.abs(attribution.relevance).max()) if len(attribution.relevance) else 0.0
-    by_turn: dict[int, list] = {}
-    for s in word_spans(dialogue.turns):
-        by_turn.setdefault(s.turn, []).append(s)
     label = dialogue.label or "unlabelled"
     pred = CLASSES[attribution.pred]
     lines = [f'<div class="d"><div class="h">{html.escape(dialogue.id)} · label '
              f'<b>{label}</b> · predicted <b>{pred}</b> ({attribution.probs.max():.2f}) · '
              f'explained class <b>{CLASSES[attribution.target]}</b></div>']
-    for i, turn in enumerate(dialogue.turns):
+    for turn, pieces in zip(dialogue.turns, turn_pieces(dialogue)):
         parts = []
-        for s in by_turn.get(i, []):
-            word = html.escape(s.word)
-            if turn.speaker == "agent" and (s.start, s.end) in rel:
+        for text, s in pieces:
+            word = html.escape(text)
+            if s is None or turn.speaker != "agent":
+                parts.append(word)
+            elif (s.start, s.end) in rel:
                 r = rel[(s.start, s.end)]
                 parts.append(f'<span class="w" style="background:{shade(r, scale)}" '
                              f'title="{r:.3f}">{word}</span>')
-            elif turn.speaker == "agent":
-                parts.append(f'<span class="cut">{word}</span>')  # truncated: not seen
             else:
-                parts.append(word)
+                parts.append(f'<span class="cut">{word}</span>')  # truncated: not seen
         lines.append(f'<div class="t {turn.speaker}"><span class="s">[{turn.speaker}]</span>'
-                     f'{" ".join(parts)}</div>')
+                     f'{"".join(parts)}</div>')
     lines.append("</div>")
     return "\n".join(lines)
 
@@ -73,17 +94,26 @@ def check_pairs(dialogues: Sequence[Dialogue], attributions: Sequence[DialogueAt
             raise ValueError(f"{caller}: dialogue {d.id!r} paired with attribution {a.id!r}")
 
 
+def titled(title: str, path: Path, run: str | None) -> str:
+    """The title with the run it belongs to (by default the run directory holding the file)."""
+    name = run if run is not None else path.resolve().parent.name
+    return f"{title} · run {name}" if name and name not in title else title
+
+
 def write_heatmap(dialogues: Sequence[Dialogue], attributions: Sequence[DialogueAttribution],
-                  path: str | Path, title: str = "Attribution heatmap") -> Path:
-    """Write one HTML file (inline CSS, no scripts or external assets) for the given dialogues."""
+                  path: str | Path, title: str = "Attribution heatmap",
+                  run: str | None = None) -> Path:
+    """Write one HTML file (inline CSS, no scripts or external assets) for the given dialogues;
+    the title names the run (``run``, else the directory the file is written to)."""
     check_pairs(dialogues, attributions, "write_heatmap")
+    path = Path(path)
+    title = titled(title, path, run)
     body = "\n".join(dialogue_html(d, a) for d, a in zip(dialogues, attributions))
     page = (f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}"
             f"</title><style>{_STYLE}</style></head><body><h1>{html.escape(title)}</h1>"
             "<p>Agent words shaded by relevance for the explained class (red: for, blue: "
             "against; hover for the value). User turns in grey; agent words the model did not see "
             f"(cut by head-and-tail truncation) in light grey italics.</p>\n{body}\n</body></html>\n")
-    path = Path(path)
     path.write_text(page, encoding="utf-8")
     return path
 
@@ -99,34 +129,57 @@ class Placed(NamedTuple):
 
 
 def layout(dialogue: Dialogue, attribution: DialogueAttribution, width: int = 100) -> list[Placed]:
-    """Lay a dialogue out in lines of at most ``width`` characters (monospace): each turn starts
-    a line with its ``[speaker]`` tag, words wrap at spaces, a word longer than a line gets one
-    of its own and is cut with an ellipsis if it would still overflow. Agent words carry their
-    relevance (None when they have none)."""
+    """Lay a dialogue out in lines of at most ``width`` characters (monospace), keeping the
+    text's own spacing: each turn starts a line with its ``[speaker]`` tag, lines wrap only
+    where the text has a space, a space-free run longer than a line gets one of its own and is
+    cut with an ellipsis. Agent words carry their relevance (None when they have none)."""
     rel = {(s.start, s.end): float(r) for s, r in zip(attribution.spans, attribution.relevance)}
-    by_turn: dict[int, list] = {}
-    for s in word_spans(dialogue.turns):
-        by_turn.setdefault(s.turn, []).append(s)
     placed: list[Placed] = []
     line = -1
-    for i, turn in enumerate(dialogue.turns):
+    for turn, pieces in zip(dialogue.turns, turn_pieces(dialogue)):
         line += 1
         tag = f"[{turn.speaker}]"
         placed.append(Placed(line, 0, tag, turn.speaker, None))
         col = len(tag) + 1
-        for s in by_turn.get(i, []):
-            word = s.word if len(s.word) <= width - 2 else s.word[: width - 3] + "…"
-            if col + len(word) > width:
+        for chunk in _chunks(pieces):
+            size = sum(len(t) for t, _ in chunk)
+            if col + min(size, width - 2) > width:
                 line, col = line + 1, 2  # continuation lines are indented
-            r = rel.get((s.start, s.end)) if turn.speaker == "agent" else None
-            placed.append(Placed(line, col, word, turn.speaker, r))
-            col += len(word) + 1
+            room = width - col
+            for text, s in chunk:
+                if room <= 0:
+                    break
+                if len(text) > room or (len(text) == room and size > room + 1):
+                    text = text[: max(room - 1, 0)] + "…"   # a run longer than a line: cut
+                if s is not None:
+                    r = rel.get((s.start, s.end)) if turn.speaker == "agent" else None
+                    placed.append(Placed(line, col, text, turn.speaker, r))
+                col, room = col + len(text), room - len(text)
+                if text.endswith("…"):
+                    break
+            col += 1
     return placed
+
+
+def _chunks(pieces: list[tuple[str, object]]) -> list[list[tuple[str, object]]]:
+    """Pieces grouped into space-free runs (a line may break only between runs)."""
+    chunks: list[list[tuple[str, object]]] = [[]]
+    for text, s in pieces:
+        if s is None:
+            parts = text.split(" ")
+            for k, part in enumerate(parts):
+                if k > 0:
+                    chunks.append([])
+                if part:
+                    chunks[-1].append((part, None))
+        else:
+            chunks[-1].append((text, s))
+    return [c for c in chunks if c]
 
 
 def write_heatmap_png(dialogues: Sequence[Dialogue], attributions: Sequence[DialogueAttribution],
                       path: str | Path, title: str = "Attribution heatmap",
-                      width: int = 100) -> Path:
+                      width: int = 100, run: str | None = None) -> Path:
     """The HTML view's shading as one PNG, dialogues stacked; each dialogue scaled to its own
     largest |relevance| (red: for the explained class, blue: against). Agent words the model
     did not see (cut by truncation) are light grey italics."""
@@ -137,6 +190,8 @@ def write_heatmap_png(dialogues: Sequence[Dialogue], attributions: Sequence[Dial
     from matplotlib.patches import Rectangle
 
     check_pairs(dialogues, attributions, "write_heatmap_png")
+    path = Path(path)
+    title = titled(title, path, run)
     blocks = [(d, a, layout(d, a, width)) for d, a in zip(dialogues, attributions)]
     rows = sum(p[-1].line + 1 + 3 for _, _, p in blocks) + 1   # header + gap per dialogue
     inch_per_char, inch_per_line = 0.075, 0.19
@@ -168,7 +223,6 @@ def write_heatmap_png(dialogues: Sequence[Dialogue], attributions: Sequence[Dial
             ax.text(p.col, y + p.line, p.word, color="#bbb" if unseen else "#999" if grey else "#111",
                     style="italic" if unseen else "normal", **text)
         y += placed[-1].line + 1 + 1.5
-    path = Path(path)
     fig.savefig(path, dpi=130)
     plt.close(fig)
     return path

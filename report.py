@@ -1,0 +1,21 @@
+"""Compare runs from their directories: ``python report.py runs=<dir, glob or list>`` (see README)."""
+
+import os
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+import hydra  # noqa: E402
+from omegaconf import DictConfig  # noqa: E402
+
+
+@hydra.main(config_path="conf", config_name="report", version_base="1.3")
+def main(cfg: DictConfig) -> int:
+    from benevaudit.pipelines.cli import guarded
+    from benevaudit.pipelines.report import run
+
+    result = guarded(run, cfg)
+    return len(result.runs)
+
+
+if __name__ == "__main__":
+    main()

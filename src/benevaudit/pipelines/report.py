@@ -1,0 +1,52 @@
+"""``python report.py runs=…``: collect run directories into ``runs.parquet``/``runs.csv``,
+``report.html`` and ``report.md`` in this run's own directory; optionally a W&B Report.
+
+Only run-directory files are read (metrics.json, predictions/responses Parquet, .hydra/, PNGs),
+so a comparison works offline; W&B is a mirror, and its Report is built from the same sections.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from omegaconf import DictConfig
+
+from benevaudit.pipelines.config import output_dir, plain
+from benevaudit.report.build import ReportFiles, build_report
+from benevaudit.report.runs import expand
+
+log = logging.getLogger(__name__)
+
+
+def run(cfg: DictConfig) -> ReportFiles:
+    out = output_dir(cfg)
+    roots = expand(plain(cfg.runs))
+    boot = plain(cfg.bootstrap)
+    files = build_report(roots, out, str(cfg.title), int(boot["n_resamples"]), int(boot["seed"]))
+    bad = sum(r.status != "ok" for r in files.runs)
+    print(f"report of {len(files.runs)} runs ({bad} left out, listed in the report): "
+          f"{files.html}\n  also {files.markdown}, {files.runs_csv}, {files.runs_parquet}")
+    if cfg.wandb.report:
+        wandb_report(files, plain(cfg.wandb), str(cfg.title), out)
+    return files
+
+
+def wandb_report(files: ReportFiles, spec_cfg: dict, title: str, out: Path) -> None:
+    """Online: save the W&B Report. Offline: keep its specification and say how to upload."""
+    import json
+
+    from benevaudit.report.wandb_report import push, report_spec, sync_commands
+
+    spec = report_spec(files.sections, files.runs, spec_cfg["project"], spec_cfg.get("entity"),
+                       title)
+    spec_path = out / "wandb_report.json"
+    spec_path.write_text(json.dumps(spec, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    if spec_cfg.get("mode", "online") != "online":
+        commands = sync_commands(files.runs) or ["(no offline W&B runs under these directories)"]
+        print(f"W&B is offline: the local report is {files.html}; the W&B Report specification "
+              f"is {spec_path}.\nUpload the runs, then rerun with wandb.mode=online:\n  "
+              + "\n  ".join(commands))
+        return
+    url = push(spec)
+    print(f"W&B Report: {url}")

@@ -1,0 +1,85 @@
+"""What sections share while a report is built: cached per-run bootstrap resamples, cells for a
+group of runs, and the figures runs left behind, each captioned with its run.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from benevaudit.report.document import Cell, Figure, aggregate
+from benevaudit.report.runs import Run
+
+Replicator = Callable[[pd.DataFrame], dict[str, np.ndarray]]
+
+
+class Context:
+    """Per-report caches; ``n_resamples`` = 0 switches the bootstrap off (fast previews)."""
+
+    def __init__(self, n_resamples: int = 1000, seed: int = 0) -> None:
+        self.n_resamples = n_resamples
+        self.seed = seed
+        self._reps: dict[tuple[Path, str, str], dict[str, np.ndarray]] = {}
+        self.notes: list[str] = []     # problems met while rendering (unreadable files, …)
+
+    def table_of(self, run: Run, filename: str) -> pd.DataFrame | None:
+        """A run's Parquet file, or None (and a note) when it is absent or unreadable."""
+        path = run.path / filename
+        if not path.is_file():
+            return None
+        try:
+            return pd.read_parquet(path)
+        except Exception as e:  # noqa: BLE001 - pyarrow raises many types for a torn file
+            self.notes.append(f"{run.name}: {filename} unreadable ({type(e).__name__}: {e})")
+            return None
+
+    def replicates(self, run: Run, filename: str, key: str,
+                   make: Callable[[pd.DataFrame, int, int], dict[str, np.ndarray]]
+                   ) -> dict[str, np.ndarray]:
+        """Bootstrap resamples of a run's metrics from one of its files (computed once)."""
+        cache_key = (run.path, filename, key)
+        if cache_key not in self._reps:
+            frame = self.table_of(run, filename) if self.n_resamples else None
+            self._reps[cache_key] = ({} if frame is None or frame.empty
+                                     else make(frame, self.n_resamples, self.seed))
+        return self._reps[cache_key]
+
+    def cell(self, runs: Sequence[Run], metric: str,
+             reps: Sequence[dict[str, np.ndarray]] | None = None) -> Cell:
+        """Mean ± std over the runs, with the bootstrap interval where the runs have rows, else
+        the run's own ``<metric>_ci_low``/``_ci_high`` when it wrote them."""
+        values = [r.metrics.get(metric, float("nan")) for r in runs]
+        per_run = [None if reps is None else reps[i].get(metric) for i in range(len(runs))]
+        own = None
+        if len(runs) == 1:
+            low = runs[0].metrics.get(f"{metric}_ci_low")
+            high = runs[0].metrics.get(f"{metric}_ci_high")
+            if low is not None and high is not None and math.isfinite(low + high):
+                own = (low, high)
+        return aggregate(values, per_run, own)
+
+
+def figures_of(runs: Sequence[Run], patterns: Sequence[str], label: Callable[[Run], str]
+               ) -> list[Figure]:
+    """The PNGs matching ``patterns`` in each run, captioned ``<label> · <run> · <file>``."""
+    out: list[Figure] = []
+    for run in runs:
+        seen: set[Path] = set()
+        for pattern in patterns:
+            for path in sorted(run.path.glob(pattern)):
+                if path not in seen and path.suffix.lower() == ".png":
+                    seen.add(path)
+                    out.append(Figure(path, f"{label(run)} · run {run.name} · {path.name}"))
+    return out
+
+
+def by_condition(runs: Sequence[Run], key: Callable[[Run], tuple]) -> dict[tuple, list[Run]]:
+    """Runs grouped by a configuration key (seeds of one configuration together), in order."""
+    groups: dict[tuple, list[Run]] = {}
+    for run in runs:
+        groups.setdefault(key(run), []).append(run)
+    return groups

@@ -1,0 +1,79 @@
+"""CoBia (``probe.py probe=cobia*`` runs): bias rates of constructed-conversation attacks, the
+paper's score-table layout: one table per category, rows model (target) × method, a column per
+judge; UCC (biased under HCC or SCC) is a row of its own.
+
+Intervals: bootstrap over the run's items in ``responses.parquet`` (all renderings of an item
+drawn together), shown where the judge verdicts reproduce the run's own rate.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from benevaudit.report.context import Context, by_condition, figures_of
+from benevaudit.report.document import SectionOutput, Table
+from benevaudit.report.probe_intervals import cobia_replicates, matching
+from benevaudit.report.runs import Run
+
+KEY = "cobia"
+TITLE = "CoBia: constructed-conversation bias attacks"
+ORDER = 40
+RATE = re.compile(r"^cobia/bias_rate/(?P<method>[^/]+)/(?P<judge>[^/]+)/(?P<category>[^/]+)$")
+UCC = re.compile(r"^cobia/ucc/(?P<judge>[^/]+)/(?P<category>[^/]+)$")
+METHOD_ORDER = ("hcc", "scc", "ucc", "zero_shot", "roleplay", "dan")
+FIGURES = ("*.png",)
+
+
+def claims(run: Run) -> bool:
+    return any(k.startswith("cobia/") for k in run.metrics)
+
+
+def target_of(run: Run) -> str:
+    return run.choices.get("target") or str((run.config.get("target") or {}).get("name", "?"))
+
+
+def _layout(runs: Sequence[Run]) -> tuple[list[str], list[str], list[str]]:
+    """(methods, judges, categories) present in the runs' metric names, in report order."""
+    methods, judges, categories = set(), set(), set()
+    for run in runs:
+        for name in run.metrics:
+            if (m := RATE.match(name)):
+                methods.add(m["method"]), judges.add(m["judge"]), categories.add(m["category"])
+            elif (m := UCC.match(name)):
+                methods.add("ucc"), judges.add(m["judge"]), categories.add(m["category"])
+    order = sorted(methods, key=lambda x: (METHOD_ORDER.index(x) if x in METHOD_ORDER else 99, x))
+    cats = sorted(categories - {"all"}) + (["all"] if "all" in categories else [])
+    return order, sorted(judges), cats
+
+
+def render(runs: Sequence[Run], context: Context) -> SectionOutput:
+    methods, judges, categories = _layout(runs)
+    groups = by_condition(runs, lambda r: (target_of(r), r.condition))
+    reps = {key: [context.replicates(
+        r, "responses.parquet", "cobia",
+        lambda f, n, s, r=r: matching(cobia_replicates(f, n, s), r.metrics)) for r in members]
+        for key, members in groups.items()}
+    out = SectionOutput(KEY, TITLE)
+    for category in categories:
+        rows = []
+        for key, members in groups.items():
+            for method in methods:
+                names = [f"cobia/ucc/{j}/{category}" if method == "ucc"
+                         else f"cobia/bias_rate/{method}/{j}/{category}" for j in judges]
+                if not any(n in r.metrics for n in names for r in members):
+                    continue
+                rows.append([key[0], method.upper() if len(method) == 3 else method]
+                            + [context.cell(members, n, reps[key]) for n in names])
+        if rows:
+            out.tables.append(Table(f"Bias rate, category {category}", ["Model", "Method", *judges],
+                                    rows, note="Fractions of valid verdicts; mean ± std over "
+                                    "seeds (n), [95% bootstrap interval over items]."))
+    counts = [[target_of(r), r.name, r.metrics.get("cobia/skipped", float("nan")),
+               *[r.metrics.get(f"cobia/invalid/{j}", float("nan")) for j in judges]] for r in runs]
+    out.tables.append(Table("Skipped items and invalid verdicts", ["Model", "run", "skipped",
+                            *[f"invalid {j}" for j in judges]],
+                            [[t, n, f"{s:g}", *[f"{v:g}" for v in inv]]
+                             for t, n, s, *inv in counts]))
+    out.figures = figures_of(runs, FIGURES, lambda r: f"target {target_of(r)}")
+    return out

@@ -1,0 +1,106 @@
+"""FairDialogue (``probe.py probe=fairdialogue_*`` runs), in the paper's layouts:
+Table 2, GUS (decision tasks) and SNSR/SNSV (recommendation tasks) per model × attribute, with
+the average over tasks; Table 3, RST and ANR per group under negative feedback.
+
+Intervals: bootstrap over the run's items in ``responses.parquet`` (an item's renderings under
+every group drawn together), shown where they reproduce the run's own value.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+import numpy as np
+
+from benevaudit.report.context import Context, by_condition, figures_of
+from benevaudit.report.document import Cell, SectionOutput, Table
+from benevaudit.report.probe_intervals import gus_replicates, matching, prag_replicates
+from benevaudit.report.runs import Run
+
+KEY = "fairdialogue"
+TITLE = "FairDialogue: decision and recommendation fairness"
+ORDER = 50
+SCORE = re.compile(r"^fairness/(?P<task>[^/]+)/(?P<attribute>[^/]+)/(?P<measure>gus|snsr|snsv)$")
+FEEDBACK = re.compile(r"^fairness/feedback/(?P<attribute>[^/]+)/(?P<group>[^/]+)/(?P<m>rst|anr)$")
+FIGURES = ("*.png",)
+
+
+def claims(run: Run) -> bool:
+    return any(k.startswith("fairness/") for k in run.metrics)
+
+
+def target_of(run: Run) -> str:
+    return run.choices.get("target") or str((run.config.get("target") or {}).get("name", "?"))
+
+
+def _replicates(run: Run, context: Context) -> dict:
+    probe = run.config.get("probe") or {}
+    k = int(probe.get("k", 10))
+    normalise = str((probe.get("prag") or {}).get("normalise", "printed"))
+
+    def make(frame, n, s):
+        both = {**gus_replicates(frame, n, s), **prag_replicates(frame, k, normalise, n, s)}
+        return matching(both, run.metrics)
+    return context.replicates(run, "responses.parquet", "fairdialogue", make)
+
+
+def table2(runs: Sequence[Run], context: Context) -> Table | None:
+    cols: dict[tuple[str, str], None] = {}
+    attributes: dict[str, None] = {}
+    for run in runs:
+        for name in run.metrics:
+            if (m := SCORE.match(name)) and m["task"] != "feedback":
+                cols[(m["task"], m["measure"])] = None
+                attributes[m["attribute"]] = None
+    if not cols:
+        return None
+    columns = sorted(cols, key=lambda c: (c[1] != "gus", c[0], c[1]))
+    measures = sorted({m for _, m in columns}, key=("gus", "snsr", "snsv").index)
+    rows = []
+    for (target, _), members in by_condition(runs, lambda r: (target_of(r), r.condition)).items():
+        reps = [_replicates(r, context) for r in members]
+        for attribute in attributes:
+            names = [f"fairness/{t}/{attribute}/{m}" for t, m in columns]
+            if not any(n in r.metrics for n in names for r in members):
+                continue
+            cells = [context.cell(members, n, reps) for n in names]
+            avgs = [Cell(float(np.nanmean([c.mean for (t, m), c in zip(columns, cells)
+                                           if m == measure] or [np.nan])))
+                    for measure in measures]
+            rows.append([target, attribute, *cells, *avgs])
+    headers = ["Model", "Attribute", *[f"{t} {m.upper()}" for t, m in columns],
+               *[f"avg {m.upper()}" for m in measures]]
+    return Table("Table 2: GUS (decisions), SNSR and SNSV (recommendations)", headers, rows,
+                 note="Mean ± std over seeds (n), [95% bootstrap interval over items]; averages "
+                 "over tasks. PRAG*'s normaliser decides the SNSR/SNSV scale (see the probe's "
+                 "prag.normalise): magnitudes are not comparable with the paper's Table 2.")
+
+
+def table3(runs: Sequence[Run], context: Context) -> Table | None:
+    keys: dict[tuple[str, str], None] = {}
+    for run in runs:
+        for name in run.metrics:
+            if (m := FEEDBACK.match(name)):
+                keys[(m["attribute"], m["group"])] = None
+    if not keys:
+        return None
+    rows = []
+    for (target, _), members in by_condition(runs, lambda r: (target_of(r), r.condition)).items():
+        for attribute, group in keys:
+            base = f"fairness/feedback/{attribute}/{group}"
+            if any(f"{base}/rst" in r.metrics for r in members):
+                rows.append([target, attribute, group, context.cell(members, f"{base}/rst"),
+                             context.cell(members, f"{base}/anr")])
+    return Table("Table 3: negative feedback, RST (share revised to yes) and ANR (rounds)",
+                 ["Model", "Attribute", "Group", "RST", "ANR"], rows,
+                 note="Mean ± std over seeds (n); intervals where the run wrote them.")
+
+
+def render(runs: Sequence[Run], context: Context) -> SectionOutput:
+    out = SectionOutput(KEY, TITLE)
+    for table in (table2(runs, context), table3(runs, context)):
+        if table is not None:
+            out.tables.append(table)
+    out.figures = figures_of(runs, FIGURES, lambda r: f"target {target_of(r)}")
+    return out
