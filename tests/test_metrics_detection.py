@@ -120,3 +120,26 @@ def test_interval_holds_its_rate_at_the_edges():
     for k, n in [(0, 3), (3, 3), (0, 1), (7, 7)]:
         m = trigger_metrics(["OB"] * n, [True] * k + [False] * (n - k))
         assert m["trigger/TR_OB_ci_low"] <= m["trigger/TR_OB"] <= m["trigger/TR_OB_ci_high"]
+
+
+def test_columns_read_back_from_parquet(tmp_path):
+    """Nullable booleans (pd.NA) and missing strings survive a Parquet round trip as invalid."""
+    import pandas as pd
+
+    frame = pd.DataFrame({"label": ["N", "OB", "BB", "BB"],
+                          "flagged": pd.array([False, True, pd.NA, True], dtype="boolean"),
+                          "pred": ["N", "OB", None, "BB"]})
+    frame.to_parquet(tmp_path / "p.parquet")
+    back = pd.read_parquet(tmp_path / "p.parquet")
+    m = detection_metrics(back["label"], back["flagged"], back["pred"])
+    assert m["detect/n_invalid"] == 1 and m["trigger/TR_BB"] == 1.0 and m["test/n"] == 3
+
+
+def test_confusion_png_counts_invalid_verdicts_per_row(tmp_path):
+    from benevaudit.report.figures.detection import confusion_png
+
+    path = confusion_png(["N", "OB", "BB", "BB"], ["N", "BB", None, "BB"], tmp_path / "cm.png",
+                         "judge_operational · embedded")
+    assert path.stat().st_size > 5000
+    with pytest.raises(ValueError, match="labels has 2 entries but pred has 1"):
+        confusion_png(["N", "BB"], ["N"], tmp_path / "x.png", "x")

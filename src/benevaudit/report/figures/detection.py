@@ -61,7 +61,7 @@ def confusion_png(labels: Sequence[str | None], pred: Sequence[str | None], path
             ax.text(j, i, f"{norm[i, j]:.2f}\n({int(cm[i, j])})", ha="center", va="center",
                     fontsize=7, color="white" if norm[i, j] > 0.5 else "black")
     rows = [c if n == 0 else f"{c}\n({n} invalid)" for c, n in zip(CLASSES, invalid)]
-    ax.set_xticks(range(len(CLASSES)), CLASSES)
+    ax.set_xticks(range(len(CLASSES)), CLASSES, fontsize=7)
     ax.set_yticks(range(len(CLASSES)), rows, fontsize=7)
     ax.set_xlabel("predicted")
     ax.set_ylabel("true")
