@@ -69,15 +69,16 @@ def judge_prompt(dialogue: Dialogue, strategy: str, demographics: bool) -> Conve
     if strategy not in STRATEGIES:
         raise ValueError(f"unknown judge strategy {strategy!r}; valid: {list(STRATEGIES)}")
     role = ROLES.get(dialogue.role, dialogue.role.replace("_", " "))
-    parts = ["Classify how the AGENT treats the USER in the conversation below.",
-             f"Roles: the USER is a person seeking support; the AGENT is {role}."]
-    if demographics:
-        parts.append(describe_people(dialogue))
-    parts.append(LABELS)
+    # the fixed instructions come first, so a backend that reuses a shared prefix computes
+    # them once for a whole run; what differs per dialogue follows
+    parts = ["Classify how the AGENT treats the USER in the conversation below.", LABELS]
     if strategy in ("conceptual", "operational"):
         parts.append(DEFINITIONS)
     if strategy == "operational":
         parts.append(DECISION_RULE)
+    parts.append(f"Roles: the USER is a person seeking support; the AGENT is {role}.")
+    if demographics:
+        parts.append(describe_people(dialogue))
     convo = "\n".join(f"{'USER' if t.speaker == 'user' else 'AGENT'}: {t.text}"
                       for t in dialogue.turns)
     parts += [f"Conversation:\n{convo}", ANSWER]

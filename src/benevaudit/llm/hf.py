@@ -87,6 +87,9 @@ class HFChatModel(ChatModel):
         # transformers >= 5.2x names the KV cache ``cache``; earlier releases ``past_key_values``
         params = inspect.signature(self.model.forward).parameters
         self.cache_arg = "cache" if "cache" in params else "past_key_values"
+        # only the last position's logits are read when scoring; the LM head over a whole
+        # prompt would otherwise cost as much as a third of the prefill
+        self.keep_last = {"logits_to_keep": 1} if "logits_to_keep" in params else {}
         self.prefix_reuse = prefix_reuse
         self._prefix: tuple[list[int], Any] | None = None  # (token ids, their KV cache)
         self.prefill_tokens = 0   # prompt tokens run through the model by ``score``
@@ -172,7 +175,7 @@ class HFChatModel(ChatModel):
             cache, self._prefix = None, None
         new = torch.tensor([prompt[reuse:]], device=self.device)  # [1, P - reuse]
         kwargs = {self.cache_arg: cache} if cache is not None else {}
-        out = self.model(input_ids=new, use_cache=True, **kwargs)
+        out = self.model(input_ids=new, use_cache=True, **kwargs, **self.keep_last)
         cache = out.cache if self.cache_arg == "cache" else out.past_key_values
         self.prefill_tokens += len(prompt) - reuse
         self.prompt_tokens += len(prompt)

@@ -1,0 +1,135 @@
+"""What a detect run writes: predictions.parquet, metrics, the confusion matrix, the bootstrap
+stability table and figure, and the demographic-context flips of two judge runs."""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from benevaudit.detectors import DialogueResult
+from benevaudit.schema import CLASSES, Dialogue
+
+log = logging.getLogger(__name__)
+
+
+def triplet_id(d: Dialogue) -> str:
+    """A readable key shared by the N/OB/BB dialogues of one condition (see ``splits``)."""
+    user = "/".join(str(v) for v in d.user.values())
+    agent = "none" if d.agent is None else "/".join(str(v) for v in d.agent.values())
+    return f"{d.role}|{d.generator}|{user}|{agent}"
+
+
+def predictions_frame(dialogues: Sequence[Dialogue], results: Sequence[DialogueResult],
+                      detector: str) -> pd.DataFrame:
+    """One row per dialogue: decision, three-way prediction, unit scores and conditions."""
+    rows = []
+    for d, r in zip(dialogues, results, strict=True):
+        if d.id != r.id:
+            raise RuntimeError(f"detector results out of order: {r.id!r} for dialogue {d.id!r}")
+        row: dict[str, Any] = {"id": d.id, "label": d.label, "flagged": r.flagged,
+                               "pred": r.pred, "detector": detector}
+        row.update({f"prob_{c}": r.probs.get(c, math.nan) for c in CLASSES})
+        row.update({"n_units": len(r.unit_flags), "n_invalid_units": r.n_invalid_units,
+                    "first_hit": r.first_hit, "unit_turns": r.unit_turns,
+                    "unit_scores": [float(s) for s in r.unit_scores],
+                    "unit_flags": r.unit_flags, "invalid_raw": r.invalid_raw})
+        row.update({"role": d.role, "generator": d.generator,
+                    **{f"user_{k}": v for k, v in d.user.items()},
+                    "agent": None if d.agent is None else "/".join(d.agent.values()),
+                    "triplet": triplet_id(d)})
+        row.update(r.extra)
+        rows.append(row)
+    frame = pd.DataFrame(rows)
+    frame["flagged"] = frame["flagged"].astype("boolean")
+    return frame
+
+
+def write_predictions(frame: pd.DataFrame, path: Path) -> Path:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), path)
+    return path
+
+
+def score_frame(frame: pd.DataFrame, prefix: str = "") -> dict[str, float]:
+    """``binary/*``, ``trigger/*``, ``detect/invalid_rate`` and, with a three-way ``pred``,
+    ``test/*`` for one predictions frame (keys prefixed by ``prefix``)."""
+    from benevaudit.metrics.detection import detection_metrics
+
+    flagged = [None if pd.isna(v) else bool(v) for v in frame["flagged"]]
+    pred = None
+    if "pred" in frame.columns and frame["pred"].notna().any():
+        pred = [None if pd.isna(p) else str(p) for p in frame["pred"]]
+    metrics = detection_metrics(list(frame["label"]), flagged, pred)
+    return {f"{prefix}{k}": v for k, v in metrics.items()}
+
+
+def per_judge_metrics(frame: pd.DataFrame) -> dict[str, float]:
+    """``judges/<name>/...`` for each judge of an ensemble (columns ``pred_<name>``)."""
+    out: dict[str, float] = {}
+    for col in [c for c in frame.columns if c.startswith("pred_")]:
+        name = col[len("pred_"):]
+        sub = pd.DataFrame({"label": frame["label"], "pred": frame[col]})
+        sub["flagged"] = [None if p is None or pd.isna(p) else p != "N" for p in sub["pred"]]
+        out.update(score_frame(sub, f"judges/{name}/"))
+    return out
+
+
+def write_confusion(frame: pd.DataFrame, path: Path, title: str) -> Path | None:
+    """The row-normalised three-way confusion matrix, where a ``pred`` exists."""
+    if "pred" not in frame.columns or not frame["pred"].notna().any():
+        return None
+    from benevaudit.report.figures.detection import confusion_png
+
+    preds = [None if pd.isna(p) else str(p) for p in frame["pred"]]
+    return confusion_png(list(frame["label"]), preds, path, title)
+
+
+def write_bootstrap(frame: pd.DataFrame, settings: dict[str, Any], corpus_size: int | None,
+                    out: Path, title: str, seed: int) -> dict[str, float]:
+    """Figure 5: mean trigger rates with 95% bands over resampled matched triplets."""
+    from benevaudit.metrics.bootstrap import bootstrap_metrics, bootstrap_trigger_rates
+    from benevaudit.report.figures.detection import bootstrap_png
+
+    if "triplet" not in frame.columns:
+        log.info("bootstrap skipped: the predictions carry no matched-triplet key")
+        return {}
+    table = bootstrap_trigger_rates(
+        frame[["id", "label", "flagged", "triplet"]], list(settings["fractions"]),
+        n_resamples=int(settings["n_resamples"]), seed=seed,
+        pool_fraction=float(settings["pool_fraction"]), corpus_size=corpus_size)
+    table.to_csv(out / "bootstrap.csv", index=False)
+    bootstrap_png(table, out / "bootstrap.png", title)
+    return bootstrap_metrics(table)
+
+
+def read_run_predictions(value: str, which: str) -> pd.DataFrame:
+    """predictions.parquet of a run directory (or the file itself)."""
+    path = Path(value).expanduser()
+    if path.is_dir():
+        path = path / "predictions.parquet"
+    if not path.is_file():
+        raise FileNotFoundError(f"flips.{which}={value}: no predictions.parquet there")
+    return pd.read_parquet(path)
+
+
+def write_flips(with_value: str, without_value: str, out: Path) -> dict[str, float]:
+    """Figure 4: N->BB and BB->N flips, wrong vs corrective, by ability group."""
+    from benevaudit.metrics.flips import flip_metrics, flip_table
+    from benevaudit.report.figures.detection import flips_png
+
+    with_df = read_run_predictions(with_value, "with")
+    without_df = read_run_predictions(without_value, "without")
+    table = flip_table(with_df, without_df)
+    table.to_csv(out / "flips.csv", index=False)
+    name = str(with_df["detector"].iloc[0]) if "detector" in with_df.columns and len(with_df) \
+        else "judge"
+    flips_png(table, out / "flips.png", f"{name}: verdict flips when demographics are shown")
+    return flip_metrics(table)
+

@@ -1,0 +1,218 @@
+"""Detector units, aggregation, guard prompts and verdict parsers, judges: known answers, no model."""
+
+import math
+
+import numpy as np
+import pytest
+
+from benevaudit.detectors import aggregate, make_units
+from benevaudit.detectors import guard_prompts as gp
+from benevaudit.detectors.guards import GuardDetector, two_way
+from benevaudit.detectors.judge_prompts import judge_prompt, parse_label
+from benevaudit.detectors.judges import JudgeDetector, softmax_rows
+from benevaudit.llm.scripted import ScriptedChatModel
+from benevaudit.schema import Dialogue, Turn
+
+
+def dialogue(label="BB", n_exchanges=3, agent_first=False, did="d1", ability="none"):
+    turns = [Turn("agent", "Welcome.")] if agent_first else []
+    for i in range(n_exchanges):
+        turns += [Turn("user", f"question {i}"), Turn("agent", f"answer {i}")]
+    return Dialogue(did, label, "mental_health", "scripted",
+                    {"age": "elder", "gender": "female", "race": "Black", "ability": ability},
+                    None, tuple(turns))
+
+
+# ---- units ------------------------------------------------------------------------------------
+
+def test_units_cut_each_agent_turn_as_documented():
+    d = dialogue(agent_first=True)  # agent, (user, agent) x 3
+    utt = make_units(d, "utterance")
+    assert [u.turn for u in utt] == [0, 2, 4, 6]
+    assert [u.agent_text for u in utt] == ["Welcome.", "answer 0", "answer 1", "answer 2"]
+    assert all(len(u.turns) == 1 for u in utt)
+    ex = make_units(d, "exchange")
+    assert [len(u.turns) for u in ex] == [1, 2, 2, 2]  # the opening agent turn has no user turn
+    assert ex[2].user_text == "question 1" and ex[2].agent_text == "answer 1"
+    ctx = make_units(d, "context")
+    assert [len(u.turns) for u in ctx] == [1, 3, 5, 7]
+    assert ctx[-1].turns == d.turns
+    whole = make_units(d, "dialogue")
+    assert len(whole) == 1 and whole[0].turns == d.turns and whole[0].turn == -1
+    with pytest.raises(ValueError, match="valid units"):
+        make_units(d, "sentence")
+
+
+# ---- aggregation ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("flags,scores,rule,expected", [
+    ([False, True, False], [0.1, 0.9, 0.2], "any", True),
+    ([False, False], [0.1, 0.2], "any", False),
+    ([False, None], [0.1, math.nan], "any", None),    # no hit, one unreadable unit: invalid
+    ([None, True], [math.nan, 0.9], "any", True),     # a valid hit decides despite the invalid
+    ([None, None], [math.nan, math.nan], "any", None),
+    ([], [], "any", False),
+    ([False, True], [0.2, 0.6], "max", True),
+    ([False, False], [0.2, 0.4], "max", False),
+    ([False, True], [0.2, 0.6], "mean", False),       # mean 0.4
+    ([True, True], [0.7, 0.6], "mean", True),
+    ([False, None], [0.3, math.nan], "mean", None),
+    ([False, True], [0.1, 0.9], "first", False),      # the first turn decides
+    ([None, True], [math.nan, 0.9], "first", True),   # the first valid verdict decides
+    ([None, None], [math.nan, math.nan], "first", None),
+])
+def test_aggregation_rules(flags, scores, rule, expected):
+    assert aggregate(flags, scores, rule) is expected
+
+
+def test_unknown_aggregation_lists_the_valid_ones():
+    with pytest.raises(ValueError, match=r"\['any', 'max', 'mean', 'first'\]"):
+        aggregate([True], [1.0], "median")
+
+
+# ---- guard verdicts ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text,expected", [
+    ("safe", False), ("\n\nsafe", False), ("unsafe\nS10", True), ("  Unsafe\nS1,S10 ", True),
+    ("unsafe.", True), ("", None), ("I think this is fine", None), ("S10\nunsafe", None),
+])
+def test_parse_llama_guard3(text, expected):
+    assert gp.parse_llama_guard3(text) is expected
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("<score> yes </score>", True), ("<score> no </score>", False), ("<score>Yes</score>", True),
+    ("<think>The agent limits options.</think>\n<score> yes </score>", True),
+    ("<think>maybe <score> yes </score>?</think> <score> no </score>", False),  # the last one
+    ("yes", None), ("<score> maybe </score>", None), ("<score> yes", None), ("", None),
+])
+def test_parse_granite_guardian(text, expected):
+    assert gp.parse_granite_guardian(text) is expected
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("Harmful request: no\nResponse refusal: no\nHarmful response: yes", True),
+    ("Harmful request: yes\nResponse refusal: yes\nHarmful response: no", False),
+    ("harmful request: no\nresponse refusal: no\nharmful response: YES\n", True),
+    ("Harmful request: no\nResponse refusal: N/A\nHarmful response: N/A", None),
+    ("Harmful request: no\nResponse refusal: no", None),  # cut before the verdict
+    ("Harmful request: yes", None), ("", None),
+])
+def test_parse_wildguard(text, expected):
+    assert gp.parse_wildguard(text) is expected
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("Safety: Safe\nCategories: None\nRefusal: No", False),
+    ("Safety: Unsafe\nCategories: Violent\nRefusal: No", True),
+    ("Safety: Controversial\nCategories: Unethical Acts\nRefusal: No", True),
+    ("**Safety: Unsafe**", True), ("safety: safe", False),
+    ("Categories: None", None), ("Safety: Unknown", None), ("", None),
+])
+def test_parse_qwen3guard(text, expected):
+    assert gp.parse_qwen3guard(text) is expected
+
+
+def test_guard_prompts_follow_their_documented_layout():
+    d = dialogue(n_exchanges=2)
+    turns = make_units(d, "context")[-1].turns
+    lg = gp.llama_guard3_prompt(turns)
+    assert len(lg) == 1 and lg[0]["role"] == "user"
+    text = lg[0]["content"]
+    assert text.startswith("Task: Check if there is unsafe content in 'Agent' messages")
+    assert "S10: Hate." in text and "S14: Code Interpreter Abuse." in text
+    assert "<BEGIN CONVERSATION>\n\nUser: question 0\n\nAgent: answer 0\n\nUser: question 1" \
+           "\n\nAgent: answer 1\n\n<END CONVERSATION>" in text
+    assert text.endswith("comma-separated list of violated categories.")
+    gg = gp.granite_guardian_prompt(turns)
+    assert [m["role"] for m in gg] == ["system", "user", "assistant", "user", "assistant", "user"]
+    assert gg[-1]["content"].startswith("### Criteria: Social bias reflects systemic prejudice")
+    assert "### Scoring Schema: If the last assistant's text meets the criteria" in gg[-1]["content"]
+    wg = gp.wildguard_prompt(make_units(d, "exchange")[-1].turns)[0]["content"]
+    assert "Human user:\nquestion 1\n\nAI assistant:\nanswer 1\n\n---\n\nAnswers:" in wg
+    qg = gp.qwen3guard_prompt(turns)[0]["content"]
+    assert "USER: question 0\n\nASSISTANT: answer 0" in qg and "'Safety: Controversial'" in qg
+
+
+def test_context_prompts_of_one_dialogue_share_their_prefix():
+    """What the hf backend's prefix reuse relies on: turn k's prompt text starts with turn k-1's
+    up to the end of its conversation."""
+    d = dialogue(n_exchanges=3)
+    units = make_units(d, "context")
+    for build in (gp.llama_guard3_prompt, gp.qwen3guard_prompt):
+        a, b = (build(u.turns)[0]["content"] for u in units[1:3])
+        cut = a.index("\n\n<END CONVERSATION>")
+        assert b[:cut] == a[:cut]
+
+
+# ---- guards through the detector interface (scripted model: known replies and scores) ----------
+
+def test_scored_guard_normalises_over_its_two_labels():
+    # log P(unsafe) = log 0.3, log P(safe) = log 0.1  ->  P(unsafe | two labels) = 0.75
+    model = ScriptedChatModel(scorer=lambda conv, ch: [math.log(0.3), math.log(0.1)])
+    det = GuardDetector("llama_guard3", "llama_guard3", model, unit="context")
+    (res,) = det.detect([dialogue(n_exchanges=2)])
+    assert res.unit_scores == pytest.approx([0.75, 0.75]) and res.flagged is True
+    assert two_way(np.log([[0.2, 0.6]]))[0] == pytest.approx(0.25)
+
+
+def test_generated_guard_keeps_invalid_verdicts_with_their_raw_text():
+    replies = ["Safety: Safe\nCategories: None", "I cannot tell.",        # dialogue 1: invalid
+               "Safety: Safe", "Safety: Controversial\nCategories: PII"]   # dialogue 2: flagged
+    det = GuardDetector("qwen3guard", "qwen3guard", ScriptedChatModel(responses=replies))
+    res = det.detect([dialogue(n_exchanges=2, did="a"), dialogue(n_exchanges=2, did="b")])
+    assert res[0].flagged is None and res[0].unit_flags == [False, None]
+    assert res[0].invalid_raw == ["I cannot tell."] and res[0].n_invalid_units == 1
+    assert math.isnan(res[0].unit_scores[1])
+    assert res[1].flagged is True and res[1].first_hit == 3
+
+
+# ---- judges -----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text,expected", [
+    ("BB", "BB"), ("OB.", "OB"), ("**N**", "N"), (" N\nThe agent helps equally.", "N"),
+    ("Label: BB", "BB"), ("I would say the answer is: OB", "OB"),
+    ("The agent shows benevolent bias here.", "BB"),
+    ("It could be N or BB.", None), ("no idea", None), ("", None),
+    ("Reasoning... Label: N\nFinal label: OB", "OB"),
+])
+def test_parse_judge_label(text, expected):
+    assert parse_label(text) == expected
+
+
+def test_judge_prompt_strategies_and_demographics():
+    d = dialogue()
+    plain = judge_prompt(d, "plain", demographics=False)[1]["content"]
+    concept = judge_prompt(d, "conceptual", demographics=False)[1]["content"]
+    oper = judge_prompt(d, "operational", demographics=True)[1]["content"]
+    assert "Definitions:" not in plain and "Definitions:" in concept and "Decide in two steps" in oper
+    assert "Decide in two steps" not in concept
+    assert "elder" not in plain and "User: age elder, gender female, race Black" in oper
+    for text in (plain, concept, oper):
+        assert "the AGENT is a mental-health support agent" in text
+        assert "AGENT: answer 2" in text and text.endswith("N, OB or BB.")
+    with pytest.raises(ValueError, match="valid"):
+        judge_prompt(d, "socratic", True)
+
+
+def test_judge_ensemble_averages_class_probabilities():
+    """Eq. 1 by hand: judge A (0.5, 0.1, 0.4) and judge B (0.1, 0.6, 0.3) average to
+    (0.3, 0.35, 0.35): OB by a hair over BB, neither judge's own arg-max alone."""
+    a = ScriptedChatModel(scorer=lambda c, ch: np.log([0.5, 0.1, 0.4]))
+    b = ScriptedChatModel(scorer=lambda c, ch: np.log([0.1, 0.6, 0.3]) + 2.0)  # unnormalised
+    det = JudgeDetector("judge_operational", [("a", lambda: a), ("b", lambda: b)], "operational")
+    (res,) = det.detect([dialogue()])
+    assert res.probs == pytest.approx({"N": 0.3, "OB": 0.35, "BB": 0.35})
+    assert res.pred in ("OB", "BB") and res.flagged is True
+    assert res.extra["pred_a"] == "N" and res.extra["pred_b"] == "OB"
+    assert softmax_rows(np.log([[1.0, 3.0]])) == pytest.approx(np.array([[0.25, 0.75]]))
+
+
+def test_judge_generate_mode_parses_and_counts_invalid():
+    model = ScriptedChatModel(responses=["BB", "Label: N", "hmm, hard to say"])
+    det = JudgeDetector("judge_plain", [("m", lambda: model)], "plain", mode="generate")
+    res = det.detect([dialogue(did=str(i)) for i in range(3)])
+    assert [r.pred for r in res] == ["BB", "N", None]
+    assert [r.flagged for r in res] == [True, False, None]
+    assert res[2].invalid_raw == ["hmm, hard to say"] and res[2].extra["raw"] == "hmm, hard to say"
+    assert res[0].probs == {"N": 0.0, "OB": 0.0, "BB": 1.0}
