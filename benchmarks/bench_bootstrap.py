@@ -15,6 +15,11 @@ between the two vectorised ways (they draw from the same distribution), and peak
 
     python benchmarks/bench_bootstrap.py
     python benchmarks/bench_bootstrap.py --resamples 200 --cores 1
+
+Measured on 2 shared AMD EPYC cores (load average ~10.5): types 0.96 s wall / 0.36 s CPU,
+peak 7 MiB traced; index 13.1 s wall / 5.1 s CPU, 123 MiB; one-at-a-time loop ~24 s wall /
+9.6 s CPU (extrapolated). The two vectorised ways agree to 0.001 on means and 0.0034 on band
+widths; process peak RSS 270 MiB.
 """
 
 from __future__ import annotations
