@@ -15,13 +15,17 @@ from benevaudit.pipelines.evaluate import frozen_model_splits, load_frozen
 def run(cfg: DictConfig) -> dict[str, float]:
     from benevaudit.encoders.models import set_offline_defaults
     from benevaudit.pipelines.attribution import audit_model
+    from benevaudit.precision import resolve_precision, torch_device
 
     set_offline_defaults()
+    # the same machine settings as training: device from trainer.accelerator, precision resolved
+    device = torch_device(str(cfg.trainer.accelerator))
+    precision = resolve_precision(cfg.trainer.get("precision"), str(cfg.trainer.accelerator))
     out = output_dir(cfg)
     weights, splits = frozen_model_splits(cfg)
     model, tokenizer = load_frozen(weights)
     attribution = {**plain(cfg.attribution), "enabled": True}
-    metrics = audit_model(model, tokenizer, splits, attribution, plain(cfg.model),
-                          int(cfg.seed), out)
+    metrics = audit_model(model.to(device), tokenizer, splits, attribution, plain(cfg.model),
+                          int(cfg.seed), out, precision)
     write_metrics(metrics, out / "metrics.json")
     return metrics

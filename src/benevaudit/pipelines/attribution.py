@@ -58,12 +58,16 @@ def write_heatmaps(audit: AttributionAudit, out: Path, png_dialogues: int) -> No
 
 def audit_model(model: Any, tokenizer: Any, splits: dict[str, list[Dialogue]],
                 attribution: dict[str, Any], model_cfg: dict[str, Any], seed: int,
-                out: Path) -> dict[str, float]:
+                out: Path, precision: str = "32-true") -> dict[str, float]:
     """Write ``cue_lexicon.json`` (and the second opinions, faithfulness, heatmap, shift figure);
-    return their metrics. ``splits`` are the data the model was trained and tested on."""
+    return their metrics. ``splits`` are the data the model was trained and tested on; every
+    pass runs on the model's device at the run's resolved ``precision`` (autocast)."""
     if not attribution.get("enabled", True):
         return {}
     check_attribution(attribution)
+    import torch
+
+    from benevaudit.audit.evaluation import autocast_dtype
     from benevaudit.audit.attribution.suite import AttributionOptions, run_attribution
     from benevaudit.encoders.models import attention_implementation
     from benevaudit.audit.representation import representation_shift
@@ -84,9 +88,12 @@ def audit_model(model: Any, tokenizer: Any, splits: dict[str, list[Dialogue]],
     if cap and len(train) > cap:  # an even, deterministic subsample keeps class balance
         train = [train[round(i * len(train) / cap)] for i in range(int(cap))]
     model.eval()
+    device = next(model.parameters()).device
+    dtype = autocast_dtype(precision, device.type)
     # rollout reads attention weights, which SDPA does not return; the model gets its own
     # kernel back afterwards, also when the audit fails
-    with attention_implementation(model, "eager"):
+    with attention_implementation(model, "eager"), \
+            torch.autocast(device.type, dtype=dtype, enabled=dtype is not None):
         audit = run_attribution(model, tokenizer, splits["train"],
                                 splits[attribution.get("split", "test")], out, options)
         metrics = audit.metrics

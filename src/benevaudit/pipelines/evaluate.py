@@ -13,6 +13,7 @@ from typing import Any
 
 from omegaconf import DictConfig, OmegaConf, open_dict
 
+from benevaudit.errors import ConfigError
 from benevaudit.pipelines.config import group_choices, output_dir, plain, write_metrics
 from benevaudit.pipelines.data import apply_split, by_split, load_dialogues
 from benevaudit.schema import Dialogue
@@ -85,11 +86,17 @@ def run(cfg: DictConfig) -> dict[str, float]:
     from benevaudit.encoders.models import set_offline_defaults
     from benevaudit.pipelines.interventions import edit_splits
     from benevaudit.pipelines.tracking import build_logger, finish_logger
+    from benevaudit.precision import resolve_precision, torch_device
 
     set_offline_defaults()
+    # the run's machine settings: the model runs where and how the trainer config says
+    device = torch_device(str(cfg.trainer.accelerator))
+    precision = resolve_precision(cfg.trainer.get("precision"), str(cfg.trainer.accelerator))
     out = output_dir(cfg)
     weights, splits = frozen_model_splits(cfg)
     split = str(cfg.eval_split)
+    if split not in splits:
+        raise ConfigError(f"eval_split must be one of {list(splits)}, got {split!r}")
     data = splits[split]
     edited, metrics = edit_splits({split: data}, cfg, sides=(split,))
     model, tokenizer = load_frozen(weights)
@@ -98,18 +105,19 @@ def run(cfg: DictConfig) -> dict[str, float]:
     dm.setup()
     logger = build_logger(plain(cfg.logger), out, plain(cfg), group_choices(), out.name)
     try:
-        result = evaluate_classifier(model, dm.eval_dataloader(split), edited[split], "test",
-                                     "cpu", str(cfg.trainer.precision))
+        # metrics are named after the evaluated split: test/…, validation/…, train/…
+        result = evaluate_classifier(model, dm.eval_dataloader(split), edited[split], split,
+                                     device, precision)
         metrics.update(result.metrics)
         write_predictions(result.rows, out / "predictions.parquet")
         name = (plain(cfg.intervention) or {}).get("name", "none")
+        f1 = result.metrics.get(f"{split}/macro_f1", float("nan"))
         plot_confusion(result.labels, result.preds, out / "confusion_matrix.png",
-                       f"{weights.name} · {split} · {name} · macro-F1 "
-                       f"{result.metrics.get('test/macro_f1', float('nan')):.3f}")
+                       f"{weights.name} · {split} · {name} · macro-F1 {f1:.3f}")
         if logger:
             logger.log_metrics(metrics)
         write_metrics(metrics, out / "metrics.json")
-        log.info("test/macro_f1=%.4f  run dir: %s", metrics.get("test/macro_f1", float("nan")), out)
+        log.info("%s/macro_f1=%.4f  run dir: %s", split, f1, out)
         return metrics
     finally:
         finish_logger(logger)

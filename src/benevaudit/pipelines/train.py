@@ -53,21 +53,21 @@ def build_trainer(trainer_cfg: dict[str, Any], callbacks_cfg: dict[str, Any], ou
 
 
 def test_best(cfg: DictConfig, module: Any, dm: Any, tests: dict[str, list[Dialogue]],
-              out: Path, logger: Any) -> dict[str, float]:
-    """Single-device test pass(es) of the restored best model; writes predictions and plots."""
-    import torch
-
+              out: Path, logger: Any, precision: str) -> dict[str, float]:
+    """Single-device test pass(es) of the restored best model at the training run's resolved
+    ``precision``; writes predictions and plots."""
     from benevaudit.audit.evaluation import evaluate_classifier, plot_confusion, write_predictions
     from benevaudit.pipelines.tracking import log_test_artifacts
+    from benevaudit.precision import torch_device
 
-    device = "cuda" if torch.cuda.is_available() and cfg.trainer.accelerator != "cpu" else "cpu"
+    device = torch_device(str(cfg.trainer.accelerator))
     metrics: dict[str, float] = {}
     for prefix, data in tests.items():
         dm.raw[prefix] = data
         dm.data.pop(prefix, None)
         dm.setup()
         result = evaluate_classifier(module.model, dm.eval_dataloader(prefix), data, prefix,
-                                     device, str(cfg.trainer.precision))
+                                     device, precision)
         metrics.update(result.metrics)
         if prefix == "test":
             write_predictions(result.rows, out / "predictions.parquet")
@@ -89,9 +89,13 @@ def run(cfg: DictConfig) -> dict[str, float]:
     from benevaudit.pipelines.attribution import audit_model, check_attribution
     from benevaudit.pipelines.interventions import edit_splits
     from benevaudit.pipelines.tracking import build_logger, finish_logger
+    from benevaudit.precision import precision_bits, resolve_precision
 
     set_offline_defaults()
     check_attribution(plain(cfg.attribution))  # before training, not after it
+    trainer_cfg = plain(cfg.trainer)
+    precision = resolve_precision(trainer_cfg.get("precision"), trainer_cfg.get("accelerator", "auto"))
+    trainer_cfg["precision"] = precision
     out = output_dir(cfg)
     L.seed_everything(int(cfg.seed), workers=True, verbose=False)
     dialogues = load_dialogues(plain(cfg.data), cfg.paths.cache_dir)
@@ -107,7 +111,7 @@ def run(cfg: DictConfig) -> dict[str, float]:
                             int(cfg.model.head_tokens), seed=int(cfg.seed), **plain(cfg.loader))
     logger = build_logger(plain(cfg.logger), out, plain(cfg), group_choices(), out.name)
     try:
-        trainer = build_trainer(plain(cfg.trainer), plain(cfg.callbacks), out, logger)
+        trainer = build_trainer(trainer_cfg, plain(cfg.callbacks), out, logger)
         trainer.fit(module, datamodule=dm, ckpt_path=resume_path(cfg.resume, out))
         if trainer.global_rank != 0:
             return {}
@@ -115,17 +119,19 @@ def run(cfg: DictConfig) -> dict[str, float]:
         best = ck.best_model_path or ck.last_model_path
         module.load_state_dict(torch.load(best, map_location="cpu", weights_only=True)["state_dict"])
         metrics.update({"train/best_val_macro_f1": float(ck.best_model_score or 0),
-                        "train/optimizer_steps": float(trainer.global_step)})
+                        "train/optimizer_steps": float(trainer.global_step),
+                        "train/precision_bits": float(precision_bits(precision))})
         tests = {"test": clean_test}
         if cfg.get("test_on_edited") and metrics.get("intervention/steps"):
             tests["test_edited"] = edit_splits({"test": clean_test}, cfg, ("test",))[0]["test"]
-        metrics.update(test_best(cfg, module, dm, tests, out, logger))
+        metrics.update(test_best(cfg, module, dm, tests, out, logger, precision))
         if cfg.get("save_model", True):
             module.model.save_pretrained(out / "model")
             tokenizer.save_pretrained(out / "model")
         write_metrics(metrics, out / "metrics.json")  # the test figures survive a failed audit
         metrics.update(audit_model(module.model, tokenizer, {**splits, "test": clean_test},
-                                   plain(cfg.attribution), plain(cfg.model), int(cfg.seed), out))
+                                   plain(cfg.attribution), plain(cfg.model), int(cfg.seed), out,
+                                   precision))
         write_metrics(metrics, out / "metrics.json")
         if logger:
             logger.log_metrics({k: v for k, v in metrics.items() if not k.startswith("test")})

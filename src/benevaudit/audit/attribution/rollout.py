@@ -163,6 +163,7 @@ def batch_relevance(model: Any, input_ids: torch.Tensor, attention_mask: torch.T
     del attentions
     if any(a is None for a in a_bars):
         raise RuntimeError("attention rollout: some layer's attention received no gradient")
-    with torch.no_grad():
-        rel = rollout_cls_row_reduced(a_bars, attention_mask, normalise)                 # [B, T]
+    # the product over layers stays in fp32 under autocast too: bf16/fp16 loses the small terms
+    with torch.no_grad(), torch.autocast(input_ids.device.type, enabled=False):
+        rel = rollout_cls_row_reduced([a.float() for a in a_bars], attention_mask, normalise)  # [B, T]
     return Relevance(rel, logits.detach())

@@ -170,17 +170,20 @@ def attribute_dialogues(model: Any, tokenizer: Any, dialogues: Sequence[Dialogue
     labels = [None if d.label is None else CLASS_INDEX[d.label] for d in dialogues]
     out: list[DialogueAttribution | None] = [None] * len(dialogues)
     store = None
+    device = next(model.parameters()).device
     if cache is not None:
+        # a pass under autocast (the run's bf16/fp16 precision) is kept apart from fp32 ones
+        amp = (str(torch.get_autocast_dtype(device.type)).removeprefix("torch.")
+               if torch.is_autocast_enabled(device.type) else None)
         store = cache.store(method, {"target": target, "max_length": max_length,
                                      "head_tokens": head_tokens,
                                      **({"n_steps": n_steps} if method == "integrated_gradients"
-                                        else {})})
+                                        else {}), **({"autocast": amp} if amp else {})})
         out = read_back(store, dialogues, enc.input_ids, labels)
     todo = [i for i, a in enumerate(out) if a is None]
     if store is not None and len(todo) < len(dialogues):
         log.info("attribution (%s): %d of %d dialogues read back from %s", method,
                  len(dialogues) - len(todo), len(dialogues), store.folder)
-    device = next(model.parameters()).device
     batches = length_batches([len(enc.input_ids[i]) for i in todo], batch_size,
                              batch_token_cap(max_batch_tokens, device))
     bar = tqdm(total=len(dialogues), initial=len(dialogues) - len(todo),
