@@ -10,10 +10,12 @@ from omegaconf import DictConfig  # noqa: E402
 
 
 @hydra.main(config_path="conf", config_name="analyze", version_base="1.3")
-def main(cfg: DictConfig) -> None:
+def main(cfg: DictConfig) -> float:
     from benevaudit.pipelines.analyze import run
+    from benevaudit.pipelines.cli import guarded
 
-    run(cfg)
+    metrics = guarded(run, cfg)
+    return metrics.get("analysis/n_dialogues", float("nan"))
 
 
 if __name__ == "__main__":

@@ -3,6 +3,8 @@
 Same prompts, greedy decoding (so both modes produce the same replies and token counts;
 the prompts ask for long poems, so replies run to max_tokens). Prints tokens/s for
 each mode, their ratio (goal: batched >= 2x one-at-a-time) and the peak resident memory.
+Also times how long a missing hub model takes to fail with HF_HUB_OFFLINE=1 (goal: well under
+30 s, no network retries), side by side with a load of the embedded model.
 
     .venv/bin/python benchmarks/bench_llm_hf.py [--n 8] [--max-tokens 32] [--threads 1]
 """
@@ -28,6 +30,18 @@ def timed_tokens(model: object, conversations: list, sampling: object) -> tuple[
     return sum(r.completion_tokens for r in replies), time.perf_counter() - start
 
 
+def time_to_fail(model: str) -> tuple[float, str]:
+    """Seconds until building ``model`` on hf fails offline, and the first words of the error."""
+    from benevaudit.llm import build_chat_model
+
+    start = time.perf_counter()
+    try:
+        build_chat_model("hf", model=model, device="cpu")
+    except (RuntimeError, ValueError) as err:
+        return time.perf_counter() - start, str(err)[:60]
+    return time.perf_counter() - start, "loaded (expected an error)"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=8, help="number of prompts")
@@ -37,8 +51,11 @@ def main() -> None:
 
     from benevaudit.llm import Sampling, build_chat_model
 
+    fail_s, fail_msg = time_to_fail("nobody/no-such-model")
+    start = time.perf_counter()
     model = build_chat_model("hf", model="embedded:smollm2", device="cpu", batch_size=args.n,
                              threads=args.threads)
+    load_s = time.perf_counter() - start
     convs = [[{"role": "user", "content": f"Write a long poem about {TOPICS[i % len(TOPICS)]}."}]
              for i in range(args.n)]
     sampling = Sampling(max_tokens=args.max_tokens)
@@ -58,6 +75,8 @@ def main() -> None:
         print(f"{label}: {tokens:5d} tokens in {seconds:7.2f} s = {tokens / seconds:7.1f} tok/s")
     print(f"speed-up      : {batch_rate / single_rate:.2f}x (goal >= 2x)")
     print(f"peak RSS      : {peak_mib:.0f} MiB")
+    print(f"missing model : failed in {fail_s:.2f} s (goal < 30 s; embedded load {load_s:.2f} s): "
+          f"{fail_msg}…")
 
 
 def model_threads() -> int:

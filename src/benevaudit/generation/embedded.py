@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
+from benevaudit.errors import ConfigError
 from benevaudit.generation.grid import (
     AGENT_DEMOGRAPHICS, SCRIPTED_GENERATORS, USER_DEMOGRAPHICS, Condition,
 )
@@ -32,8 +33,8 @@ def sample_cells(n_cells: int, seed: int) -> list[tuple[str, str, tuple, tuple |
     strata = [(g, r) for g in SCRIPTED_GENERATORS for r in ROLES]
     per_stratum = len(USER_DEMOGRAPHICS) * len(AGENT_DEMOGRAPHICS)
     if not 0 < n_cells <= per_stratum * len(strata):
-        raise ValueError(f"sample size must give between 1 and {per_stratum * len(strata)} "
-                         f"triplets, got {n_cells}")
+        raise ConfigError(f"sample size must give between 1 and {per_stratum * len(strata)} "
+                          f"triplets, got {n_cells}")
     rng = np.random.default_rng(seed)
     base, extra = divmod(n_cells, len(strata))
     lucky = set(rng.choice(len(strata), size=extra, replace=False).tolist())
@@ -68,7 +69,7 @@ def ensure_scripted_sample(cache_dir: str | Path, size: int, seed: int = 42,
 
     cues = tuple(c if isinstance(c, PlantedCue) else PlantedCue(**c) for c in planted_cues)
     if not 0.0 <= signal <= 1.0:
-        raise ValueError(f"signal must be in [0, 1], got {signal}")
+        raise ConfigError(f"signal must be in [0, 1], got {signal}")
     path = Path(cache_dir) / f"scripted-{sample_key(size, seed, cues, signal)}.parquet"
     if path.is_file():
         return path

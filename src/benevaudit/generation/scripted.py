@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from benevaudit.errors import ConfigError
 from benevaudit.generation import agent_phrases as A
 from benevaudit.generation import user_phrases as U
 from benevaudit.generation.grid import SCRIPTED_GENERATORS, Condition
@@ -46,11 +47,11 @@ class PlantedCue:
 
     def __post_init__(self) -> None:
         if not self.token or any(c.isspace() for c in self.token):
-            raise ValueError(f"PlantedCue.token must be one word or mark, got {self.token!r}")
+            raise ConfigError(f"PlantedCue.token must be one word or mark, got {self.token!r}")
         if self.label not in CLASSES:
-            raise ValueError(f"PlantedCue.label must be one of {list(CLASSES)}, got {self.label!r}")
+            raise ConfigError(f"PlantedCue.label must be one of {list(CLASSES)}, got {self.label!r}")
         if not 0.0 <= self.rate <= 1.0:
-            raise ValueError(f"PlantedCue.rate must be in [0, 1], got {self.rate}")
+            raise ConfigError(f"PlantedCue.rate must be in [0, 1], got {self.rate}")
 
     @property
     def is_punct(self) -> bool:
@@ -307,7 +308,7 @@ class ScriptedProducer:
     def __init__(self, seed: int = 42, signal: float = DEFAULT_SIGNAL,
                  planted_cues: Sequence[PlantedCue | dict] = ()) -> None:
         if not 0.0 <= signal <= 1.0:
-            raise ValueError(f"signal must be in [0, 1], got {signal}")
+            raise ConfigError(f"signal must be in [0, 1], got {signal}")
         self.seed, self.signal = seed, signal
         self.planted_cues = tuple(c if isinstance(c, PlantedCue) else PlantedCue(**c)
                                   for c in planted_cues)

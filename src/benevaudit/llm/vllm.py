@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from benevaudit.errors import DependencyError
 from benevaudit.llm.base import (
     ChatModel,
     Completion,
@@ -51,9 +52,10 @@ def shared_engine(engine_args: dict[str, Any]) -> Any:
     try:
         from vllm import LLM
     except ImportError:
-        raise RuntimeError("the vllm backend needs vLLM: on a GPU machine `pip install -e "
-                           "'.[vllm]'`; on CPU run scripts/setup_vllm_cpu.sh and use "
-                           ".venv-vllm/bin/python (or pick llm=hf)") from None
+        raise DependencyError("the vllm backend needs vLLM: on a GPU machine `pip install -e "
+                              "'.[vllm]'`; on CPU run scripts/setup_vllm_cpu.sh and use "
+                              ".venv-vllm/bin/python, or switch the block to transformers "
+                              "(generator.llm.backend=hf, target.llm.backend=hf)") from None
     _ENGINE.update(key=key, args=engine_args, llm=LLM(**engine_args))
     return _ENGINE["llm"]
 

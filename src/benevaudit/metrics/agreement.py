@@ -21,6 +21,7 @@ from typing import NamedTuple
 import numpy as np
 
 from benevaudit.schema import AGENT_FIELDS, CLASSES, USER_FIELDS, Dialogue
+from benevaudit.errors import InputError
 from benevaudit.text import render_turns
 
 SUBSET_COLUMNS: tuple[str, ...] = (
@@ -106,17 +107,17 @@ def read_human_labels(path: str | Path, classes: Sequence[str] = CLASSES) -> dic
         reader = csv.DictReader(f)
         missing = {"id", "human_label"} - set(reader.fieldnames or ())
         if missing:
-            raise ValueError(f"{path}: missing column(s) {sorted(missing)}; found "
+            raise InputError(f"{path}: missing column(s) {sorted(missing)}; found "
                              f"{reader.fieldnames}")
         for line, row in enumerate(reader, start=2):
             value = (row["human_label"] or "").strip()
             if not value:
                 continue
             if value.upper() not in canonical:
-                raise ValueError(f"{path}:{line}: field 'human_label': expected one of "
+                raise InputError(f"{path}:{line}: field 'human_label': expected one of "
                                  f"{list(classes)} or empty, got {value!r}")
             if row["id"] in labels:
-                raise ValueError(f"{path}:{line}: field 'id': {row['id']!r} labelled twice")
+                raise InputError(f"{path}:{line}: field 'id': {row['id']!r} labelled twice")
             labels[row["id"]] = canonical[value.upper()]
     return labels
 
@@ -134,14 +135,38 @@ def agreement(human: dict[str, str], dialogues: Sequence[Dialogue], source: str 
     gold = {d.id: d.label for d in dialogues}
     unknown = [i for i in human if i not in gold]
     if unknown:
-        raise ValueError(f"{source}: {len(unknown)} id(s) are not in the corpus, e.g. "
+        raise InputError(f"{source}: {len(unknown)} id(s) are not in the corpus, e.g. "
                          f"{unknown[0]!r}; was the sheet exported from this corpus?")
     unlabelled = [i for i in human if gold[i] is None]
     if unlabelled:
-        raise ValueError(f"{source}: {len(unlabelled)} annotated dialogue(s) have no generation "
+        raise InputError(f"{source}: {len(unlabelled)} annotated dialogue(s) have no generation "
                          f"label in the corpus, e.g. {unlabelled[0]!r}")
     ids = sorted(human)
     g, h = [gold[i] for i in ids], [human[i] for i in ids]
     table = confusion(g, h, classes)
     accuracy = float(np.trace(table) / table.sum()) if ids else math.nan
     return Agreement(cohens_kappa(g, h, classes), accuracy, len(ids), table)
+
+
+def fleiss_kappa(counts: np.ndarray | Sequence[Sequence[int]]) -> float:
+    """Fleiss' κ (Fleiss, 1971) of ``counts`` ``[N items, C labels]``: how many of the m raters
+    put item i under label j, with the same m >= 2 for every item.
+
+    ``(P̄ - P_e) / (1 - P_e)``: mean pairwise agreement within items, corrected for the agreement
+    expected from the pooled label proportions. Unlike Cohen's κ it takes any number of raters,
+    so people and several judges can be compared at once. NaN when ``P_e`` = 1 or no items.
+    """
+    table = np.asarray(counts, dtype=np.float64)               # [N, C]
+    if table.ndim != 2 or not len(table):
+        return math.nan
+    raters = table.sum(axis=1)                                  # [N]
+    if not np.all(raters == raters[0]) or raters[0] < 2:
+        raise ValueError("Fleiss' κ needs the same number (>= 2) of ratings per item; got "
+                         f"{sorted(set(raters.astype(int).tolist()))}")
+    m = raters[0]
+    p_label = table.sum(axis=0) / table.sum()                   # [C]
+    p_item = ((table * (table - 1)).sum(axis=1)) / (m * (m - 1))  # [N]
+    p_e = float((p_label ** 2).sum())
+    if p_e >= 1.0:
+        return math.nan
+    return float((p_item.mean() - p_e) / (1.0 - p_e))

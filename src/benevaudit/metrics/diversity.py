@@ -32,6 +32,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from benevaudit.errors import ConfigError
+
 MTLD_THRESHOLD = 0.72
 SMOOTH_METHODS = ("exp", "none")
 
@@ -52,7 +54,7 @@ def _mtld_pass(tokens: Sequence[str], threshold: float) -> float:
 def mtld(tokens: Sequence[str], threshold: float = MTLD_THRESHOLD) -> float:
     """Bidirectional MTLD: the mean of the forward and backward passes (NaN when undefined)."""
     if not 0.0 < threshold < 1.0:
-        raise ValueError(f"MTLD threshold must lie in (0, 1), got {threshold}")
+        raise ConfigError(f"MTLD threshold must lie in (0, 1), got {threshold}")
     forward = _mtld_pass(tokens, threshold)
     backward = _mtld_pass(tokens[::-1], threshold)
     return (forward + backward) / 2.0
@@ -100,7 +102,8 @@ def bleu_from_stats(stats: BleuStats, smooth: str = "exp", effective_order: bool
                     ) -> float:
     """BLEU in [0, 1] from sufficient statistics: brevity penalty × geometric mean precision."""
     if smooth not in SMOOTH_METHODS:
-        raise ValueError(f"unknown BLEU smoothing {smooth!r}; valid: {', '.join(SMOOTH_METHODS)}")
+        raise ConfigError(f"unknown BLEU smoothing {smooth!r}; valid: "
+                          f"{', '.join(SMOOTH_METHODS)}")
     if stats.hyp_len == 0 or not any(stats.correct):
         return 0.0
     log_precisions, halvings = [], 1.0

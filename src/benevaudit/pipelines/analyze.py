@@ -17,8 +17,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from omegaconf import DictConfig, OmegaConf
+from omegaconf import DictConfig
 
+from benevaudit.errors import ConfigError, InputError
 from benevaudit.metrics import agreement as agr
 from benevaudit.metrics.diversity import (
     EMBEDDERS, SMOOTH_METHODS, cls_embeddings, mtld, self_bleu, vendi_from_embeddings,
@@ -26,11 +27,13 @@ from benevaudit.metrics.diversity import (
 from benevaudit.metrics.linguistic import MARKER_NAMES, dialogue_markers, marker_effects
 from benevaudit.pipelines.config import output_dir, plain, write_metrics
 from benevaudit.pipelines.data import load_dialogues
+from benevaudit.pipelines.inputs import check_inputs, check_model_dir
 from benevaudit.schema import CLASSES, Dialogue
 from benevaudit.text import render_turns, words
 
 log = logging.getLogger(__name__)
 MTLD_SPEAKERS = ("all", "agent", "user")
+VENDI_DEVICES = ("auto", "cpu", "cuda")
 Cell = tuple[str, str]  # (generator, class)
 
 
@@ -218,8 +221,7 @@ def annotation(dialogues: Sequence[Dialogue], ann: dict[str, Any], seed: int, ou
                                 out / "annotation_key.csv")
     if not ann.get("labels_path"):
         return {}
-    path = Path(ann["labels_path"])
-    result = agr.agreement(agr.read_human_labels(path), dialogues, source=str(path))
+    result = returned_labels(dialogues, ann["labels_path"])
     _write_csv([{"label": c, **{f"human_{h}": int(result.confusion[i, j])
                                 for j, h in enumerate(CLASSES)}}
                 for i, c in enumerate(CLASSES)], out / "annotation_confusion.csv")
@@ -227,35 +229,52 @@ def annotation(dialogues: Sequence[Dialogue], ann: dict[str, Any], seed: int, ou
             "analysis/kappa_n": float(result.n)}
 
 
+def returned_labels(dialogues: Sequence[Dialogue], labels_path: str) -> agr.Agreement:
+    """A returned label sheet against the corpus; a bad sheet fails with its file and line."""
+    path = Path(labels_path)
+    return agr.agreement(agr.read_human_labels(path), dialogues,
+                         source=f"annotation.labels_path={path}")
+
+
 def check_options(cfg: dict[str, Any]) -> None:
     """Fail at startup, before the slow parts, on options that would fail later."""
     emb = cfg["vendi"]["embedder"]
     if emb not in EMBEDDERS and not Path(emb).is_dir():
-        raise ValueError(f"vendi.embedder={emb!r}: not one of {', '.join(EMBEDDERS)} and not a "
-                         "local model directory")
+        raise ConfigError(f"vendi.embedder={emb!r}: not one of {', '.join(EMBEDDERS)} and not a "
+                          "local model directory")
+    if emb not in EMBEDDERS:
+        check_model_dir("vendi.embedder", Path(emb))
+    if cfg["vendi"]["device"] not in VENDI_DEVICES:
+        raise ConfigError(f"vendi.device={cfg['vendi']['device']!r}; valid: "
+                          f"{', '.join(VENDI_DEVICES)}")
     labels = cfg["annotation"].get("labels_path")
     if labels and not Path(labels).is_file():
-        raise FileNotFoundError(f"annotation.labels_path={labels}: no such file")
+        raise ConfigError(f"annotation.labels_path={labels}: no such file (expected the CSV "
+                          "sheet with columns id, human_label)")
     if cfg["markers"]["reference"] not in CLASSES:
-        raise ValueError(f"markers.reference must be one of {list(CLASSES)}")
+        raise ConfigError(f"markers.reference must be one of {list(CLASSES)}, got "
+                          f"{cfg['markers']['reference']!r}")
     if cfg["mtld"]["speaker"] not in MTLD_SPEAKERS:
-        raise ValueError(f"mtld.speaker={cfg['mtld']['speaker']!r}; valid: "
-                         f"{', '.join(MTLD_SPEAKERS)}")
+        raise ConfigError(f"mtld.speaker={cfg['mtld']['speaker']!r}; valid: "
+                          f"{', '.join(MTLD_SPEAKERS)}")
     if cfg["self_bleu"]["smooth"] not in SMOOTH_METHODS:
-        raise ValueError(f"self_bleu.smooth={cfg['self_bleu']['smooth']!r}; valid: "
-                         f"{', '.join(SMOOTH_METHODS)}")
+        raise ConfigError(f"self_bleu.smooth={cfg['self_bleu']['smooth']!r}; valid: "
+                          f"{', '.join(SMOOTH_METHODS)}")
 
 
 def run(cfg: DictConfig) -> dict[str, float]:
-    if cfg.data.get("kind") == "corpus" and OmegaConf.is_missing(cfg.data, "path"):
-        raise ValueError("data.path is required: python analyze.py data.path=<corpus file or "
-                         "directory> (or data=embedded for the scripted stand-in corpus)")
-    out = output_dir(cfg)
     options = {k: plain(cfg[k]) for k in ("markers", "mtld", "self_bleu", "vendi", "annotation")}
-    options.update(seed=int(cfg.seed), progress=bool(cfg.get("progress", True)))
-    check_options(options)
+    options.update(seed=cfg.seed, progress=bool(cfg.get("progress", True)))
+    check_options(options)         # option names, then numbers and files
+    check_inputs(cfg, "analyze")
+    out = output_dir(cfg)
     dialogues = load_dialogues(plain(cfg.data), cfg.paths.cache_dir)
+    if options["annotation"].get("labels_path"):   # the sheet, before the slow parts
+        returned_labels(dialogues, options["annotation"]["labels_path"])
     labelled = [d for d in dialogues if d.label in CLASSES]
+    if not labelled:
+        raise InputError(f"data.path={cfg.data.get('path')}: no dialogue has a label of "
+                         f"{list(CLASSES)}; nothing to compare")
     if len(labelled) < len(dialogues):
         log.info("%d unlabelled dialogues left out of the class comparisons",
                  len(dialogues) - len(labelled))

@@ -1,4 +1,10 @@
-"""Entrypoint glue: run a pipeline, turning input errors into one line on stderr and exit code 2."""
+"""Entrypoint glue: run a pipeline, turning input errors into one line on stderr and exit code 2.
+
+What counts as an input error is narrow on purpose: benevaudit's own errors (configuration,
+input files and corpora, missing optional packages), a path that is not there or cannot be
+opened, and a mandatory config value left unset. Everything else is a bug and keeps its
+traceback.
+"""
 
 from __future__ import annotations
 
@@ -12,6 +18,12 @@ from omegaconf.errors import MissingMandatoryValue
 
 from benevaudit.errors import BenevauditError
 
+USER_ERRORS: tuple[type[BaseException], ...] = (
+    BenevauditError,          # ConfigError, InputError, CorpusError, DependencyError
+    FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError,
+    MissingMandatoryValue,    # `ckpt: ???` left unset
+)
+
 
 def quiet_lightning() -> None:
     """Lightning adds its own console handler; under Hydra that prints every line twice."""
@@ -21,10 +33,23 @@ def quiet_lightning() -> None:
         logging.getLogger(name).handlers.clear()
 
 
+def one_line(error: BaseException) -> str:
+    """The error's message on one line (a multi-line message is joined with '; ')."""
+    text = str(error).strip() or type(error).__name__
+    return "; ".join(line.strip() for line in text.splitlines() if line.strip())
+
+
 def guarded(run: Callable[[DictConfig], Any], cfg: DictConfig) -> Any:
+    """Check the inputs of ``run``'s entrypoint, then ``run(cfg)``; a user error prints
+    ``error: <message>`` on stderr and exits with code 2."""
+    from benevaudit.pipelines.inputs import NUMBERS, check_inputs
+
     quiet_lightning()
+    entrypoint = run.__module__.rsplit(".", 1)[-1]   # benevaudit.pipelines.train -> train
     try:
+        if entrypoint in NUMBERS:
+            check_inputs(cfg, entrypoint)   # every file and number, before any model work
         return run(cfg)
-    except (BenevauditError, FileNotFoundError, MissingMandatoryValue) as e:
-        print(f"error: {e}", file=sys.stderr)
+    except USER_ERRORS as e:
+        print(f"error: {one_line(e)}", file=sys.stderr)
         sys.exit(2)

@@ -22,6 +22,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from benevaudit.audit.lexicon import Lexicon
+from benevaudit.errors import ConfigError
 
 
 class Edit(NamedTuple):
@@ -40,8 +41,8 @@ class Intervention(abc.ABC):
 
     def __post_init__(self) -> None:
         if self.needs_lexicon and self.lexicon is None:
-            raise ValueError(f"intervention {self.name!r} needs a cue lexicon: pass "
-                             "lexicon.path=<cue_lexicon.json> (written by `python train.py`)")
+            raise ConfigError(f"intervention {self.name!r} needs a cue lexicon: pass "
+                              "lexicon.path=<cue_lexicon.json> (written by `python train.py`)")
 
     @classmethod
     def params(cls) -> list[str]:
@@ -96,4 +97,4 @@ def cue_index(words: pa.StringArray, vocab: list[str]) -> np.ndarray:
 
 def check_k(name: str, k: int | None) -> None:
     if k is not None and (not isinstance(k, int) or k < 1):
-        raise ValueError(f"{name}: k must be a positive integer or null (all words), got {k!r}")
+        raise ConfigError(f"{name}: k must be a positive integer or null (all words), got {k!r}")

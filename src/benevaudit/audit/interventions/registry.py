@@ -18,6 +18,7 @@ from benevaudit.audit.interventions.random_mask import RandomMask
 from benevaudit.audit.interventions.shuffle import Shuffle
 from benevaudit.audit.interventions.sym_inject import SymInject
 from benevaudit.audit.lexicon import Lexicon
+from benevaudit.errors import ConfigError
 
 INTERVENTIONS: dict[str, type[Intervention]] = {
     cls.name: cls
@@ -31,8 +32,8 @@ SHORT_CODES: dict[str, str] = {
 
 def _check_name(name: str) -> None:
     if name not in INTERVENTIONS:
-        raise ValueError(f"unknown intervention {name!r}; valid names: "
-                         f"{', '.join(sorted(INTERVENTIONS))} (compounds join them with '+')")
+        raise ConfigError(f"unknown intervention {name!r}; valid names: "
+                          f"{', '.join(sorted(INTERVENTIONS))} (compounds join them with '+')")
 
 
 def build(name: str, params: Mapping[str, Any] | None, lexicon: Lexicon | None) -> Intervention:
@@ -42,8 +43,8 @@ def build(name: str, params: Mapping[str, Any] | None, lexicon: Lexicon | None) 
     params = dict(params or {})
     unknown = sorted(set(params) - set(cls.params()))
     if unknown:
-        raise ValueError(f"intervention {name!r}: unknown parameter(s) {unknown}; valid: "
-                         f"{cls.params() or 'none'}")
+        raise ConfigError(f"intervention {name!r}: unknown parameter(s) {unknown}; valid: "
+                          f"{cls.params() or 'none'}")
     return cls(lexicon=lexicon, **params)
 
 
@@ -51,18 +52,18 @@ def steps_from_config(node: Mapping[str, Any]) -> list[tuple[str, dict]]:
     """Ordered (name, params) steps from the composed ``intervention`` config node (a plain
     dict: ``{name, code, steps: {<intervention>: {params}}}``), in the order applied."""
     if not isinstance(node, Mapping):
-        raise ValueError("intervention config must be a mapping with 'steps', got "
-                         f"{type(node).__name__}")
+        raise ConfigError("intervention config must be a mapping with 'steps', got "
+                          f"{type(node).__name__}")
     steps = node.get("steps") or {}
     if not isinstance(steps, Mapping):
-        raise ValueError("intervention.steps must map intervention names to their parameters, "
-                         f"got {type(steps).__name__}")
+        raise ConfigError("intervention.steps must map intervention names to their parameters, "
+                          f"got {type(steps).__name__}")
     out: list[tuple[str, dict]] = []
     for name, params in steps.items():
         _check_name(str(name))
         if params is not None and not isinstance(params, Mapping):
-            raise ValueError(f"intervention.steps.{name}: parameters must be a mapping or null, "
-                             f"got {params!r}")
+            raise ConfigError(f"intervention.steps.{name}: parameters must be a mapping or null, "
+                              f"got {params!r}")
         if name != "none":
             out.append((str(name), dict(params or {})))
     return out

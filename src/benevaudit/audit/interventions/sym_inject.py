@@ -26,6 +26,7 @@ from benevaudit.audit.interventions.agent_turns import (
 )
 from benevaudit.audit.interventions.base import Edit, LexiconIntervention, cue_vocab
 from benevaudit.audit.interventions.seeding import counter, uniform
+from benevaudit.errors import ConfigError
 from benevaudit.schema import CLASSES
 
 
@@ -45,8 +46,8 @@ class SymInject(LexiconIntervention):
         super().__post_init__()
         if not (0 <= self.rate <= 1 and isinstance(self.max_per_turn, int)
                 and self.max_per_turn >= 0):
-            raise ValueError(f"sym_inject: need 0 <= rate <= 1 and max_per_turn >= 0, got "
-                             f"rate={self.rate!r}, max_per_turn={self.max_per_turn!r}")
+            raise ConfigError(f"sym_inject: need 0 <= rate <= 1 and max_per_turn >= 0, got "
+                              f"rate={self.rate!r}, max_per_turn={self.max_per_turn!r}")
 
     def count(self, n_words: np.ndarray) -> np.ndarray:
         """[A] words to insert into turns of ``n_words`` words (exact half-up rounding)."""

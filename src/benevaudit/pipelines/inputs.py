@@ -1,0 +1,252 @@
+"""Every value and file a user passes, checked before any model work.
+
+An entrypoint calls :func:`check_inputs` first thing in ``run(cfg)``. Numbers are held to their
+valid range (``optim.lr=-1``, ``trainer.max_epochs=0``), and files are opened and read as what
+they should be (a text file named ``.ckpt``, a truncated lexicon, a label sheet without its
+columns). A failure is one :class:`~benevaudit.errors.ConfigError` or
+:class:`~benevaudit.errors.InputError` naming the input and what was expected, which
+``pipelines.cli.guarded`` prints as one line with exit code 2. Checks that need the corpus
+(label ids, a held-out generator) run in the pipeline right after it is read.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from omegaconf import DictConfig, OmegaConf
+
+from benevaudit.errors import ConfigError, InputError
+from benevaudit.schema import SPLITS
+
+_ABSENT = object()
+
+
+@dataclass(frozen=True)
+class Bound:
+    """The valid values of one number: its kind, a closed or open range, and whether null is ok."""
+
+    kind: type = float           # int or float
+    low: float | None = None
+    high: float | None = None
+    low_open: bool = False       # low < x instead of low <= x
+    high_open: bool = False
+    null: bool = False
+
+    def describe(self) -> str:
+        what = "an integer" if self.kind is int else "a number"
+        if self.kind is int and self.high is None and self.low in (0, 1):
+            what = "a positive integer" if self.low == 1 else "a non-negative integer"
+        elif self.low is not None and self.high is not None:
+            what += (f" in {'(' if self.low_open else '['}{self.low:g}, "
+                     f"{self.high:g}{')' if self.high_open else ']'}")
+        elif self.low is not None:
+            what += f" {'>' if self.low_open else '>='} {self.low:g}"
+        elif self.high is not None:
+            what += f" {'<' if self.high_open else '<='} {self.high:g}"
+        return what + (" or null" if self.null else "")
+
+    def accepts(self, value: Any) -> bool:
+        if value is None:
+            return self.null
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return False
+        if self.kind is int and not isinstance(value, int):
+            return False
+        if not math.isfinite(value):
+            return False
+        if self.low is not None and (value <= self.low if self.low_open else value < self.low):
+            return False
+        return self.high is None or (value < self.high if self.high_open else value <= self.high)
+
+
+def INT(low: float | None = None, high: float | None = None, null: bool = False) -> Bound:
+    return Bound(int, low, high, null=null)
+
+
+POSITIVE = Bound(float, 0, low_open=True)
+FRACTION = Bound(float, 0, 1)
+SEQUENCE = Bound(int, 3, 512)   # tokens incl. [CLS]/[SEP]; BERT-family position embeddings
+
+MODEL = {"seed": INT(0), "model.max_length": SEQUENCE, "model.head_tokens": INT(0)}
+DATA = {"data.size": INT(3), "data.seed": INT(0), "data.signal": FRACTION}
+LOADER = {"loader.batch_size": INT(1), "loader.eval_batch_size": INT(1),
+          "loader.num_workers": INT(0)}
+ATTRIBUTION = {"attribution.faithfulness_dialogues": INT(0, null=True),
+               "attribution.heatmap_dialogues": INT(0), "attribution.heatmap_png_dialogues": INT(0),
+               "attribution.shift_max_train": INT(1, null=True)}
+NUMBERS: dict[str, dict[str, Bound]] = {
+    "train": {**MODEL, **DATA, **LOADER, **ATTRIBUTION,
+              "optim.lr": POSITIVE, "optim.weight_decay": Bound(float, 0),
+              "optim.warmup_ratio": Bound(float, 0, 1, high_open=True),
+              "trainer.max_epochs": INT(1), "trainer.accumulate_grad_batches": INT(1),
+              "trainer.gradient_clip_val": Bound(float, 0, null=True),
+              "trainer.val_check_interval": POSITIVE, "trainer.log_every_n_steps": INT(1),
+              "callbacks.early_stopping.patience": INT(0)},
+    "evaluate": {**MODEL, **DATA, **LOADER},
+    "attribute": {**MODEL, **DATA, **ATTRIBUTION},
+    "analyze": {**DATA, "seed": INT(0), "mtld.threshold": Bound(float, 0, 1, True, True),
+                "self_bleu.n_seeds": INT(1), "self_bleu.pool_size": INT(2),
+                "self_bleu.n_hypotheses": INT(1), "self_bleu.n_references": INT(1),
+                "self_bleu.max_words": INT(1), "vendi.max_per_cell": INT(1),
+                "vendi.batch_size": INT(1), "vendi.max_length": SEQUENCE,
+                "annotation.n_per_class": INT(1)},
+    "generate": {"seed": INT(0), "limit": INT(1, null=True), "max_retries": INT(0),
+                 "batch_size": INT(1), "shard_size": INT(1), "min_turns": INT(1),
+                 "generator.signal": FRACTION, "generator.sampling.temperature": Bound(float, 0),
+                 "generator.sampling.top_p": Bound(float, 0, 1, low_open=True),
+                 "generator.sampling.max_tokens": INT(1), "generator.llm.batch_size": INT(1),
+                 "generator.llm.max_model_len": INT(1, null=True),
+                 "generator.llm.threads": INT(1, null=True)},
+}
+
+
+def value_at(cfg: DictConfig, key: str) -> Any:
+    """The resolved value at a dotted key, or ``_ABSENT`` when this config has no such key."""
+    node: Any = cfg
+    for part in key.split("."):
+        if not OmegaConf.is_dict(node) or part not in node:
+            return _ABSENT
+        if OmegaConf.is_missing(node, part):
+            return _ABSENT
+        node = node[part]
+    return OmegaConf.to_container(node, resolve=True) if OmegaConf.is_config(node) else node
+
+
+def check_numbers(cfg: DictConfig, bounds: dict[str, Bound]) -> None:
+    for key, bound in bounds.items():
+        value = value_at(cfg, key)
+        if value is not _ABSENT and not bound.accepts(value):
+            raise ConfigError(f"{key}={value!r}: expected {bound.describe()}")
+
+
+def check_torch_file(key: str, path: Path) -> None:
+    """A ``.ckpt`` must be what ``torch.save`` writes (a zip holding ``data.pkl``, or the legacy
+    pickle), not a text file or a torn copy, so it fails here instead of inside unpickling."""
+    if path.stat().st_size == 0:
+        raise InputError(f"{key}={path}: the file is empty (expected a PyTorch checkpoint "
+                         "written by train.py)")
+    if zipfile.is_zipfile(path):
+        with zipfile.ZipFile(path) as zf:
+            if any(n.endswith("data.pkl") for n in zf.namelist()):
+                return
+        raise InputError(f"{key}={path}: a zip archive without data.pkl, not a PyTorch "
+                         "checkpoint (expected a .ckpt written by train.py)")
+    with open(path, "rb") as f:
+        if f.read(1) == b"\x80":   # the legacy (pre-zip) torch.save format is a raw pickle
+            return
+    raise InputError(f"{key}={path}: not a PyTorch checkpoint (expected a .ckpt written by "
+                     "train.py, a zip archive; this file is neither that nor a pickle, or it "
+                     "was cut short)")
+
+
+def check_model_dir(key: str, path: Path) -> None:
+    """A transformers model directory: parseable ``config.json``, weights and a tokenizer."""
+    config = path / "config.json"
+    try:
+        json.loads(config.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise InputError(f"{key}: {config} is not valid JSON ({e})") from None
+    weights = ("model.safetensors", "pytorch_model.bin", "model.safetensors.index.json",
+               "pytorch_model.bin.index.json")
+    if not any((path / w).is_file() for w in weights):
+        raise InputError(f"{key}: {path} has config.json but no weights (expected one of "
+                         f"{', '.join(weights)})")
+    if not any((path / t).is_file() for t in ("tokenizer.json", "vocab.txt")):
+        raise InputError(f"{key}: {path} has no tokenizer (expected tokenizer.json or vocab.txt "
+                         "beside config.json, as train.py saves them)")
+
+
+def check_weights(key: str, path: Path) -> None:
+    """The located weights of ``ckpt=``: a Lightning checkpoint or a model directory."""
+    if path.is_file():
+        check_torch_file(key, path)
+    else:
+        check_model_dir(key, path)
+
+
+def check_lexicon_and_intervention(cfg: DictConfig) -> None:
+    """``lexicon.path`` read in full; ``intervention=`` built with it (names, parameters, and a
+    lexicon for the lexicon-driven steps), so a bad one fails before the data is touched."""
+    from benevaudit.audit.interventions import steps_from_config
+    from benevaudit.audit.interventions.registry import build
+    from benevaudit.audit.lexicon import load_lexicon
+
+    path = value_at(cfg, "lexicon.path")
+    lexicon = load_lexicon(path) if path not in (_ABSENT, None) else None
+    node = value_at(cfg, "intervention")
+    for name, params in steps_from_config(node) if node not in (_ABSENT, None) else []:
+        build(name, params, lexicon)
+
+
+def check_data(cfg: DictConfig) -> None:
+    if value_at(cfg, "data.kind") != "corpus":
+        return
+    path = value_at(cfg, "data.path")
+    if path in (_ABSENT, None, ""):
+        raise ConfigError("data.path is required with data=corpus: data.path=<a .jsonl, "
+                          ".jsonl.gz or .parquet file, or a directory of shards>")
+    if not Path(str(path)).expanduser().exists():
+        raise ConfigError(f"data.path={path}: no such file or directory (expected a .jsonl, "
+                          ".jsonl.gz or .parquet corpus, or a directory of shards)")
+
+
+def check_split(cfg: DictConfig) -> None:
+    ratios = value_at(cfg, "split.ratios")
+    if ratios is _ABSENT:
+        return
+    ok = (isinstance(ratios, list) and len(ratios) == 3
+          and all(FRACTION.accepts(r) for r in ratios) and sum(ratios) > 0)
+    if not ok:
+        raise ConfigError(f"split.ratios={ratios!r}: expected three numbers in [0, 1] for "
+                          "train, validation and test, e.g. [0.8, 0.1, 0.1]")
+    head, length = value_at(cfg, "model.head_tokens"), value_at(cfg, "model.max_length")
+    if isinstance(head, int) and isinstance(length, int) and head > length - 2:
+        raise ConfigError(f"model.head_tokens={head}: expected at most model.max_length - 2 = "
+                          f"{length - 2} (the head kept of a long dialogue)")
+
+
+def check_checkpoint(cfg: DictConfig) -> None:
+    """``ckpt=`` for evaluate/attribute, ``resume=`` for train; the file is read, not trusted."""
+    from benevaudit.pipelines.evaluate import locate
+
+    if OmegaConf.is_missing(cfg, "ckpt"):   # `ckpt: ???` left unset
+        raise ConfigError("ckpt is required: ckpt=<a train run directory, its model/ "
+                          "directory, or a .ckpt file>")
+    ckpt = value_at(cfg, "ckpt")
+    if ckpt is not _ABSENT:
+        check_weights("ckpt", locate(str(ckpt))[0])
+    resume = value_at(cfg, "resume")
+    if resume not in (_ABSENT, None, "last"):
+        path = Path(str(resume))
+        path = path / "checkpoints" / "last.ckpt" if path.is_dir() else path
+        if not path.is_file():
+            raise ConfigError(f"resume={resume}: no checkpoint at {path} (expected \"last\" or "
+                              "the path of a last.ckpt)")
+        check_torch_file("resume", path)
+
+
+def check_inputs(cfg: DictConfig, entrypoint: str) -> None:
+    """Every check that applies to ``entrypoint`` (train, evaluate, attribute, analyze, generate)."""
+    check_numbers(cfg, NUMBERS[entrypoint])
+    check_data(cfg)
+    check_split(cfg)
+    if entrypoint in ("evaluate", "attribute", "train"):
+        check_checkpoint(cfg)
+    if entrypoint in ("train", "evaluate"):
+        check_lexicon_and_intervention(cfg)
+    if entrypoint in ("train", "attribute"):
+        from benevaudit.pipelines.attribution import check_attribution
+
+        check_attribution({**value_at(cfg, "attribution"), "enabled": True})
+    split = value_at(cfg, "eval_split")
+    if split is not _ABSENT and split not in SPLITS:
+        raise ConfigError(f"eval_split={split!r}: expected one of {list(SPLITS)}")
+    if entrypoint == "generate":
+        from benevaudit.pipelines.generate import check_generator
+
+        check_generator(cfg)

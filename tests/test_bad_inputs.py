@@ -1,0 +1,293 @@
+"""Every file and number a user passes fails cleanly: one line naming the input, exit code 2.
+
+Each entrypoint's matrix runs ``pipelines.<name>.run`` in-process through Hydra's compose API
+and ``pipelines.cli.guarded``, as the entrypoint scripts do. A tripwire makes loading a model
+(classifier, tokenizer, frozen checkpoint, LLM, Vendi encoder) fail the test, so every bad
+input is shown to be caught before any model work. Two cases run the real scripts as
+subprocesses, to show that no traceback reaches the terminal.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+from hydra import compose, initialize_config_dir
+from omegaconf import DictConfig
+
+from benevaudit.corpus import read_corpus, write_jsonl
+from benevaudit.generation.embedded import ensure_scripted_sample
+from benevaudit.pipelines.cli import guarded
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Bad (and a few good) files of every kind a user passes."""
+    d = tmp_path_factory.mktemp("inputs")
+    out: dict[str, Path] = {}
+
+    def put(name: str, text: str) -> None:
+        out[name.replace(".", "_")] = d / name
+        (d / name).write_text(text)
+
+    put("text.ckpt", "these are notes, not weights\n")
+    put("empty.ckpt", "")
+    with zipfile.ZipFile(d / "other.ckpt", "w") as zf:
+        zf.writestr("readme.txt", "a zip, but not torch.save's")
+    out["other_ckpt"] = d / "other.ckpt"
+    for name, files_in in {"broken_config": {"config.json": '{"model_type": "be'},
+                           "no_weights": {"config.json": '{"model_type": "bert"}',
+                                          "vocab.txt": "[PAD]\n"},
+                           "model": {"config.json": '{"model_type": "bert"}',
+                                     "model.safetensors": "", "vocab.txt": "[PAD]\n"}}.items():
+        (d / name).mkdir()
+        for f, text in files_in.items():
+            (d / name / f).write_text(text)
+        out[name] = d / name
+    put("truncated.json", '{"N": [{"word": "calm", "sco')
+    put("notalist.json", json.dumps({"N": "notalist"}))
+    put("list.json", "[1, 2]")
+    put("badclass.json", json.dumps({"XX": []}))
+    put("badentry.json", json.dumps({"N": [{"word": "", "score": 1}]}))
+    put("lexicon.json", json.dumps({c: [{"word": "dear", "score": 1.0}] for c in ("N", "OB", "BB")}))
+    corpus = read_corpus(ensure_scripted_sample(d / "cache", size=9, seed=1))
+    out["corpus"] = write_jsonl(corpus, d / "corpus.jsonl")
+    first = (d / "corpus.jsonl").read_text().splitlines()[0]
+    put("torn.jsonl", first + "\n" + first[: len(first) // 2] + "\n")
+    put("nocols.csv", "id,label\nx,N\n")
+    put("badlabel.csv", f"id,human_label\n{corpus[0].id},maybe\n")
+    put("unknownid.csv", "id,human_label\nnot-in-corpus,N\n")
+    return out
+
+
+@pytest.fixture(autouse=True)
+def no_model_work(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Loading any model fails the test: bad inputs must be caught before."""
+    def tripwire(*args: object, **kwargs: object) -> None:
+        raise AssertionError("model work began before the bad input was caught")
+
+    for target in ("benevaudit.encoders.models.load_classifier",
+                   "benevaudit.encoders.models.load_tokenizer",
+                   "benevaudit.pipelines.evaluate.load_frozen",
+                   "benevaudit.pipelines.attribute.load_frozen",
+                   "benevaudit.pipelines.analyze.cls_embeddings",
+                   "benevaudit.llm.build_from_block", "benevaudit.llm.build_chat_model"):
+        monkeypatch.setattr(target, tripwire)
+
+
+def configure(name: str, tmp: Path, overrides: list[str]) -> DictConfig:
+    with initialize_config_dir(config_dir=str(ROOT / "conf"), version_base="1.3"):
+        return compose(name, overrides=[f"paths.root_dir={tmp}", f"paths.output_dir={tmp / 'run'}",
+                                        *overrides])
+
+
+def fails_cleanly(name: str, tmp: Path, overrides: list[str], files: dict[str, Path],
+                  capsys: pytest.CaptureFixture) -> str:
+    """Run entrypoint ``name`` as its script does; return the one line it printed."""
+    import importlib
+
+    overrides = [o.format(**files) for o in overrides]
+    cfg = configure(name, tmp, overrides)
+    run = importlib.import_module(f"benevaudit.pipelines.{name}").run
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as stop:
+        guarded(run, cfg)
+    assert stop.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error: "), err
+    return err[0]
+
+
+TRAIN = [
+    (["optim.lr=-1"], "optim.lr=-1: expected a number > 0"),
+    (["optim.lr=fast"], "optim.lr='fast': expected a number > 0"),
+    (["optim.weight_decay=-0.1"], "optim.weight_decay=-0.1: expected a number >= 0"),
+    (["optim.warmup_ratio=1.5"], "optim.warmup_ratio=1.5: expected a number in [0, 1)"),
+    (["trainer.max_epochs=0"], "trainer.max_epochs=0: expected a positive integer"),
+    (["trainer.accumulate_grad_batches=0"], "trainer.accumulate_grad_batches=0: expected a positive"),
+    (["trainer.gradient_clip_val=-1"], "trainer.gradient_clip_val=-1"),
+    (["loader.batch_size=0"], "loader.batch_size=0: expected a positive integer"),
+    (["loader.eval_batch_size=2.5"], "loader.eval_batch_size=2.5: expected a positive integer"),
+    (["loader.num_workers=-1"], "loader.num_workers=-1: expected a non-negative integer"),
+    (["model.max_length=2"], "model.max_length=2: expected an integer in [3, 512]"),
+    (["model.max_length=4096"], "model.max_length=4096: expected an integer in [3, 512]"),
+    (["model.head_tokens=600"], "model.head_tokens=600: expected at most model.max_length - 2"),
+    (["split.ratios=[0.8,0.2]"], "split.ratios=[0.8, 0.2]: expected three numbers in [0, 1]"),
+    (["data.size=0"], "data.size=0: expected an integer"),
+    (["data.signal=2"], "data.signal=2: expected a number in [0, 1]"),
+    (["seed=-1"], "seed=-1: expected a non-negative integer"),
+    (["attribution.top_k=0"], "attribution.top_k must be a positive integer, got 0"),
+    (["attribution.methods=[magic]"], "attribution.methods must list one or more of"),
+    (["attribution.faithfulness_dialogues=-1"], "attribution.faithfulness_dialogues=-1"),
+    (["data=corpus"], "data.path is required with data=corpus"),
+    (["data=corpus", "data.path=/no/such/corpus.jsonl"], "data.path=/no/such/corpus.jsonl: no such"),
+    (["data=corpus", "data.path={torn_jsonl}"], "torn.jsonl:line 2: malformed JSON"),
+    (["resume={text_ckpt}"], "resume=", "not a PyTorch checkpoint"),
+    (["resume=/no/such/last.ckpt"], "resume=/no/such/last.ckpt: no checkpoint"),
+    (["intervention=mask"], "needs a cue lexicon: pass lexicon.path="),
+    (["intervention=mask", "intervention.steps.mask.k=-3", "lexicon.path={lexicon_json}"],
+     "k must be a positive integer"),
+    (["intervention=mask", "lexicon.path={truncated_json}"], "truncated.json: not a cue lexicon"),
+]
+
+
+@pytest.mark.parametrize("case", TRAIN, ids=[" ".join(c[0]) or "defaults" for c in TRAIN])
+def test_train(case: tuple, files, tmp_path, capsys) -> None:
+    overrides, *expected = case
+    line = fails_cleanly("train", tmp_path, ["experiment=smoke", *overrides], files, capsys)
+    assert all(e in line for e in expected), line
+
+
+EVALUATE = [
+    ([], "ckpt is required: ckpt=<a train run directory"),
+    (["ckpt={text_ckpt}"], "text.ckpt: not a PyTorch checkpoint"),
+    (["ckpt={empty_ckpt}"], "empty.ckpt: the file is empty"),
+    (["ckpt={other_ckpt}"], "other.ckpt: a zip archive without data.pkl"),
+    (["ckpt=/no/such/run"], "ckpt=/no/such/run: no such file or directory"),
+    (["ckpt={broken_config}"], "config.json is not valid JSON"),
+    (["ckpt={no_weights}"], "has config.json but no weights"),
+    (["ckpt={model}", "lexicon.path={truncated_json}"], "truncated.json: not a cue lexicon"),
+    (["ckpt={model}", "lexicon.path={notalist_json}"],
+     "notalist.json: class 'N': expected a list of {word, score}, got str"),
+    (["ckpt={model}", "lexicon.path={list_json}"], "list.json: expected an object"),
+    (["ckpt={model}", "lexicon.path={badclass_json}"], "unknown class 'XX'"),
+    (["ckpt={model}", "lexicon.path={badentry_json}"], "class 'N', entry 0: expected"),
+    (["ckpt={model}", "lexicon.path=/no/such/lexicon.json"], "no cue lexicon here"),
+    (["ckpt={model}", "eval_split=dev"], "eval_split='dev': expected one of"),
+    (["ckpt={model}", "loader.eval_batch_size=0"], "loader.eval_batch_size=0"),
+    (["ckpt={model}", "intervention=random_mask"], "needs a cue lexicon"),
+]
+
+
+@pytest.mark.parametrize("case", EVALUATE, ids=[" ".join(c[0]) or "defaults" for c in EVALUATE])
+def test_evaluate(case: tuple, files, tmp_path, capsys) -> None:
+    overrides, *expected = case
+    line = fails_cleanly("evaluate", tmp_path, ["data=tiny", *overrides], files, capsys)
+    assert all(e in line for e in expected), line
+
+
+ATTRIBUTE = [
+    (["ckpt={text_ckpt}"], "ckpt=", "not a PyTorch checkpoint"),
+    (["ckpt={no_weights}"], "no weights"),
+    (["ckpt={model}", "attribution.methods=[magic]"], "attribution.methods must list"),
+    (["ckpt={model}", "attribution.batch_size=0"], "attribution.batch_size must be a positive"),
+    (["ckpt={model}", "attribution.heatmap_dialogues=-2"], "attribution.heatmap_dialogues=-2"),
+    (["ckpt={model}", "attribution.target=everyone"], "attribution.target must be one of"),
+    (["ckpt={model}", "model.max_length=1"], "model.max_length=1"),
+]
+
+
+@pytest.mark.parametrize("case", ATTRIBUTE, ids=[" ".join(c[0]) or "defaults" for c in ATTRIBUTE])
+def test_attribute(case: tuple, files, tmp_path, capsys) -> None:
+    overrides, *expected = case
+    line = fails_cleanly("attribute", tmp_path, ["data=tiny", *overrides], files, capsys)
+    assert all(e in line for e in expected), line
+
+
+ANALYZE = [
+    (["data.path=/no/such/corpus"], "data.path=/no/such/corpus: no such file or directory"),
+    (["data.path={torn_jsonl}"], "torn.jsonl:line 2: malformed JSON"),
+    (["annotation.labels_path=/no/such.csv"], "annotation.labels_path=/no/such.csv: no such file"),
+    (["annotation.labels_path={nocols_csv}"], "nocols.csv: missing column(s) ['human_label']"),
+    (["annotation.labels_path={badlabel_csv}"], "badlabel.csv:2: field 'human_label'"),
+    (["annotation.labels_path={unknownid_csv}"], "1 id(s) are not in the corpus"),
+    (["mtld.threshold=1.5"], "mtld.threshold=1.5: expected a number in (0, 1)"),
+    (["self_bleu.n_seeds=0"], "self_bleu.n_seeds=0: expected a positive integer"),
+    (["vendi.batch_size=0"], "vendi.batch_size=0"),
+    (["vendi.max_per_cell=-5"], "vendi.max_per_cell=-5"),
+    (["vendi.embedder={broken_config}"], "vendi.embedder", "config.json is not valid JSON"),
+    (["vendi.device=tpu"], "vendi.device='tpu'; valid: auto, cpu, cuda"),
+    (["annotation.n_per_class=0"], "annotation.n_per_class=0"),
+]
+
+
+@pytest.mark.parametrize("case", ANALYZE, ids=[" ".join(c[0]) or "defaults" for c in ANALYZE])
+def test_analyze(case: tuple, files, tmp_path, capsys) -> None:
+    overrides, *expected = case
+    line = fails_cleanly("analyze", tmp_path, ["data.path={corpus}", "progress=false",
+                                               *overrides], files, capsys)
+    assert all(e in line for e in expected), line
+
+
+GENERATE = [
+    (["limit=0"], "limit=0: expected a positive integer or null"),
+    (["max_retries=-1"], "max_retries=-1: expected a non-negative integer"),
+    (["batch_size=0"], "batch_size=0"),
+    (["shard_size=0"], "shard_size=0"),
+    (["min_turns=0"], "min_turns=0"),
+    (["generator.signal=1.5"], "generator.signal=1.5: expected a number in [0, 1]"),
+    (["generator.planted_cues=[{{token: zz, label: XX, rate: 0.5}}]"], "PlantedCue.label"),
+    (["generator.planted_cues=[zz]"], "generator.planted_cues[0]='zz'"),
+    (["filters.role=legal"], "filters.role: unknown value(s)"),
+    (["generator=smollm2", "generator.sampling.temperature=-1"], "sampling.temperature=-1"),
+    (["generator=smollm2", "generator.sampling.top_p=0"], "generator.sampling.top_p=0"),
+    (["generator=smollm2", "generator.sampling.max_tokens=0"], "sampling.max_tokens=0"),
+    (["generator=smollm2", "generator.llm.batch_size=0"], "generator.llm.batch_size=0"),
+    (["generator=smollm2", "generator.llm.backend=nope"], "generator.llm.backend='nope'"),
+    (["generator=smollm2", "generator.llm.model=/no/such/model"], "no such directory"),
+    (["generator=smollm2", "generator.llm.model=nobody/no-such-model"],
+     "not in the Hugging Face cache"),
+    (["generator=smollm2", "generator.llm.chat_template=/no/such/template.jinja"],
+     "no such template file"),
+    (["generator=smollm2", "generator.exchanges=[0]"], "generator.exchanges=[0]"),
+    (["generator=smollm2", "generator.mode=chatty"], "generator.mode must be one of"),
+]
+
+
+@pytest.mark.parametrize("case", GENERATE, ids=[" ".join(c[0]) or "defaults" for c in GENERATE])
+def test_generate(case: tuple, files, tmp_path, capsys) -> None:
+    overrides, *expected = case
+    line = fails_cleanly("generate", tmp_path, [f"out_dir={tmp_path / 'corpus'}",
+                                                "progress=false", *overrides], files, capsys)
+    assert all(e in line for e in expected), line
+
+
+@pytest.mark.parametrize("name, overrides", [
+    ("train", ["experiment=smoke"]), ("train", ["experiment=paper", "data.path={corpus}"]),
+    ("evaluate", ["ckpt={model}", "intervention=mask", "lexicon.path={lexicon_json}"]),
+    ("attribute", ["ckpt={model}"]), ("analyze", ["data.path={corpus}"]),
+    ("generate", ["generator=smollm2"]), ("generate", ["generator=gemma3_12b"]),
+])
+def test_good_inputs_pass_the_checks(name: str, overrides: list[str], files, tmp_path) -> None:
+    """The shipped configs, with real files, pass: the checks reject only what is wrong."""
+    from benevaudit.pipelines.inputs import check_inputs
+
+    check_inputs(configure(name, tmp_path, [o.format(**files) for o in overrides]), name)
+
+
+def test_generator_block_overridden_to_hf_drops_vllm_keys(tmp_path, caplog) -> None:
+    """``generator.llm.backend=hf`` on a vLLM generator: vLLM-only keys are dropped, logged."""
+    import logging
+
+    from benevaudit.llm import backend_kwargs
+
+    gen = configure("generate", tmp_path, ["generator=gemma3_12b", "generator.llm.backend=hf"])
+    block = {k: v for k, v in dict(gen.generator.llm).items() if k not in ("backend", "cache")}
+    assert block["gpu_memory_utilization"] == 0.9    # composed from conf/llm/vllm.yaml
+    with caplog.at_level(logging.DEBUG, logger="benevaudit.llm"):
+        kept = backend_kwargs("hf", block)
+    assert kept["model"] == "google/gemma-3-12b-it" and kept["max_model_len"] == 4096
+    assert "gpu_memory_utilization" not in kept and "tensor_parallel_size" not in kept
+    assert "gpu_memory_utilization" in caplog.text
+
+
+@pytest.mark.parametrize("script, args, expected", [
+    ("analyze.py", ["data.path=/no/such/corpus.jsonl"], "data.path=/no/such/corpus.jsonl"),
+    ("attribute.py", ["ckpt={text_ckpt}"], "not a PyTorch checkpoint"),
+])
+def test_scripts_print_one_line_and_exit_2(script: str, args: list[str], expected: str, files,
+                                           tmp_path) -> None:
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / script), *[a.format(**files) for a in args],
+         f"hydra.run.dir={tmp_path / 'run'}", f"paths.root_dir={tmp_path}"],
+        capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert proc.returncode == 2, proc.stderr
+    assert "Traceback" not in proc.stderr
+    lines = [ln for ln in proc.stderr.splitlines() if ln.startswith("error: ")]
+    assert len(lines) == 1 and expected in lines[0], proc.stderr
