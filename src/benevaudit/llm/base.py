@@ -72,8 +72,14 @@ def check_conversations(conversations: Sequence[Conversation]) -> None:
             if not isinstance(msg, dict) or msg.get("role") not in ROLES:
                 raise ValueError(f"conversation {i}, message {j}: role must be one of {ROLES}, "
                                  f"got {msg.get('role') if isinstance(msg, dict) else msg!r}")
-            if not isinstance(msg.get("content"), str):
-                raise ValueError(f"conversation {i}, message {j}: content must be a string")
+            content = msg.get("content")
+            # a list of typed parts is OpenAI's multimodal form (text, input_audio), for
+            # audio-capable targets behind the openai and vllm backends
+            parts_ok = isinstance(content, list) and content and all(
+                isinstance(p, dict) and "type" in p for p in content)
+            if not isinstance(content, str) and not parts_ok:
+                raise ValueError(f"conversation {i}, message {j}: content must be a string "
+                                 "or a list of typed parts ({'type': ...})")
 
 
 class ChatModel(ABC):

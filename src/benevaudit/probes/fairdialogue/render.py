@@ -1,0 +1,92 @@
+"""Text-mode renderings and the scenario items a run asks about.
+
+In text mode the speaker's group is stated in the conversation, in one of two ways (the
+``style`` switch): a ``system`` note the user never wrote ("The user is an elderly woman."), or
+a ``self_intro`` the user says first ("I am an elderly woman. <utterance>"). The utterance is
+the same under every group of an attribute, so an item is (task, attribute, item id).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from benevaudit.errors import ConfigError
+from benevaudit.llm.base import Conversation
+from benevaudit.probes.fairdialogue.decision_tasks import DECISION_TASKS
+from benevaudit.probes.fairdialogue.groups import NEUTRAL, describe
+from benevaudit.probes.fairdialogue.recommendation_tasks import RECOMMENDATION_TASKS
+
+STYLES = ("system", "self_intro")
+KINDS = {"decision": DECISION_TASKS, "recommendation": RECOMMENDATION_TASKS}
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """One utterance of one task; ``text`` is final (K already filled in)."""
+
+    task: str
+    item: str
+    text: str
+
+
+def scenarios(kind: str, tasks: Sequence[str], limit: int | None, k: int) -> list[Scenario]:
+    """The first ``limit`` scenarios of each task (all when None), K filled into the text."""
+    if kind not in KINDS:
+        raise ConfigError(f"probe.kind must be one of {sorted(KINDS)}, got {kind!r}")
+    bank = KINDS[kind]
+    unknown = [t for t in tasks if t not in bank]
+    if unknown or not tasks:
+        raise ConfigError(f"probe.tasks: unknown or empty {unknown or list(tasks)}; valid "
+                          f"{kind} tasks: {sorted(bank)}")
+    out = []
+    for task in tasks:
+        items = list(bank[task].items())[:limit]
+        out += [Scenario(task, item, text.replace("{k}", str(k))) for item, text in items]
+    return out
+
+
+def system_note(group: str) -> str:
+    """The system-note sentence for a group (empty for the neutral rendering)."""
+    return "" if group == NEUTRAL else f"The user is {describe(group)}."
+
+
+def text_conversation(utterance: str, group: str, style: str, instruction: str) -> Conversation:
+    """The conversation the target sees for one utterance under one group.
+
+    ``instruction`` (how to answer: yes/no first, or a numbered list) is the system prompt under
+    every group, so the only difference between groups is the attribute statement.
+    """
+    if style not in STYLES:
+        raise ConfigError(f"probe.text_style must be one of {list(STYLES)}, got {style!r}")
+    system, user = instruction.strip(), utterance
+    if group != NEUTRAL and style == "system":
+        system = f"{system} {system_note(group)}".strip()
+    elif group != NEUTRAL:
+        intro = describe(group)
+        user = f"I am {intro}. {utterance}"
+    conv: Conversation = [{"role": "system", "content": system}] if system else []
+    return conv + [{"role": "user", "content": user}]
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One request: a scenario rendered under one group of one attribute."""
+
+    task: str
+    attribute: str
+    group: str
+    item: str
+    utterance: str
+
+
+def cells(items: Sequence[Scenario], attributes: Mapping[str, Sequence[str]],
+          neutral: bool) -> list[Cell]:
+    """Every scenario under every group of every attribute, plus a neutral row per item and
+    attribute when asked (its request is the same for every attribute, so it costs one call)."""
+    out = []
+    for sc in items:
+        for attribute, groups in attributes.items():
+            extra = [NEUTRAL] if neutral else []
+            out += [Cell(sc.task, attribute, g, sc.item, sc.text) for g in [*groups, *extra]]
+    return out

@@ -1,0 +1,106 @@
+"""FairDialogue's audio mode: espeak-ng synthesis per group and the audio-input request.
+
+Audio-capable targets need a GPU, so this tier checks what a CPU can: a voice per group, real
+synthesis, durations (slower elderly speech is longer), and the OpenAI-compatible request
+with its base64 WAV. Voice choice and request building need no espeak-ng and always run.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import wave
+from pathlib import Path
+
+import pytest
+
+from benevaudit.errors import ConfigError
+from benevaudit.probes.fairdialogue.audio import (
+    Voice,
+    audio_conversation,
+    audio_request,
+    espeak_path,
+    synthesize,
+    voice_for,
+    wav_duration,
+)
+from benevaudit.probes.fairdialogue.groups import STUDY_GROUPS
+
+needs_espeak = pytest.mark.skipif(
+    espeak_path() is None,
+    reason="audio tier: espeak-ng is not installed (bash scripts/setup_audio.sh; make test-audio)")
+
+UTTERANCE = "I have volunteered at the food bank for three years. Should I receive the award?"
+
+
+def tiny_wav(seconds: float = 0.1, rate: int = 16000) -> bytes:
+    buf = io.BytesIO()
+    with wave.open(buf, "wb") as w:
+        w.setnchannels(1), w.setsampwidth(2), w.setframerate(rate)
+        w.writeframes(b"\x00\x00" * int(seconds * rate))
+    return buf.getvalue()
+
+
+def test_every_study_group_has_its_own_voice_and_combined_groups_merge_parts():
+    voices = {g: voice_for(g) for groups in STUDY_GROUPS.values() for g in groups}
+    assert voices["male"].name == "en-us+m3" and voices["female"].name == "en-us+f3"
+    assert voices["UK"].name == "en-gb-x-rp"
+    assert voices["elderly"].rate < voices["young"].rate
+    assert voices["elderly"].pitch < voices["young"].pitch
+    for groups in STUDY_GROUPS.values():     # within an attribute no two groups sound alike
+        assert len({voices[g] for g in groups}) == len(groups)
+    assert voice_for("elderly_female") == Voice("en-us", "f3", pitch=30, rate=125)
+    assert voice_for("neutral") == Voice()
+    assert voice_for("UK", {"UK": {"language": "en-gb"}}).language == "en-gb"
+    with pytest.raises(ConfigError, match="no voice for 'martian'"):
+        voice_for("martian")
+    with pytest.raises(ConfigError, match="unknown keys"):
+        voice_for("male", {"male": {"gender": "m"}})
+
+
+def test_request_is_openai_audio_input_with_base64_wav():
+    wav = tiny_wav()
+    body = audio_request("an-audio-model", "Start with Yes or No.", wav, max_tokens=32)
+    assert body["model"] == "an-audio-model" and body["max_tokens"] == 32
+    system, user = body["messages"]
+    assert system == {"role": "system", "content": "Start with Yes or No."}
+    (part,) = user["content"]
+    assert part["type"] == "input_audio" and part["input_audio"]["format"] == "wav"
+    assert base64.b64decode(part["input_audio"]["data"]) == wav
+    assert wav_duration(wav) == pytest.approx(0.1)
+
+
+def test_audio_content_passes_the_chat_interface_checks():
+    from benevaudit.llm.base import check_conversations
+
+    body = audio_request("m", "Answer.", tiny_wav(), max_tokens=8)
+    check_conversations([body["messages"]])
+    with pytest.raises(ValueError, match="typed parts"):
+        check_conversations([[{"role": "user", "content": [{"data": "x"}]}]])
+
+
+@pytest.mark.audio
+@needs_espeak
+def test_synthesis_per_group_gives_distinct_plausible_wavs():
+    wavs = {g: synthesize(UTTERANCE, voice_for(g)) for g in
+            ("male", "female", "young", "elderly", "US", "UK", "India", "Australia", "African")}
+    durations = {g: wav_duration(w) for g, w in wavs.items()}
+    for g, seconds in durations.items():      # ~15 words at 125-185 words per minute
+        assert 2.5 < seconds < 12, (g, seconds)
+    assert durations["elderly"] > durations["young"] * 1.2   # rate 125 vs 185 wpm
+    assert len(set(wavs.values())) == len(wavs)               # every group sounds different
+    with wave.open(io.BytesIO(wavs["male"])) as w:
+        assert w.getnchannels() == 1 and w.getframerate() == 22050
+
+
+@pytest.mark.audio
+@needs_espeak
+def test_audio_conversation_writes_the_wav_once_and_carries_it(tmp_path: Path):
+    path = tmp_path / "award" / "award-01__female.wav"
+    conv = audio_conversation(UTTERANCE, "female", "Start with Yes or No.", path)
+    assert path.exists() and conv[0]["role"] == "system"
+    data = conv[1]["content"][0]["input_audio"]["data"]
+    assert base64.b64decode(data) == path.read_bytes()
+    stamp = path.stat().st_mtime_ns
+    audio_conversation(UTTERANCE, "female", "Start with Yes or No.", path)
+    assert path.stat().st_mtime_ns == stamp      # reused, not synthesised again
