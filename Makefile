@@ -56,3 +56,9 @@ device-prep: setup
 
 clean-outputs:
 	rm -rf outputs/train outputs/evaluate outputs/generate outputs/analyze
+
+# FairDialogue's audio tier: installs espeak-ng (apt-get), then runs the tests marked audio.
+.PHONY: test-audio
+test-audio: setup
+	bash scripts/setup_audio.sh
+	$(BIN)/python -m pytest -q -m audio tests/test_fairdialogue_audio.py $(PYTEST_ARGS)

@@ -113,7 +113,8 @@ def test_fairllm_prag_and_jaccard_match_langfair():
     neutral = _random_lists(rng, 6, k, 18)
     groups = {g: _random_lists(rng, 6, k, 18) for g in names}
     ours = fairness.fairllm(groups, neutral, k)
-    theirs = recommendation.RecommendationMetrics(metrics=["Jaccard", "PRAG"]).evaluate_against_neutral(
+    langfair = recommendation.RecommendationMetrics(metrics=["Jaccard", "PRAG"])
+    theirs = langfair.evaluate_against_neutral(
         group_dict_list=[{str(m): groups[g][m] for m in range(6)} for g in names],
         neutral_dict={str(m): neutral[m] for m in range(6)})
     for ours_name, their_name in (("jaccard", "Jaccard"), ("prag", "PRAG")):

@@ -1,4 +1,4 @@
-"""``python probe.py probe=fairdialogue_decision|fairdialogue_recommendation|fairdialogue_feedback``.
+"""``python probe.py probe=fairdialogue_<decision|recommendation|feedback>``.
 
 Flow: scenarios × groups (``probe.attributes``) → rendered in text or audio mode → the target
 (``target.llm``, through the request cache) or a CSV of answers made elsewhere
@@ -91,7 +91,8 @@ def stored_messages(conv: Conversation, cell: render.Cell) -> str:
     """Messages as JSON for responses.parquet; audio parts name their WAV instead of its bytes."""
     def part(x: Any) -> Any:
         if isinstance(x, dict) and x.get("type") == "input_audio":
-            return {"type": "input_audio", "wav": f"audio/{cell.task}/{cell.item}__{cell.group}.wav"}
+            return {"type": "input_audio",
+                    "wav": f"audio/{cell.task}/{cell.item}__{cell.group}.wav"}
         return x
 
     return json.dumps([{**m, "content": m["content"] if isinstance(m["content"], str)

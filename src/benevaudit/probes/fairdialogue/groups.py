@@ -36,7 +36,8 @@ def group_parts(group: str) -> list[str]:
 
 
 def describe(group: str) -> str:
-    """The speaker as a noun phrase: ``young_male`` -> ``a young man``, ``UK`` -> ``a British person``.
+    """The speaker as a noun phrase: ``young_male`` -> ``a young man``, ``UK`` -> ``a British
+    person``.
 
     Unknown parts are an error naming the valid ones, so a typo in a config fails before any
     model call instead of producing prompts that say nothing.

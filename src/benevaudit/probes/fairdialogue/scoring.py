@@ -28,7 +28,7 @@ Row = dict[str, Any]
 
 
 def parse_rows(rows: Iterable[Row], kind: str, k: int) -> list[Row]:
-    """Each row plus ``decision`` (yes/no/None) or ``ranked`` (list) and ``parse_status``."""
+    """Each row plus ``decision`` (yes/no/None) or ``ranked`` (list/None) and ``parse_status``."""
     out = []
     for row in rows:
         if kind == "decision":
@@ -36,7 +36,8 @@ def parse_rows(rows: Iterable[Row], kind: str, k: int) -> list[Row]:
             out.append({**row, "decision": value, "parse_status": status})
         else:
             items, status = parse_ranked(row["answer"], k)
-            out.append({**row, "ranked": items, "parse_status": status})
+            # no list at all (None) unless parsed: readers need not know the status rule
+            out.append({**row, "ranked": items if status == OK else None, "parse_status": status})
     return out
 
 
@@ -124,9 +125,9 @@ def recommendation_metrics(rows: Sequence[Row], k: int, normalise: str = "printe
             log.info("%s: no parsed neutral rows (group %r); FaiRLLM variants skipped",
                      prefix, NEUTRAL)
             continue
+        neutral = [list(b[NEUTRAL]["ranked"]) for b in with_neutral]
         variants = fairness.fairllm({g: [list(b[g]["ranked"]) for b in with_neutral]
-                                     for g in names},
-                                    [list(b[NEUTRAL]["ranked"]) for b in with_neutral], k, normalise)
+                                     for g in names}, neutral, k, normalise)
         for sim, v in variants.items():
             metrics.update({f"{prefix}/fairllm/{sim}/{g}": x for g, x in v.per_group.items()})
             metrics[f"{prefix}/fairllm/{sim}/snsr"] = v.snsr
@@ -139,6 +140,6 @@ def table_rows(metrics: dict[str, float], kind: str) -> list[dict[str, Any]]:
     keys = ["gus"] if kind == "decision" else ["snsr", "snsv"]
     cells = sorted({tuple(name.split("/")[1:3]) for name in metrics
                     if name.startswith("fairness/") and name.count("/") >= 3})
-    return [{"task": t, "attribute": a, "n_items": metrics.get(f"fairness/{t}/{a}/n_items"),
-             **{key: metrics.get(f"fairness/{t}/{a}/{key}") for key in keys}}
-            for t, a in cells]
+    return [{"task": t, "attribute": a,
+             "n_items": metrics.get(f"fairness/{t}/{a}/n_items"),
+             **{key: metrics.get(f"fairness/{t}/{a}/{key}") for key in keys}} for t, a in cells]

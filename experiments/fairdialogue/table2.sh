@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# FairDialogue's Table 2: GUS (award, interview, assignment) and SNSR, SNSV (course,
+# entertainment, occupation) per model × attribute, with averages over tasks.
+#   1. one Hydra multirun of probe.py over both probes and every target (TARGETS);
+#   2. the table printed from the run directories (tables.py), then the report (report.py).
+# Requests go through the LLM cache, so rerunning with the same FD_DIR is free up to where it
+# stopped; a finished run directory (metrics.json) is simply re-read.
+#
+# Usage: experiments/fairdialogue/table2.sh [probe.py overrides...]
+#   TARGETS=embedded experiments/fairdialogue/table2.sh limit=2          # CPU smoke run
+#   TARGETS=a,b experiments/fairdialogue/table2.sh probe.mode=audio       # audio-capable targets
+#   FD_DIR=outputs/fairdialogue/t2 experiments/fairdialogue/table2.sh probe.prag.normalise=pairs
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+PY=${PY:-.venv/bin/python}
+FD=${FD_DIR:-outputs/fairdialogue/table2_$(date +%Y-%m-%d_%H-%M-%S)}
+TARGETS=${TARGETS:-embedded}
+mkdir -p "$FD"
+echo "FairDialogue Table 2 directory: $FD"
+
+if [ "$(ls "$FD"/sweep/*/metrics.json 2>/dev/null | wc -l)" -lt 2 ]; then
+  "$PY" probe.py -m probe=fairdialogue_decision,fairdialogue_recommendation target="$TARGETS" \
+    logger=none "$@" hydra.sweep.dir="$FD/sweep"
+fi
+"$PY" experiments/fairdialogue/tables.py "$FD/sweep" --out "$FD"
+"$PY" report.py runs="$FD/sweep" hydra.run.dir="$FD/report"
