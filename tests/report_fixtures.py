@@ -76,11 +76,16 @@ def predictions(n_triplets: int, accuracy: float, seed: int) -> pd.DataFrame:
 
 
 def classifier_metrics(frame: pd.DataFrame) -> dict[str, float]:
-    from benevaudit.metrics.classification import classification_metrics
+    """What train/evaluate write for the test split (scikit-learn; torch stays unimported)."""
+    from sklearn.metrics import accuracy_score, f1_score, precision_score, recall_score
 
-    index = {c: i for i, c in enumerate(CLASSES)}
-    return classification_metrics([index[p] for p in frame["pred"]],
-                                  [index[y] for y in frame["label"]], "test")
+    y, p = frame["label"], frame["pred"]
+    out = {"test/macro_f1": f1_score(y, p, labels=list(CLASSES), average="macro", zero_division=0),
+           "test/accuracy": accuracy_score(y, p), "test/n": float(len(y))}
+    for name, fn in (("recall", recall_score), ("precision", precision_score), ("f1", f1_score)):
+        for c, v in zip(CLASSES, fn(y, p, labels=list(CLASSES), average=None, zero_division=0)):
+            out[f"test/{name}_{c}"] = float(v)
+    return {k: float(v) for k, v in out.items()}
 
 
 def audit_dir(root: Path, seeds: tuple[int, ...] = (42,), n_triplets: int = 16) -> Path:
