@@ -10,6 +10,7 @@ from omegaconf import DictConfig
 
 from benevaudit.pipelines.config import output_dir, plain, write_metrics
 from benevaudit.pipelines.evaluate import frozen_model_splits, load_frozen
+from benevaudit.pipelines.inputs import check_inputs
 
 
 def run(cfg: DictConfig) -> dict[str, float]:
@@ -18,6 +19,7 @@ def run(cfg: DictConfig) -> dict[str, float]:
     from benevaudit.precision import resolve_precision, torch_device
 
     set_offline_defaults()
+    check_inputs(cfg, "attribute")   # every file and number, before any model work
     # the same machine settings as training: device from trainer.accelerator, precision resolved
     device = torch_device(str(cfg.trainer.accelerator))
     precision = resolve_precision(cfg.trainer.get("precision"), str(cfg.trainer.accelerator))

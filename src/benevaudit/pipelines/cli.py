@@ -40,15 +40,13 @@ def one_line(error: BaseException) -> str:
 
 
 def guarded(run: Callable[[DictConfig], Any], cfg: DictConfig) -> Any:
-    """Check the inputs of ``run``'s entrypoint, then ``run(cfg)``; a user error prints
-    ``error: <message>`` on stderr and exits with code 2."""
-    from benevaudit.pipelines.inputs import NUMBERS, check_inputs
+    """``run(cfg)``; a user error prints ``error: <message>`` on stderr and exits with code 2.
 
+    Each ``run`` checks its inputs first (:func:`benevaudit.pipelines.inputs.check_inputs`),
+    so what reaches this handler from a bad input has happened before any model work.
+    """
     quiet_lightning()
-    entrypoint = run.__module__.rsplit(".", 1)[-1]   # benevaudit.pipelines.train -> train
     try:
-        if entrypoint in NUMBERS:
-            check_inputs(cfg, entrypoint)   # every file and number, before any model work
         return run(cfg)
     except USER_ERRORS as e:
         print(f"error: {one_line(e)}", file=sys.stderr)

@@ -37,6 +37,10 @@ def apply_split(dialogues: Sequence[Dialogue], split: dict[str, Any], seed: int)
     if strategy == "leave_one_generator_out":
         if not split.get("generator"):
             raise ConfigError("split.strategy=leave_one_generator_out needs split.generator=<name>")
+        found = sorted({d.generator for d in dialogues})
+        if split["generator"] not in found:
+            raise ConfigError(f"split.generator={split['generator']!r}: no dialogues from it; "
+                              f"generators in this corpus: {found}")
         return leave_one_generator_out(dialogues, split["generator"], seed)
     if strategy == "existing":
         missing = sum(d.split is None for d in dialogues)

@@ -16,6 +16,7 @@ from omegaconf import DictConfig, OmegaConf, open_dict
 from benevaudit.errors import ConfigError
 from benevaudit.pipelines.config import group_choices, output_dir, plain, write_metrics
 from benevaudit.pipelines.data import apply_split, by_split, load_dialogues
+from benevaudit.pipelines.inputs import check_inputs
 from benevaudit.schema import Dialogue
 
 log = logging.getLogger(__name__)
@@ -89,6 +90,7 @@ def run(cfg: DictConfig) -> dict[str, float]:
     from benevaudit.precision import resolve_precision, torch_device
 
     set_offline_defaults()
+    check_inputs(cfg, "evaluate")   # every file and number, before any model work
     # the run's machine settings: the model runs where and how the trainer config says
     device = torch_device(str(cfg.trainer.accelerator))
     precision = resolve_precision(cfg.trainer.get("precision"), str(cfg.trainer.accelerator))

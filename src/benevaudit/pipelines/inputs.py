@@ -225,8 +225,8 @@ def check_checkpoint(cfg: DictConfig) -> None:
         path = Path(str(resume))
         path = path / "checkpoints" / "last.ckpt" if path.is_dir() else path
         if not path.is_file():
-            raise ConfigError(f"resume={resume}: no checkpoint at {path} (expected \"last\" or "
-                              "the path of a last.ckpt)")
+            raise FileNotFoundError(f"resume={resume}: no checkpoint at {path} (expected "
+                                    "\"last\" or the path of a last.ckpt)")
         check_torch_file("resume", path)
 
 

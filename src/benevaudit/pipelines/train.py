@@ -17,6 +17,7 @@ from omegaconf import DictConfig
 
 from benevaudit.pipelines.config import group_choices, output_dir, plain, write_metrics
 from benevaudit.pipelines.data import apply_split, by_split, load_dialogues
+from benevaudit.pipelines.inputs import check_inputs
 from benevaudit.schema import CLASSES, Dialogue
 
 log = logging.getLogger(__name__)
@@ -92,6 +93,7 @@ def run(cfg: DictConfig) -> dict[str, float]:
     from benevaudit.precision import precision_bits, resolve_precision
 
     set_offline_defaults()
+    check_inputs(cfg, "train")   # every file and number, before any model work
     check_attribution(plain(cfg.attribution))  # before training, not after it
     trainer_cfg = plain(cfg.trainer)
     precision = resolve_precision(trainer_cfg.get("precision"), trainer_cfg.get("accelerator", "auto"))
