@@ -40,8 +40,10 @@ def png(title: str) -> bytes:
 
 def write_run(path: Path, task: str, choices: dict[str, str], config: dict[str, Any] | None = None,
               metrics: dict[str, float] | None = None, overrides: list[str] | None = None,
-              tables: dict[str, pd.DataFrame] | None = None, figures: tuple[str, ...] = ()) -> Path:
-    """One run directory; ``metrics=None`` leaves metrics.json out (a failed run)."""
+              tables: dict[str, pd.DataFrame] | None = None, figures: tuple[str, ...] = (),
+              sweep: Path | None = None) -> Path:
+    """One run directory; ``metrics=None`` leaves metrics.json out (a failed run); ``sweep``
+    marks it as a job of that multirun directory."""
     hydra_dir = path / ".hydra"
     hydra_dir.mkdir(parents=True, exist_ok=True)
     cfg = {"task_name": task, "seed": 42, **(config or {})}
@@ -49,6 +51,8 @@ def write_run(path: Path, task: str, choices: dict[str, str], config: dict[str, 
     runtime = {"hydra": {"runtime": {"choices": {**choices, "hydra/launcher": "basic"},
                                      "output_dir": str(path)},
                          "job": {"name": task}}}
+    if sweep is not None:
+        runtime["hydra"].update(mode="MULTIRUN", sweep={"dir": str(sweep), "subdir": path.name})
     (hydra_dir / "hydra.yaml").write_text(yaml.safe_dump(runtime))
     (hydra_dir / "overrides.yaml").write_text(yaml.safe_dump(overrides or []))
     if metrics is not None:

@@ -44,7 +44,7 @@ def report_spec(sections: Sequence[SectionOutput], runs: Sequence[Run], project:
     done = [r for r in runs if r.status == OK]
     groupby = [f"config.choices.{k}" for k in varying_choices(done)] or ["group"]
     groups = run_groups(done)
-    filters = " or ".join(f"Group = '{g}'" for g in groups)
+    filters = ("Metric('group') in [" + ", ".join(f"'{g}'" for g in groups) + "]") if groups else ""
     blocks: list[dict[str, Any]] = [{"type": "markdown", "text": (
         f"{len(done)} runs compared; grouped by {', '.join(groupby)}. Tables with intervals "
         "are in the offline report.html written next to this report.")}]
@@ -63,8 +63,8 @@ def report_spec(sections: Sequence[SectionOutput], runs: Sequence[Run], project:
             "description": "benevaudit comparison from run directories", "blocks": blocks}
 
 
-def push(spec: dict[str, Any]) -> str:
-    """Save the Report to W&B and return its URL (needs ``wandb login`` and network)."""
+def workspace_report(spec: dict[str, Any]) -> Any:
+    """The specification as a ``wandb_workspaces`` Report object (built offline, not saved)."""
     try:
         import wandb_workspaces.reports.v2 as wr
     except ImportError as e:
@@ -83,8 +83,13 @@ def push(spec: dict[str, Any]) -> str:
             panels = [wr.BarPlot(title=p["title"], metrics=p["metrics"], groupby=p["groupby"])
                       for p in b["panels"]]
             blocks.append(wr.PanelGrid(runsets=[runset], panels=panels))
-    report = wr.Report(project=spec["project"], entity=spec["entity"] or "", title=spec["title"],
-                       description=spec["description"], blocks=blocks)
+    return wr.Report(project=spec["project"], entity=spec["entity"] or "", title=spec["title"],
+                     description=spec["description"], blocks=blocks)
+
+
+def push(spec: dict[str, Any]) -> str:
+    """Save the Report to W&B and return its URL (needs ``wandb login`` and network)."""
+    report = workspace_report(spec)
     report.save()
     return str(report.url)
 
