@@ -62,3 +62,14 @@ clean-outputs:
 test-audio: setup
 	bash scripts/setup_audio.sh
 	$(BIN)/python -m pytest -q -m audio tests/test_fairdialogue_audio.py $(PYTEST_ARGS)
+
+# The notebook tier: every notebook in notebooks/ runs on a tiny run directory built by the test.
+.PHONY: test-notebooks
+test-notebooks: setup
+	$(BIN)/python -m pytest -q -m notebooks --runslow tests/test_notebooks.py $(PYTEST_ARGS)
+
+# The browser tier: installs Debian's chromium (apt-get), then opens report.html headless.
+.PHONY: test-browser
+test-browser: setup
+	bash scripts/setup_browser.sh
+	$(BIN)/python -m pytest -q -m browser --runslow tests/test_browser.py $(PYTEST_ARGS)
