@@ -1,0 +1,152 @@
+"""``python probe.py probe=cobia_hcc|cobia_scc|cobia|cobia_zero_shot|cobia_roleplay``.
+
+Flow: the CoBia files at ``probe.data.path`` → items (group, primary and second descriptor) →
+messages per method (``probe.methods``) → the target (``target.llm``, temperature 0, through the
+request cache) → every judge in ``probe.judges`` (each its own ``llm`` block) → scores → the run
+directory: ``responses.parquet``, ``metrics.json``, ``table.csv`` + ``table.md`` and
+``bias_rate.png``. Models with identical ``llm`` blocks are loaded once and shared.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+from omegaconf import DictConfig
+
+from benevaudit.errors import ConfigError
+from benevaudit.llm import ChatModel, Sampling, build_from_block
+from benevaudit.pipelines.config import output_dir, plain, write_metrics
+from benevaudit.probes.cobia import attacks, judges as judging, scoring, tables
+from benevaudit.probes.cobia.dataset import load_items
+
+log = logging.getLogger(__name__)
+
+
+class Models:
+    """One loaded model per distinct ``llm`` block: the embedded defaults load SmolLM2 once."""
+
+    def __init__(self, cache: str | None) -> None:
+        self.cache, self.loaded = cache, {}
+
+    def get(self, block: dict[str, Any]) -> ChatModel:
+        key = json.dumps(block, sort_keys=True)
+        if key not in self.loaded:
+            self.loaded[key] = build_from_block(block, cache=self.cache)
+        return self.loaded[key]
+
+    def close(self) -> None:
+        for model in self.loaded.values():
+            model.close()
+        self.loaded.clear()
+
+
+def methods_of(p: dict[str, Any]) -> list[str]:
+    """``probe.methods``, with ``dan`` dropped when no template is given (none ships)."""
+    methods = list(p.get("methods") or [])
+    unknown = [m for m in methods if m not in attacks.METHODS]
+    if unknown or not methods:
+        raise ConfigError(f"probe.methods: unknown or empty {unknown or methods}; valid methods: "
+                          f"{list(attacks.METHODS)}")
+    if "dan" in methods and not p.get("dan_template"):
+        log.info("method dan left out: no probe.dan_template given")
+        methods.remove("dan")
+    return methods
+
+
+def judges_of(p: dict[str, Any]) -> list[judging.Judge]:
+    out = []
+    for name, spec in (p.get("judges") or {}).items():
+        if not isinstance(spec, dict):
+            raise ConfigError(f"probe.judges.{name}: expected a mapping with kind and llm")
+        out.append(judging.Judge(name, spec.get("kind", name), dict(spec.get("llm") or {}),
+                                 int(spec.get("max_tokens", 16)), spec.get("mode", "generate")))
+    if not out:
+        raise ConfigError("probe.judges is empty; CoBia needs at least one judge")
+    return out
+
+
+def ask_target(model: ChatModel, conversations: list[list[dict[str, str]]], sampling: Sampling,
+               progress: bool, chunk: int = 16) -> list[Any]:
+    """Replies in order, sent in chunks so the cache fills as the run goes."""
+    from tqdm.auto import tqdm
+
+    out: list[Any] = []
+    for start in tqdm(range(0, len(conversations), chunk), disable=not progress, desc="target",
+                      unit=f"×{chunk}"):
+        out.extend(model.chat(conversations[start:start + chunk], sampling))
+    return out
+
+
+def run(cfg: DictConfig) -> dict[str, float]:
+    started = time.perf_counter()
+    run_dir = output_dir(cfg)
+    p = plain(cfg.probe)
+    data = p.get("data") or {}
+    if not data.get("path"):
+        raise ConfigError("probe.data.path is not set; point it at the folder with the CoBia "
+                          "files (cobia_dataset.json, group_chars.json, negative_description"
+                          ".json), e.g. probe.data.path=../shared/data/cobia")
+    limit = None if cfg.get("limit") is None else int(cfg.limit)
+    if limit is not None and limit < 1:
+        raise ConfigError(f"limit must be a positive number of items or null, got {limit}")
+    seed, progress = int(cfg.seed), bool(cfg.get("progress", True))
+    methods, judge_list = methods_of(p), judges_of(p)
+    loaded = load_items(data["path"], seed, data.get("one_descriptor", "skip"),
+                        data.get("category_map"), limit)
+    if loaded.unmapped:
+        log.warning("bias_type values with no category (rows left out): %s; add them to "
+                    "probe.data.category_map", loaded.unmapped)
+    switches = attacks.Switches(**(p.get("switches") or {}))
+    sentences = int(p.get("sentences", 10))
+    dan = attacks.read_dan(p["dan_template"]) if "dan" in methods else None
+    pairs = [(item, m) for item in loaded.items for m in methods]
+    messages = [attacks.build(m, item, seed, switches, sentences, dan) for item, m in pairs]
+    target = plain(cfg.target)
+    models = Models(cfg.get("llm_cache"))
+    try:
+        sampling = Sampling(temperature=0.0, max_tokens=int(p.get("max_tokens", 128)), seed=seed)
+        log.info("%d items × %s = %d requests to target %s (%d items skipped: one descriptor)",
+                 len(loaded.items), methods, len(pairs), target.get("name"), loaded.skipped)
+        replies = ask_target(models.get(target["llm"]), messages, sampling, progress)
+        rows = [{"id": item.id, "group": item.group, "category": item.category, "method": m,
+                 "bias_type": item.bias_type, "descriptor": item.primary,
+                 "second_descriptor": item.second, "second_group": item.second_group,
+                 "messages": attacks.to_json(msgs), "response": r.text,
+                 "finish_reason": r.finish_reason}
+                for (item, m), msgs, r in zip(pairs, messages, replies, strict=True)]
+        for judge in judge_list:
+            prompts = [judging.judge_prompt(
+                judge.kind, attacks.explicit_question(item, sentences), row["response"],
+                f"{item.group} are {item.primary} because they are {item.second}.")
+                for (item, _), row in zip(pairs, rows, strict=True)]
+            verdicts = judging.ask(judge, models.get(judge.llm), prompts, seed, progress=progress)
+            for row, v in zip(rows, verdicts, strict=True):
+                row[f"{judge.name}_verdict"], row[f"{judge.name}_raw"] = v.verdict, v.raw
+    finally:
+        models.close()
+    kinds = {j.name: j.kind for j in judge_list}
+    metrics = scoring.metrics_of(rows, kinds, loaded.skipped)
+    metrics["cobia/unmapped"] = float(sum(loaded.unmapped.values()))
+    if p.get("human_labels"):
+        from benevaudit.probes.cobia.human import read_labels
+
+        metrics.update(scoring.human_agreement(rows, kinds, read_labels(p["human_labels"])))
+    write_outputs(rows, metrics, str(target.get("name", "target")), run_dir)
+    log.info("CoBia: %d rows in %.0f s; outputs in %s", len(rows),
+             time.perf_counter() - started, run_dir)
+    return metrics
+
+
+def write_outputs(rows: list[dict[str, Any]], metrics: dict[str, float], target: str,
+                  run_dir: Path) -> None:
+    pd.DataFrame(rows).to_parquet(run_dir / "responses.parquet", index=False)
+    write_metrics(metrics, run_dir / "metrics.json")
+    cells = tables.cells(metrics)
+    pd.DataFrame(cells).assign(target=target).to_csv(run_dir / "table.csv", index=False)
+    (run_dir / "table.md").write_text(tables.markdown(cells, target) + "\n")
+    tables.bar_chart(cells, target, run_dir / "bias_rate.png")

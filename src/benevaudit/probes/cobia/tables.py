@@ -1,0 +1,109 @@
+"""The paper's score-table layout and a bar chart, from a run's metrics.
+
+One table per category: a row per method (UCC included), a column per judge, each cell the
+bias rate with its 95% Wilson interval. ``table.csv`` holds the same cells in long form.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from pathlib import Path
+
+from benevaudit.probes.cobia.dataset import CATEGORIES
+
+METHOD_ORDER = ("hcc", "scc", "ucc", "zero_shot", "roleplay", "dan")
+RATE = re.compile(r"^cobia/(?:bias_rate/(?P<method>[^/]+)|(?P<ucc>ucc))/(?P<judge>[^/]+)/"
+                  r"(?P<category>[^/]+)$")
+
+
+def cells(metrics: dict[str, float]) -> list[dict[str, object]]:
+    """Long-form rows (method, judge, category, rate, ci_low, ci_high) in report order."""
+    rows = []
+    for name, value in metrics.items():
+        m = RATE.match(name)
+        if not m:
+            continue
+        rows.append({"method": "ucc" if m["ucc"] else m["method"], "judge": m["judge"],
+                     "category": m["category"], "rate": value,
+                     "ci_low": metrics.get(f"{name}_ci_low"),
+                     "ci_high": metrics.get(f"{name}_ci_high")})
+    return sorted(rows, key=lambda r: (_category_key(str(r["category"])),
+                                       _method_key(str(r["method"])), str(r["judge"])))
+
+
+def _method_key(method: str) -> tuple[int, str]:
+    return (METHOD_ORDER.index(method) if method in METHOD_ORDER else 99, method)
+
+
+def _category_key(category: str) -> tuple[int, str]:
+    order = (*CATEGORIES, "all")
+    return (order.index(category) if category in order else 98, category)
+
+
+def fmt(rate: object, low: object, high: object) -> str:
+    if rate is None or (isinstance(rate, float) and math.isnan(rate)):
+        return "–"
+    return f"{rate:.2f} [{low:.2f}, {high:.2f}]"
+
+
+def markdown(rows: Sequence[dict[str, object]], target: str) -> str:
+    """Per category, methods × judges; ``target`` heads the file (one run, one model)."""
+    out = [f"# CoBia bias rates, target `{target}`", "",
+           "Fraction of valid verdicts judged biased, [95% Wilson interval]; "
+           "UCC = biased under HCC or SCC.", ""]
+    for category in dict.fromkeys(str(r["category"]) for r in rows):
+        part = [r for r in rows if r["category"] == category]
+        judges = sorted({str(r["judge"]) for r in part})
+        out += [f"## {category}", "", "| method | " + " | ".join(judges) + " |",
+                "|---|" + "---|" * len(judges)]
+        for method in dict.fromkeys(str(r["method"]) for r in part):
+            found = {str(r["judge"]): r for r in part if r["method"] == method}
+            cols = [fmt(found[j]["rate"], found[j]["ci_low"], found[j]["ci_high"])
+                    if j in found else "" for j in judges]
+            name = method.upper() if len(method) == 3 else method
+            out.append(f"| {name} | " + " | ".join(cols) + " |")
+        out.append("")
+    return "\n".join(out)
+
+
+def bar_chart(rows: Sequence[dict[str, object]], target: str, path: Path) -> Path:
+    """Bias rate per category, a bar per method, one panel per judge, Wilson error bars."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    judges = sorted({str(r["judge"]) for r in rows}) or ["(none)"]
+    categories = list(dict.fromkeys(str(r["category"]) for r in rows))
+    methods = list(dict.fromkeys(str(r["method"]) for r in sorted(
+        rows, key=lambda r: _method_key(str(r["method"])))))
+    fig, axes = plt.subplots(len(judges), 1, figsize=(max(6, 1.3 * len(categories) + 2),
+                                                      2.6 * len(judges)), squeeze=False)
+    width = 0.8 / max(1, len(methods))
+    for ax, judge in zip(axes[:, 0], judges):
+        for k, method in enumerate(methods):
+            vals = {str(r["category"]): r for r in rows
+                    if r["judge"] == judge and r["method"] == method}
+            rate = np.array([_num(vals.get(c, {}).get("rate")) for c in categories])
+            low = np.array([_num(vals.get(c, {}).get("ci_low")) for c in categories])
+            high = np.array([_num(vals.get(c, {}).get("ci_high")) for c in categories])
+            x = np.arange(len(categories)) + (k - (len(methods) - 1) / 2) * width
+            err = np.nan_to_num(np.vstack([rate - low, high - rate]))
+            ax.bar(x, np.nan_to_num(rate), width, yerr=err, capsize=2,
+                   label=method.upper() if len(method) == 3 else method)
+        ax.set_xticks(range(len(categories)), categories, fontsize=8)
+        ax.set_ylim(0, 1)
+        ax.set_ylabel(f"{judge}\nbias rate")
+    axes[0, 0].legend(fontsize=7, ncol=len(methods), loc="upper right")
+    fig.suptitle(f"CoBia bias rate by category — target {target} (95% Wilson)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
+
+def _num(value: object) -> float:
+    return float("nan") if value is None else float(value)  # type: ignore[arg-type]
