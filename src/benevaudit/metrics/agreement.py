@@ -170,27 +170,3 @@ def fleiss_kappa(counts: np.ndarray | Sequence[Sequence[int]]) -> float:
     if p_e >= 1.0:
         return math.nan
     return float((p_item.mean() - p_e) / (1.0 - p_e))
-
-
-def fleiss_kappa(counts: np.ndarray | Sequence[Sequence[int]]) -> float:
-    """Fleiss' κ (Fleiss, 1971) of ``counts`` ``[N items, C labels]``: how many of the m raters
-    put item i under label j, with the same m >= 2 for every item.
-
-    ``(P̄ - P_e) / (1 - P_e)``: mean pairwise agreement within items, corrected for the agreement
-    expected from the pooled label proportions. Unlike Cohen's κ it takes any number of raters,
-    so people and several judges can be compared at once. NaN when ``P_e`` = 1 or no items.
-    """
-    table = np.asarray(counts, dtype=np.float64)               # [N, C]
-    if table.ndim != 2 or not len(table):
-        return math.nan
-    raters = table.sum(axis=1)                                  # [N]
-    if not np.all(raters == raters[0]) or raters[0] < 2:
-        raise ValueError("Fleiss' κ needs the same number (>= 2) of ratings per item; got "
-                         f"{sorted(set(raters.astype(int).tolist()))}")
-    m = raters[0]
-    p_label = table.sum(axis=0) / table.sum()                   # [C]
-    p_item = ((table * (table - 1)).sum(axis=1)) / (m * (m - 1))  # [N]
-    p_e = float((p_label ** 2).sum())
-    if p_e >= 1.0:
-        return math.nan
-    return float((p_item.mean() - p_e) / (1.0 - p_e))
