@@ -8,6 +8,7 @@ with its base64 WAV. Voice choice and request building need no espeak-ng and alw
 from __future__ import annotations
 
 import base64
+import json
 import io
 import wave
 from pathlib import Path
@@ -104,3 +105,34 @@ def test_audio_conversation_writes_the_wav_once_and_carries_it(tmp_path: Path):
     stamp = path.stat().st_mtime_ns
     audio_conversation(UTTERANCE, "female", "Start with Yes or No.", path)
     assert path.stat().st_mtime_ns == stamp      # reused, not synthesised again
+
+
+def test_audio_mode_needs_an_audio_capable_backend():
+    from benevaudit.pipelines.probe_fairdialogue import render_cells
+    from benevaudit.probes.fairdialogue.render import Cell
+
+    cell = Cell("award", "gender", "male", "award-01", UTTERANCE)
+    with pytest.raises(ConfigError, match=r"needs an audio-capable target on one of \['openai'"):
+        render_cells({"mode": "audio"}, [cell], Path("."),
+                     {"name": "embedded", "llm": {"backend": "hf"}})
+
+
+@pytest.mark.audio
+@needs_espeak
+def test_audio_mode_renders_every_cell_as_its_own_wav(tmp_path: Path):
+    from benevaudit.pipelines.probe_fairdialogue import render_cells, stored_messages
+    from benevaudit.probes.fairdialogue.render import cells, scenarios
+
+    items = scenarios("decision", ["award"], 1, 10)
+    todo = cells(items, {"gender": ["male", "female"]}, neutral=True)
+    convs = render_cells({"mode": "audio", "instruction": "Start with Yes or No."}, todo,
+                         tmp_path, {"name": "audio-model", "llm": {"backend": "openai"}})
+    assert [c.group for c in todo] == ["male", "female", "neutral"]
+    wavs = sorted((tmp_path / "audio" / "award").glob("*.wav"))
+    assert [w.name for w in wavs] == ["award-01__female.wav", "award-01__male.wav",
+                                      "award-01__neutral.wav"]
+    for conv in convs:     # the group is only heard: no text names it
+        assert "man" not in json.dumps(conv[0]) and conv[1]["content"][0]["type"] == "input_audio"
+    stored = json.loads(stored_messages(convs[0], todo[0]))
+    assert stored[1]["content"][0] == {"type": "input_audio",
+                                       "wav": "audio/award/award-01__male.wav"}

@@ -30,14 +30,16 @@ AUDIO_BACKENDS = ("openai", "vllm")
 
 
 def ask(model: ChatModel, conversations: list[Conversation], sampling: Sampling,
-        progress: bool, chunk: int = 32) -> list[Any]:
+        progress: bool, chunk: int = 16) -> list[Any]:
     """Replies in order; identical requests are sent once, in chunks so the cache fills as the
     run goes (an interrupted run resumes from the last finished chunk)."""
     from tqdm.auto import tqdm
 
     keys = [json.dumps(c, sort_keys=True) for c in conversations]
-    unique = list(dict.fromkeys(keys))
-    first = {k: conversations[keys.index(k)] for k in unique}
+    first: dict[str, Conversation] = {}
+    for key, conv in zip(keys, conversations, strict=True):
+        first.setdefault(key, conv)
+    unique = list(first)
     answers: dict[str, Any] = {}
     for start in tqdm(range(0, len(unique), chunk), disable=not progress, desc="target",
                       unit=f"×{chunk}"):
