@@ -278,3 +278,28 @@ def test_run_attribution_writes_run_files(tmp_path):
             "faithfulness/aopc_rollout", "faithfulness/aopc_ig", "faithfulness/aopc_logodds",
             "faithfulness/aopc_random"} <= set(metrics)
     assert all(isinstance(v, float) and v == v for v in metrics.values())  # no NaN in metrics.json
+
+
+# ---------------------------------------------------------------- words only
+
+def test_punctuation_never_enters_a_lexicon_by_default():
+    """A mark with the top relevance is ranked only when words_only is switched off."""
+    from benevaudit.audit.attribution.words import aggregate_lexicon, is_word
+
+    words = ["sweetie", "!", "dear", "[unused0]", "…", "don't"]
+    rel = np.array([2.0, 9.0, 1.0, 0.5, 8.0, 0.7])
+    attrs = [DialogueAttribution(f"d{i}", 2, 2, np.array([0.1, 0.2, 0.7]), [], words, [],
+                                 rel, []) for i in range(3)]
+    words_only = aggregate_lexicon(attrs, top_k=10, min_count=3).lexicon.top("BB")
+    assert words_only == ("sweetie", "dear", "don't", "[unused0]")
+    assert aggregate_lexicon(attrs, top_k=10, min_count=3, words_only=False).lexicon.top(
+        "BB")[:2] == ("!", "…")
+    assert [is_word(w) for w in ("é", "_x", "3", ".", "’", "[", "[unused0]")] == \
+        [True, True, True, False, False, False, True]
+
+
+def test_logodds_lexicon_is_words_only_by_default():
+    ds = [dialogue(i, c, f"{w} is the word and more text here {'! !' if c == 'BB' else ''}")
+          for i, (c, w) in enumerate([("N", "calm"), ("OB", "obviously"), ("BB", "sweetie")] * 5)]
+    assert "!" not in logodds_lexicon(ds, top_k=5).lexicon.top("BB")
+    assert "!" in logodds_lexicon(ds, top_k=5, words_only=False).lexicon.top("BB")

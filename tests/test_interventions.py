@@ -298,6 +298,17 @@ def test_sym_inject_inserts_the_stated_count_from_the_other_lexicons() -> None:
     assert stats["intervention/inserted_words"] == 3 * sum(expected)
 
 
+def test_sym_inject_length_counts_words_not_punctuation() -> None:
+    """L is the turn's words: 29 words and 29 periods give round(0.05 * 29) = 1, not 3."""
+    rows = [(f"d{c}", c, [("agent", " ".join(["word ."] * 29))]) for c in ("N", "OB", "BB")]
+    t = table(rows)
+    out, stats = run_interventions(t, [("punct", {}), ("sym_inject", {})], LEXICON, seed=5)
+    for before, after in zip(texts(t), texts(out)):
+        added = Counter(WORD_RE.findall(after[0][1])) - Counter(WORD_RE.findall(before[0][1]))
+        assert sum(added.values()) == 1
+    assert stats["intervention/inserted_words"] == 3
+
+
 # ---- the runner ----
 
 def test_runner_errors_name_what_to_fix() -> None:

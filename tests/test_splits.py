@@ -60,3 +60,24 @@ def test_leave_one_generator_out():
     assert Counter(d.split for d in ds if d.generator != "g2")["validation"] > 0
     with pytest.raises(ValueError, match="generators in this corpus: \\['g1', 'g2', 'g3'\\]"):
         leave_one_generator_out(ds, "nope")
+
+
+def test_by_dialogue_is_the_study_split():
+    """80/10/10 by dialogue within each class; deterministic; siblings may be cut apart."""
+    from benevaudit.splits import split_by_dialogue
+
+    ds = corpus(200, drop_every=4)
+    out = split_by_dialogue(ds, seed=3)
+    for c in CLASSES:
+        n = sum(d.label == c for d in ds)
+        got = Counter(d.split for d in out if d.label == c)
+        assert got["train"] == round(0.8 * n) and got["validation"] == round(0.9 * n) - round(0.8 * n)
+        assert sum(got.values()) == n
+    assert [d.id for d in out] == [d.id for d in ds]
+    assert {d.id: d.split for d in split_by_dialogue(list(reversed(ds)), seed=3)} == \
+        {d.id: d.split for d in out}
+    assert {d.id: d.split for d in split_by_dialogue(ds, seed=4)} != {d.id: d.split for d in out}
+    triplet_splits: dict = {}
+    for d in out:
+        triplet_splits.setdefault(d.triplet_key, set()).add(d.split)
+    assert any(len(v) > 1 for v in triplet_splits.values())  # not a triplet split in disguise

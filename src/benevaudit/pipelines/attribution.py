@@ -76,6 +76,7 @@ def audit_model(model: Any, tokenizer: Any, splits: dict[str, list[Dialogue]],
     options = AttributionOptions(
         methods=tuple(attribution["methods"]), target=str(attribution["target"]),
         top_k=int(attribution["top_k"]), min_count=int(attribution["min_count"]),
+        words_only=bool(attribution.get("words_only", True)),
         batch_size=int(attribution["batch_size"]), n_steps=int(attribution["n_steps"]),
         max_batch_tokens=attribution.get("max_batch_tokens", "auto"),
         logodds=bool(attribution["logodds"]),

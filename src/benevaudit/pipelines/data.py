@@ -9,7 +9,7 @@ from typing import Any
 from benevaudit.corpus import CorpusError, read_corpus
 from benevaudit.errors import ConfigError
 from benevaudit.schema import Dialogue, SPLITS
-from benevaudit.splits import assign_splits, leave_one_generator_out
+from benevaudit.splits import assign_splits, leave_one_generator_out, split_by_dialogue
 
 
 def load_dialogues(data: dict[str, Any], cache_dir: str | Path) -> list[Dialogue]:
@@ -34,6 +34,8 @@ def apply_split(dialogues: Sequence[Dialogue], split: dict[str, Any], seed: int)
     strategy = split.get("strategy", "triplet")
     if strategy == "triplet":
         return assign_splits(dialogues, seed, split.get("ratios", (0.8, 0.1, 0.1)))
+    if strategy == "dialogue":
+        return split_by_dialogue(dialogues, seed, split.get("ratios", (0.8, 0.1, 0.1)))
     if strategy == "leave_one_generator_out":
         if not split.get("generator"):
             raise ConfigError("split.strategy=leave_one_generator_out needs split.generator=<name>")
@@ -47,8 +49,8 @@ def apply_split(dialogues: Sequence[Dialogue], split: dict[str, Any], seed: int)
         if missing:
             raise CorpusError(f"split.strategy=existing, but {missing} dialogues have no 'split'")
         return list(dialogues)
-    raise ConfigError(f"split.strategy must be one of triplet, existing, leave_one_generator_out; "
-                     f"got {strategy!r}")
+    raise ConfigError("split.strategy must be one of triplet, dialogue, existing, "
+                      f"leave_one_generator_out; got {strategy!r}")
 
 
 def by_split(dialogues: Sequence[Dialogue]) -> dict[str, list[Dialogue]]:

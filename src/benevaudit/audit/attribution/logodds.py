@@ -23,7 +23,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from benevaudit.audit.attribution.words import LexiconResult
+from benevaudit.audit.attribution.words import LexiconResult, is_word
 from benevaudit.audit.lexicon import lexicon_from_ranked
 from benevaudit.schema import CLASSES, Dialogue
 from benevaudit.text import word_spans
@@ -69,9 +69,11 @@ def logodds_scores(dialogues: Sequence[Dialogue], prior_scale: float = 1.0,
 
 
 def logodds_lexicon(dialogues: Sequence[Dialogue], top_k: int = 50, min_count: int = 3,
-                    prior_scale: float = 1.0) -> LexiconResult:
-    """Top ``top_k`` words per class by z-score, from (training) dialogues alone."""
+                    prior_scale: float = 1.0, words_only: bool = True) -> LexiconResult:
+    """Top ``top_k`` words per class by z-score, from (training) dialogues alone
+    (punctuation marks left out with ``words_only``, as in the attribution lexicons)."""
     scores = logodds_scores(dialogues, prior_scale, min_count)
-    ranked = {c: sorted(s.items(), key=lambda x: (-x[1], x[0]))[:top_k] for c, s in scores.items()}
+    ranked = {c: sorted(((w, z) for w, z in s.items() if is_word(w) or not words_only),
+                        key=lambda x: (-x[1], x[0]))[:top_k] for c, s in scores.items()}
     stats = {"n_dialogues": len(dialogues), "n_types": len(scores[CLASSES[0]])}
     return LexiconResult(lexicon_from_ranked(ranked), stats)

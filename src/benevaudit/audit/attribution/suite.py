@@ -33,6 +33,7 @@ class AttributionOptions:
     target: str = "true"
     top_k: int = 50
     min_count: int = 3
+    words_only: bool = True             # punctuation marks never enter a lexicon
     batch_size: int = 16
     max_batch_tokens: int | str | None = "auto"   # see words.batch_token_cap
     max_length: int = 512
@@ -73,7 +74,7 @@ def run_attribution(model: Any, tokenizer: Any, train: Sequence[Dialogue],
     metrics: dict[str, float] = {}
     for method in o.methods:
         res = compute_lexicon(model, tokenizer, test, method=method, top_k=o.top_k,
-                              min_count=o.min_count, **kw)
+                              min_count=o.min_count, words_only=o.words_only, **kw)
         lexicons[method] = res.lexicon
         save_lexicon(res.lexicon, out / f"cue_lexicon_{method}.json")
         metrics[f"attribution/seconds_{method}"] = res.stats["seconds"]
@@ -81,7 +82,8 @@ def run_attribution(model: Any, tokenizer: Any, train: Sequence[Dialogue],
     save_lexicon(primary, out / "cue_lexicon.json")
     z = None
     if o.logodds:
-        lexicons["logodds"] = logodds_lexicon(train, o.top_k, o.min_count).lexicon
+        lexicons["logodds"] = logodds_lexicon(train, o.top_k, o.min_count,
+                                              words_only=o.words_only).lexicon
         save_lexicon(lexicons["logodds"], out / "cue_lexicon_logodds.json")
         z = logodds_scores(train, min_count=o.min_count)
     metrics.update(agreement_metrics(lexicons, k=o.top_k))

@@ -14,12 +14,16 @@ do not dominate the aggregate.
 
 Lexicon: per class, the dialogues whose explained class (the target) is that class; each
 lowercase word type scores the mean normalised relevance over its occurrences; types with
-fewer than ``min_count`` occurrences are dropped; the top ``top_k`` are kept.
+fewer than ``min_count`` occurrences are dropped; the top ``top_k`` are kept. With
+``words_only`` (the default) punctuation marks never enter a lexicon: the study's cue lexicons
+are words, cue masking (M) removes "whole-word matches", and a mark there would make M overlap
+punctuation folding (P) and let symmetric injection (S) re-insert what P folded.
 """
 
 from __future__ import annotations
 
 import logging
+import re
 import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
@@ -33,12 +37,13 @@ from benevaudit.audit.attribution.dialogue import DialogueAttribution
 from benevaudit.audit.lexicon import Lexicon, lexicon_from_ranked
 from benevaudit.errors import ConfigError
 from benevaudit.schema import CLASS_INDEX, CLASSES, Dialogue
-from benevaudit.text import Span, render_turns, word_spans
+from benevaudit.text import MASK_TOKEN, Span, render_turns, word_spans
 
 if TYPE_CHECKING:
     from benevaudit.audit.attribution.store import AttributionCache
 
 log = logging.getLogger(__name__)
+_WORD_START = re.compile(r"\w")
 
 METHODS: tuple[str, ...] = ("rollout", "rollout_norm", "integrated_gradients")
 
@@ -214,13 +219,22 @@ def _targets_of(target: str, labels: Sequence[int | None], probs: np.ndarray) ->
     return [CLASSES.index(target)] * len(labels)
 
 
+def is_word(token: str) -> bool:
+    """True for a word of the word rule (:data:`benevaudit.text.WORD_RE`), False for a lone
+    punctuation mark."""
+    return token == MASK_TOKEN or bool(_WORD_START.match(token))
+
+
 def aggregate_lexicon(attributions: Sequence[DialogueAttribution], top_k: int = 50,
-                      min_count: int = 3) -> LexiconResult:
-    """Rank lowercase word types per explained class by mean normalised relevance."""
+                      min_count: int = 3, words_only: bool = True) -> LexiconResult:
+    """Rank lowercase word types per explained class by mean normalised relevance
+    (punctuation marks left out with ``words_only``)."""
     sums: dict[int, dict[str, float]] = defaultdict(lambda: defaultdict(float))
     counts: dict[int, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     for a in attributions:
         for w, r in zip(a.words, a.relevance):
+            if words_only and not is_word(w):
+                continue
             sums[a.target][w.lower()] += float(r)
             counts[a.target][w.lower()] += 1
     ranked: dict[str, list[tuple[str, float]]] = {}
@@ -244,7 +258,8 @@ def compute_lexicon(model: Any, tokenizer: Any, dialogues: Sequence[Dialogue],
                     min_count: int = 3, batch_size: int = 16, max_length: int = 512,
                     head_tokens: int = 128, progress: bool = True, n_steps: int = 50,
                     max_batch_tokens: int | str | None = "auto",
-                    cache: AttributionCache | None = None) -> LexiconResult:
+                    cache: AttributionCache | None = None,
+                    words_only: bool = True) -> LexiconResult:
     """The cue lexicon of ``model`` over ``dialogues`` (the study: the test split, target=true).
 
     ``stats`` holds counts, the model's accuracy on these dialogues and the wall time, under
@@ -256,6 +271,6 @@ def compute_lexicon(model: Any, tokenizer: Any, dialogues: Sequence[Dialogue],
     attributions = attribute_dialogues(model, tokenizer, dialogues, method, target, batch_size,
                                        max_length, head_tokens, progress, n_steps, max_batch_tokens,
                                        cache)
-    result = aggregate_lexicon(attributions, top_k, min_count)
+    result = aggregate_lexicon(attributions, top_k, min_count, words_only)
     result.stats["seconds"] = time.perf_counter() - t0
     return result

@@ -3,7 +3,7 @@
 Why: the complement of frequency normalisation. Instead of equalising each cue's frequency,
 every class is seeded with the cues of the two other classes, so a cue word appears in every
 class. An agent turn of class c with L words (:data:`benevaudit.text.WORD_RE` words, after
-punctuation folding) receives n = min(round(rate·L), max_per_turn) words (rate 0.05, at most
+punctuation folding; punctuation marks are not words and do not count in L) receives n = min(round(rate·L), max_per_turn) words (rate 0.05, at most
 10; rounding half up), each drawn uniformly from the union of the two other classes' top-k
 lexicons, at positions drawn from that word's position profile (:mod:`.positions`).
 
@@ -19,10 +19,11 @@ from typing import ClassVar, NamedTuple
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
-from benevaudit.audit.interventions import positions
+from benevaudit.audit.interventions import positions, segments as seg
 from benevaudit.audit.interventions.agent_turns import (
-    agent_turns, insert_cues, position_counts, turn_keys,
+    AgentTurns, agent_turns, insert_cues, position_counts, turn_keys,
 )
 from benevaudit.audit.interventions.base import Edit, LexiconIntervention, cue_vocab
 from benevaudit.audit.interventions.seeding import counter, uniform
@@ -34,6 +35,14 @@ class InjectState(NamedTuple):
     vocab: list[str]
     pools: list[np.ndarray]   # per class: vocab indices of the other classes' words
     cdf: np.ndarray           # [V, 4] cumulative position profile
+
+
+def word_counts(turns: AgentTurns) -> np.ndarray:
+    """[A] L of every turn: its words, punctuation marks not counted."""
+    words = seg.words(turns.segments)                                         # [W]
+    is_word = pc.match_substring_regex(words, seg.ALNUM_START).to_numpy(zero_copy_only=False)
+    turn = np.repeat(np.arange(len(turns.lay.n)), turns.lay.n)                # [W]
+    return np.bincount(turn[is_word], minlength=len(turns.lay.n))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -71,7 +80,7 @@ class SymInject(LexiconIntervention):
         turns = agent_turns(batch, state.vocab)
         keys, pos = turn_keys(batch, turns, seed)                                 # [A] [A]
         pool_size = np.array([len(p) for p in state.pools])[turns.cls]            # [A]
-        n = np.where(pool_size > 0, self.count(turns.lay.n), 0)                   # [A]
+        n = np.where(pool_size > 0, self.count(word_counts(turns)), 0)            # [A]
         turn = np.repeat(np.arange(len(n)), n)                                    # [M]
         ordinal = np.arange(len(turn)) - np.repeat(np.cumsum(n) - n, n)
         u_word = uniform(keys[turn], counter(pos[turn], 0, ordinal, stream=0))
