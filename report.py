@@ -13,7 +13,7 @@ def main(cfg: DictConfig) -> int:
     from benevaudit.pipelines.cli import guarded
     from benevaudit.pipelines.report import run
 
-    result = guarded(run, cfg)
+    result = guarded(run, cfg, lightning=False)  # reading files: no Lightning import
     return len(result.runs)
 
 

@@ -84,9 +84,10 @@ def test_html_is_self_contained_with_every_figure(built):
 
 def _direct_bootstrap(frame: pd.DataFrame, groups: np.ndarray, n: int, seed: int) -> list:
     """The same draws, applied row by row and scored with scikit-learn."""
-    rng = np.random.default_rng(seed)
+    from benevaudit.report.intervals import draw_counts
+
     g = groups.max() + 1
-    draws = rng.multinomial(g, np.full(g, 1.0 / g), size=n)
+    draws = draw_counts(np.random.default_rng(seed), g, n)
     out = []
     for counts in draws:
         rows = np.concatenate([np.flatnonzero(groups == k) for k, c in enumerate(counts)

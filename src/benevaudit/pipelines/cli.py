@@ -39,13 +39,15 @@ def one_line(error: BaseException) -> str:
     return "; ".join(line.strip() for line in text.splitlines() if line.strip())
 
 
-def guarded(run: Callable[[DictConfig], Any], cfg: DictConfig) -> Any:
+def guarded(run: Callable[[DictConfig], Any], cfg: DictConfig, lightning: bool = True) -> Any:
     """``run(cfg)``; a user error prints ``error: <message>`` on stderr and exits with code 2.
 
     Each ``run`` checks its inputs first (:func:`benevaudit.pipelines.inputs.check_inputs`),
     so what reaches this handler from a bad input has happened before any model work.
+    ``lightning=False`` skips importing Lightning, for entrypoints that train nothing.
     """
-    quiet_lightning()
+    if lightning:
+        quiet_lightning()
     try:
         return run(cfg)
     except USER_ERRORS as e:

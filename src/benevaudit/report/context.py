@@ -26,24 +26,30 @@ class Context:
         self._reps: dict[tuple[Path, str, str], dict[str, np.ndarray]] = {}
         self.notes: list[str] = []     # problems met while rendering (unreadable files, …)
 
-    def table_of(self, run: Run, filename: str) -> pd.DataFrame | None:
-        """A run's Parquet file, or None (and a note) when it is absent or unreadable."""
+    def table_of(self, run: Run, filename: str, want: Callable[[str], bool] | None = None
+                 ) -> pd.DataFrame | None:
+        """A run's Parquet file (only the columns ``want`` keeps), or None (and a note) when it
+        is absent or unreadable."""
+        import pyarrow.parquet as pq
+
         path = run.path / filename
         if not path.is_file():
             return None
         try:
-            return pd.read_parquet(path)
+            columns = None if want is None else [c for c in pq.read_schema(path).names if want(c)]
+            return pq.read_table(path, columns=columns, use_threads=False).to_pandas(
+                use_threads=False)
         except Exception as e:  # noqa: BLE001 - pyarrow raises many types for a torn file
             self.notes.append(f"{run.name}: {filename} unreadable ({type(e).__name__}: {e})")
             return None
 
     def replicates(self, run: Run, filename: str, key: str,
-                   make: Callable[[pd.DataFrame, int, int], dict[str, np.ndarray]]
-                   ) -> dict[str, np.ndarray]:
+                   make: Callable[[pd.DataFrame, int, int], dict[str, np.ndarray]],
+                   want: Callable[[str], bool] | None = None) -> dict[str, np.ndarray]:
         """Bootstrap resamples of a run's metrics from one of its files (computed once)."""
         cache_key = (run.path, filename, key)
         if cache_key not in self._reps:
-            frame = self.table_of(run, filename) if self.n_resamples else None
+            frame = self.table_of(run, filename, want) if self.n_resamples else None
             self._reps[cache_key] = ({} if frame is None or frame.empty
                                      else make(frame, self.n_resamples, self.seed))
         return self._reps[cache_key]

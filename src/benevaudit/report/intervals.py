@@ -32,8 +32,17 @@ def group_index(frame: pd.DataFrame) -> np.ndarray:
         return pd.factorize(keys)[0]
     cols = [c for c in frame.columns if c in CONDITION_COLUMNS or c.startswith("user_")]
     if {"role", "generator"} <= set(cols):
-        return frame.groupby(cols, dropna=False, sort=False).ngroup().to_numpy()
+        index: dict[tuple, int] = {}     # plain tuples: far cheaper than a groupby on small frames
+        keys = zip(*(frame[c].to_numpy(dtype=object) for c in cols))
+        return np.fromiter((index.setdefault(k, len(index)) for k in keys), dtype=np.int64,
+                           count=len(frame))
     return np.arange(len(frame))
+
+
+def wanted(column: str) -> bool:
+    """The prediction columns the bootstrap reads (labels, verdicts and the condition)."""
+    return (column in ("label", "pred", "flagged", "triplet", *CONDITION_COLUMNS)
+            or column.startswith("user_"))
 
 
 def resample(groups: np.ndarray, counts: np.ndarray, n_resamples: int = N_RESAMPLES,
@@ -49,9 +58,16 @@ def resample(groups: np.ndarray, counts: np.ndarray, n_resamples: int = N_RESAMP
     step = max(1, 4_000_000 // n_groups)                   # bounded memory for big test sets
     for start in range(0, n_resamples, step):
         r = min(step, n_resamples - start)
-        draws = rng.multinomial(n_groups, np.full(n_groups, 1.0 / n_groups), size=r)  # [r, G]
-        out[start:start + r] = draws @ per_group
+        out[start:start + r] = draw_counts(rng, n_groups, r) @ per_group
     return out
+
+
+def draw_counts(rng: np.random.Generator, n_groups: int, n_resamples: int) -> np.ndarray:
+    """[R, G] how often each group is drawn when G groups are drawn with replacement, R times
+    (indices, then one bincount over row-offset indices: cheaper than a multinomial per row)."""
+    picks = rng.integers(0, n_groups, size=(n_resamples, n_groups))
+    flat = (picks + np.arange(n_resamples)[:, None] * n_groups).ravel()
+    return np.bincount(flat, minlength=n_resamples * n_groups).reshape(n_resamples, n_groups)
 
 
 def _div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
@@ -61,7 +77,8 @@ def _div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
 
 def _codes(values: pd.Series) -> np.ndarray:
     index = {c: i for i, c in enumerate(CLASSES)}
-    return np.array([index.get(v, -1) if isinstance(v, str) else -1 for v in values])
+    return np.array([index.get(v, -1) if isinstance(v, str) else -1
+                     for v in values.to_numpy(dtype=object)], dtype=np.int64)
 
 
 def classification_replicates(frame: pd.DataFrame, prefix: str = "test",

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from benevaudit.report.context import Context, by_condition, figures_of
 from benevaudit.report.document import SectionOutput, Table
-from benevaudit.report.intervals import detection_replicates
+from benevaudit.report.intervals import detection_replicates, wanted
 from benevaudit.report.runs import Run
 
 KEY = "detection"
@@ -38,7 +38,8 @@ def render(runs: Sequence[Run], context: Context) -> SectionOutput:
     rows = []
     for (detector, _), members in groups.items():
         reps = [context.replicates(r, "predictions.parquet", "detection",
-                                   lambda f, n, s: detection_replicates(f, n, s)) for r in members]
+                                   lambda f, n, s: detection_replicates(f, n, s), wanted)
+                for r in members]
         rows.append([detector] + [context.cell(members, m, reps) for m in COLUMNS])
     table = Table("Table 3: binary detection (B = OB ∪ BB positive) and trigger rates", HEADERS,
                   rows, note="Cells: mean ± std over seeds (n), [95% interval: bootstrap over "

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from benevaudit.errors import ConfigError
 from benevaudit.report.context import Context, by_condition, figures_of
 from benevaudit.report.document import SectionOutput, Table
-from benevaudit.report.intervals import classification_replicates
+from benevaudit.report.intervals import classification_replicates, wanted
 from benevaudit.report.runs import Run
 
 KEY = "finetune_audit"
@@ -78,7 +78,8 @@ def render(runs: Sequence[Run], context: Context) -> SectionOutput:
     for key in sorted(groups, key=_sort_key):
         members = groups[key]
         reps = [context.replicates(r, "predictions.parquet", "classification",
-                                   lambda f, n, s: classification_replicates(f, "test", n, s))
+                                   lambda f, n, s: classification_replicates(f, "test", n, s),
+                                   wanted)
                 for r in members]
         cells = [context.cell(members, m, reps) for m in COLUMNS]
         rows.append([key[0], key[1]] + ([key[2]] if len(models) > 1 else []) + cells)
