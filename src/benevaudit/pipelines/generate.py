@@ -88,16 +88,12 @@ def check_llm_block(block: dict[str, Any], key: str) -> None:
 
 def check_generator(cfg: DictConfig) -> None:
     """Everything about ``generator=`` that can be checked before a model is loaded."""
-    from benevaudit.generation.scripted import PlantedCue
+    from benevaudit.pipelines.inputs import check_planted_cues
 
     gen = plain(cfg.generator)
     if gen.get("kind") not in KINDS:
         raise ConfigError(f"generator.kind must be one of {list(KINDS)}, got {gen.get('kind')!r}")
-    for i, cue in enumerate(gen.get("planted_cues") or []):
-        if not isinstance(cue, dict) or set(cue) != {"token", "label", "rate"}:
-            raise ConfigError(f"generator.planted_cues[{i}]={cue!r}: expected "
-                              "{token: <word>, label: N|OB|BB, rate: <0..1>}")
-        PlantedCue(**cue)
+    check_planted_cues(gen.get("planted_cues"), "generator.planted_cues")
     if gen["kind"] != "llm":
         return
     if gen.get("mode", "whole") not in MODES:

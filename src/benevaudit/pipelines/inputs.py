@@ -183,7 +183,24 @@ def check_lexicon_and_intervention(cfg: DictConfig) -> None:
         build(name, params, lexicon)
 
 
+def check_planted_cues(cues: Any, key: str) -> None:
+    """``[{token, label, rate}, ...]``: each cue is built, so its checks run with the key named."""
+    from benevaudit.generation.scripted import PlantedCue
+
+    for i, cue in enumerate(cues or []):
+        if not isinstance(cue, dict) or set(cue) != {"token", "label", "rate"}:
+            raise ConfigError(f"{key}[{i}]={cue!r}: expected "
+                              "{token: <word>, label: N|OB|BB, rate: <0..1>}")
+        try:
+            PlantedCue(**cue)
+        except ConfigError as e:
+            raise ConfigError(f"{key}[{i}]: {e}") from None
+
+
 def check_data(cfg: DictConfig) -> None:
+    cues = value_at(cfg, "data.planted_cues")
+    if cues is not _ABSENT:
+        check_planted_cues(cues, "data.planted_cues")
     if value_at(cfg, "data.kind") != "corpus":
         return
     path = value_at(cfg, "data.path")
