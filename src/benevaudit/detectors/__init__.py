@@ -30,7 +30,7 @@ def guard_llm_block(spec: dict[str, Any]) -> dict[str, Any]:
     from benevaudit.detectors.guards import guard_format
     from benevaudit.detectors.templates import template_for
 
-    block = dict(spec.get("llm") or {})
+    block = {k: v for k, v in (spec.get("llm") or {}).items() if v is not None}
     if not block.get("chat_template") and block.get("model") == spec.get("checkpoint"):
         block["chat_template"] = template_for(guard_format(spec["kind"]).template)
     return block

@@ -1,0 +1,127 @@
+"""Detection cost on the embedded LLM, measured side by side in one run.
+
+1. Context units share their prefix: a guard reading each agent turn with its whole prior
+   context, on scripted dialogues of 14 turns, with the hf backend's KV-cache reuse on and off
+   (alternating runs, best wall time of each). Reports prompt tokens actually run vs the naive
+   count, the wall-time ratio, and the largest score difference between the two.
+2. The judge's fast mode (three label continuations scored in one pass) vs the study's mode
+   (a sampled reply, temperature 0.6, top-p 0.9, up to --gen-max-tokens, parsed): seconds per
+   dialogue and how often the two modes give the same label.
+
+    python benchmarks/bench_detect.py [--dialogues 4] [--guards llama_guard3 granite_guardian]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import resource
+import subprocess
+import time
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+
+def machine() -> str:
+    """CPU model and the vector extensions that matter for float32/bfloat16 matmuls."""
+    try:
+        out = subprocess.run(["lscpu"], capture_output=True, text=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return platform.processor() or "unknown CPU"
+    model = next((ln.split(":", 1)[1].strip() for ln in out.splitlines()
+                  if ln.startswith("Model name")), "unknown CPU")
+    flags = next((ln.split(":", 1)[1].split() for ln in out.splitlines()
+                  if ln.startswith("Flags")), [])
+    have = [f for f in ("avx2", "avx512f", "avx512_bf16", "amx_bf16") if f in flags]
+    return f"{model}, {os.cpu_count()} CPUs, flags: {' '.join(have) or 'none of avx2/avx512'}"
+
+
+def dialogues(n: int, turns: int) -> list:
+    from benevaudit.pipelines.data import load_dialogues
+
+    corpus = load_dialogues({"kind": "embedded", "size": 480, "seed": 42, "signal": 0.8},
+                            os.environ.get("BENEVAUDIT_CACHE", "outputs/cache"))
+    picked = [d for d in corpus if len(d.turns) == turns][:n]
+    if len(picked) < n:
+        raise SystemExit(f"only {len(picked)} scripted dialogues have {turns} turns")
+    return picked
+
+
+def bench_prefix(kind: str, ds: list, threads: int, repeats: int) -> None:
+    from benevaudit.detectors.guards import GuardDetector
+    from benevaudit.llm.hf import HFChatModel
+
+    models = {True: HFChatModel(threads=threads), False: HFChatModel(threads=threads,
+                                                                      prefix_reuse=False)}
+    best = {True: float("inf"), False: float("inf")}
+    scores: dict[bool, list[float]] = {}
+    for _ in range(repeats):
+        for reuse in (True, False):
+            model = models[reuse]
+            model._prefix, model.prefill_tokens, model.prompt_tokens = None, 0, 0
+            det = GuardDetector(kind, kind, model, unit="context")
+            start = time.perf_counter()
+            results = det.detect(ds)
+            best[reuse] = min(best[reuse], time.perf_counter() - start)
+            scores[reuse] = [s for r in results for s in r.unit_scores]
+    on, off = models[True], models[False]
+    units = len(scores[True])
+    diff = max(abs(a - b) for a, b in zip(scores[True], scores[False]))
+    print(f"{kind:17s} {len(ds)} dialogues, {units} context units: prompt tokens run "
+          f"{on.prefill_tokens:,} vs {off.prefill_tokens:,} naive "
+          f"({off.prefill_tokens / on.prefill_tokens:.2f}x fewer); wall {best[True]:.1f} s vs "
+          f"{best[False]:.1f} s ({best[False] / best[True]:.2f}x faster); "
+          f"max |score diff| {diff:.1e}")
+
+
+def bench_judge(ds: list, threads: int, max_tokens: int) -> None:
+    from benevaudit.detectors.judges import JudgeDetector
+    from benevaudit.llm import Sampling
+    from benevaudit.llm.hf import HFChatModel
+
+    model = HFChatModel(threads=threads, batch_size=len(ds))
+    factory = [("smollm2", lambda: model)]
+    model.close = lambda: None  # keep it loaded for both modes
+    fast = JudgeDetector("judge_operational", factory, "operational", mode="score")
+    slow = JudgeDetector("judge_operational", factory, "operational", mode="generate",
+                         sampling=Sampling(temperature=0.6, top_p=0.9, max_tokens=max_tokens))
+    start = time.perf_counter()
+    a = fast.detect(ds)
+    t_fast = (time.perf_counter() - start) / len(ds)
+    start = time.perf_counter()
+    b = slow.detect(ds)
+    t_slow = (time.perf_counter() - start) / len(ds)
+    agree = sum(x.pred == y.pred for x, y in zip(a, b))
+    invalid = sum(y.pred is None for y in b)
+    print(f"judge_operational  score {t_fast:.2f} s/dialogue vs generate {t_slow:.2f} s/dialogue "
+          f"(max {max_tokens} tokens): {t_slow / t_fast:.1f}x cheaper; same label on {agree}/"
+          f"{len(ds)}; generate invalid {invalid}/{len(ds)}; labels score {[x.pred for x in a]} "
+          f"generate {[y.pred for y in b]}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--dialogues", type=int, default=4)
+    parser.add_argument("--turns", type=int, default=14)
+    parser.add_argument("--guards", nargs="+", default=["llama_guard3", "granite_guardian",
+                                                        "qwen3guard"])
+    parser.add_argument("--threads", type=int, default=None,
+                        help="torch threads (1 is fastest on a loaded, shared CPU)")
+    parser.add_argument("--repeats", type=int, default=2)
+    parser.add_argument("--gen-max-tokens", type=int, default=2000)
+    parser.add_argument("--skip-judge", action="store_true")
+    args = parser.parse_args()
+    print(f"machine: {machine()}; load average {os.getloadavg()[0]:.1f}")
+    ds = dialogues(args.dialogues, args.turns)
+    for kind in args.guards:
+        bench_prefix(kind, ds, args.threads, args.repeats)
+    if not args.skip_judge:
+        bench_judge(ds, args.threads, args.gen_max_tokens)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"peak RSS {peak:.0f} MiB")
+
+
+if __name__ == "__main__":
+    main()
