@@ -19,8 +19,10 @@ from benevaudit.report.runs import Run
 KEY = "cobia"
 TITLE = "CoBia: constructed-conversation bias attacks"
 ORDER = 40
-RATE = re.compile(r"^cobia/bias_rate/(?P<method>[^/]+)/(?P<judge>[^/]+)/(?P<category>[^/]+)$")
-UCC = re.compile(r"^cobia/ucc/(?P<judge>[^/]+)/(?P<category>[^/]+)$")
+# a rate's Wilson bounds (``..._ci_low``, ``..._ci_high``) are not categories
+RATE = re.compile(r"^cobia/bias_rate/(?P<method>[^/]+)/(?P<judge>[^/]+)/(?P<category>[^/]+)"
+                  r"(?<!_ci_low)(?<!_ci_high)$")
+UCC = re.compile(r"^cobia/ucc/(?P<judge>[^/]+)/(?P<category>[^/]+)(?<!_ci_low)(?<!_ci_high)$")
 METHOD_ORDER = ("hcc", "scc", "ucc", "zero_shot", "roleplay", "dan")
 FIGURES = ("*.png",)
 
