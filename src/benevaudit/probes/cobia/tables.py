@@ -23,7 +23,7 @@ def cells(metrics: dict[str, float]) -> list[dict[str, object]]:
     rows = []
     for name, value in metrics.items():
         m = RATE.match(name)
-        if not m:
+        if not m or name.endswith(("_ci_low", "_ci_high")):
             continue
         rows.append({"method": "ucc" if m["ucc"] else m["method"], "judge": m["judge"],
                      "category": m["category"], "rate": value,
@@ -94,10 +94,12 @@ def bar_chart(rows: Sequence[dict[str, object]], target: str, path: Path) -> Pat
             err = np.nan_to_num(np.vstack([rate - low, high - rate]))
             ax.bar(x, np.nan_to_num(rate), width, yerr=err, capsize=2,
                    label=method.upper() if len(method) == 3 else method)
+            for xi in x[np.isnan(rate)]:   # no valid verdict: say so rather than draw a 0
+                ax.text(xi, 0.02, "n/a", ha="center", va="bottom", fontsize=6, rotation=90)
         ax.set_xticks(range(len(categories)), categories, fontsize=8)
         ax.set_ylim(0, 1)
         ax.set_ylabel(f"{judge}\nbias rate")
-    axes[0, 0].legend(fontsize=7, ncol=len(methods), loc="upper right")
+    axes[0, 0].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.suptitle(f"CoBia bias rate by category — target {target} (95% Wilson)")
     fig.tight_layout()
     fig.savefig(path, dpi=120)
