@@ -294,3 +294,26 @@ def test_scripts_print_one_line_and_exit_2(script: str, args: list[str], expecte
     assert "Traceback" not in proc.stderr
     lines = [ln for ln in proc.stderr.splitlines() if ln.startswith("error: ")]
     assert len(lines) == 1 and expected in lines[0], proc.stderr
+
+
+def test_guarded_turns_user_errors_into_one_line_and_keeps_bugs(capsys) -> None:
+    """A corpus error (from any depth) is one line and exit 2; a bug keeps its traceback."""
+    from omegaconf import OmegaConf
+
+    from benevaudit.corpus import CorpusError
+
+    def bad_corpus(cfg: DictConfig) -> None:
+        raise CorpusError("corpus.jsonl:line 3: field 'label': expected one of N, OB, BB\n"
+                          "(a second line)")
+
+    with pytest.raises(SystemExit) as stop:
+        guarded(bad_corpus, OmegaConf.create({}))
+    assert stop.value.code == 2
+    assert capsys.readouterr().err == ("error: corpus.jsonl:line 3: field 'label': expected one "
+                                       "of N, OB, BB; (a second line)\n")
+    for bug in (KeyError("x"), ValueError("a bug"), RuntimeError("a bug"), TypeError("a bug")):
+        def buggy(cfg: DictConfig, bug: Exception = bug) -> None:
+            raise bug
+
+        with pytest.raises(type(bug)):
+            guarded(buggy, OmegaConf.create({}))
