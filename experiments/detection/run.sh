@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# The detection study (Table 3, Figures 3-5) with one command:
+#   1. one detect.py run per detector and judge (a Hydra multirun: one run directory and one
+#      W&B run each), on the same seeded, class-balanced evaluation set;
+#   2. the operational judge again without demographics, then its demographic-context flips
+#      (Figure 4); every run also writes its bootstrap stability figure (Figure 5);
+#   3. the fine-tuned classifier in the same table when FINETUNED=<train run dir> is set;
+#   4. Table 3 printed from the run directories only (markdown; CSV beside it).
+# Rerunning with the same DETECT_DIR skips finished runs; the LLM request cache makes the
+# rest of an interrupted sweep cheap.
+#
+# Usage: experiments/detection/run.sh [detect.py overrides...]
+#   experiments/detection/run.sh                      # embedded: guards and judge on SmolLM2 (CPU)
+#   SCALE=paper experiments/detection/run.sh data=corpus data.path=/data/benevdial \
+#       judges=study hydra/launcher=submitit_slurm    # the study: every detector, GPUs
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+PY=${PY:-.venv/bin/python}
+OUT=${DETECT_DIR:-outputs/detection/$(date +%Y-%m-%d_%H-%M-%S)}
+SCALE=${SCALE:-embedded}
+mkdir -p "$OUT"
+echo "detection directory: $OUT"
+
+if [ "$SCALE" = paper ]; then
+  DETECTORS=${DETECTORS:-regard,toxigen,beavertails,wildguard,llama_guard3,qwen3guard,granite_guardian_3_3,granite_guardian_4_1,judge_plain,judge_conceptual,judge_operational}
+  LLM=()
+else
+  # no hub on this machine: the generative guards and the judge run on the embedded SmolLM2
+  # (their real prompts and parsers); the sequence classifiers need their checkpoints
+  DETECTORS=${DETECTORS:-llama_guard3,granite_guardian_4_1,qwen3guard,judge_operational}
+  LLM=(detector.llm.backend=hf detector.llm.model=embedded:smollm2 eval.limit=${LIMIT:-12})
+fi
+
+done_in() { ls "$1"/*/metrics.json >/dev/null 2>&1 || [ -f "$1/metrics.json" ]; }
+
+if ! done_in "$OUT/sweep"; then
+  "$PY" detect.py -m detector="$DETECTORS" "${LLM[@]}" "$@" hydra.sweep.dir="$OUT/sweep"
+fi
+if ! done_in "$OUT/judge_no_demographics"; then
+  "$PY" detect.py detector=judge_operational detector.demographics=false "${LLM[@]}" "$@" \
+    hydra.run.dir="$OUT/judge_no_demographics"
+fi
+WITH=$(grep -l "name: judge_operational" "$OUT"/sweep/*/.hydra/config.yaml | head -1 | xargs dirname | xargs dirname)
+"$PY" detect.py flips.with="$WITH" flips.without="$OUT/judge_no_demographics" \
+  hydra.run.dir="$OUT/flips"
+if [ -n "${FINETUNED:-}" ] && ! done_in "$OUT/finetuned"; then
+  "$PY" detect.py detector=finetuned ckpt="$FINETUNED" "$@" hydra.run.dir="$OUT/finetuned"
+fi
+
+"$PY" experiments/detection/table3.py "$OUT" --csv "$OUT/table3.csv" | tee "$OUT/table3.md"
+if [ -f conf/report.yaml ]; then
+  "$PY" report.py runs="$OUT"
+fi
