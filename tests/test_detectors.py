@@ -264,3 +264,21 @@ def test_guard_template_only_on_its_own_checkpoint():
     assert "threads" not in guard_llm_block(spec)  # unset keys never reach a backend
     spec["llm"]["model"] = "embedded:smollm2"
     assert "chat_template" not in guard_llm_block(spec)
+
+
+def test_prefix_caching_engines_get_turn_waves():
+    """vLLM sees every dialogue's k-th context unit in wave k; verdicts come back in unit order."""
+    seen = []
+
+    def scorer(conv, choices):
+        seen.append(conv[0]["content"].count("Agent: "))  # the unit's number of agent turns
+        return [math.log(0.9), math.log(0.1)] if "answer 1" in conv[0]["content"] else [0.0, 0.0]
+
+    model = ScriptedChatModel(scorer=scorer)
+    model.name = "vllm"
+    det = GuardDetector("llama_guard3", "llama_guard3", model, unit="context")
+    res = det.detect([dialogue(n_exchanges=2, did="a"), dialogue(n_exchanges=3, did="b")])
+    assert seen == [1, 1, 2, 2, 3]          # waves, not dialogue by dialogue
+    assert model.score_calls == 3
+    assert res[0].unit_scores == pytest.approx([0.5, 0.9])
+    assert res[1].unit_scores == pytest.approx([0.5, 0.9, 0.9])

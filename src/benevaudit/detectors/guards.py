@@ -85,6 +85,24 @@ class GuardDetector(Detector):
         return self.format.prompt(unit.turns)
 
     def score_units(self, units: Sequence[Unit]) -> list[UnitVerdict]:
+        """Verdicts in unit order. Engines with a prefix cache (vLLM, an OpenAI-compatible
+        vLLM server) get the units in turn waves: every dialogue's first unit, then every
+        second unit, ... so each turn's prefix is cached before the turn that extends it. The
+        hf backend keeps one dialogue's units together, as its single-slot reuse needs."""
+        if not units or self.model.name not in ("vllm", "openai"):
+            return self._score(units)
+        position: dict[str, int] = {}
+        waves: dict[int, list[int]] = {}
+        for i, u in enumerate(units):
+            k = position[u.dialogue.id] = position.get(u.dialogue.id, -1) + 1
+            waves.setdefault(k, []).append(i)
+        out: list[UnitVerdict | None] = [None] * len(units)
+        for k in sorted(waves):
+            for i, v in zip(waves[k], self._score([units[i] for i in waves[k]]), strict=True):
+                out[i] = v
+        return [v for v in out if v is not None]
+
+    def _score(self, units: Sequence[Unit]) -> list[UnitVerdict]:
         if not units:
             return []
         convs = [self.prompt(u) for u in units]
