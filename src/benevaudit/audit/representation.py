@@ -162,6 +162,7 @@ def plot_shift(result: ShiftResult, path: str | Path) -> Path:
     ax.set_xlabel("plane axis 1 (c_OB − c_N)")
     ax.set_ylabel("plane axis 2 (⊥, towards c_BB)")
     ax.legend(fontsize=7, markerscale=2, ncol=2)
+    ax.set_title(f"Representation shift, train → test · run {Path(path).resolve().parent.name}")
     fig.tight_layout()
     path = Path(path)
     fig.savefig(path, dpi=120)

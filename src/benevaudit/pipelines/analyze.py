@@ -120,7 +120,8 @@ def plot_marker_effects(effects: dict[str, dict[str, float]], reference: str, pa
     ax.axhline(0.0, color="black", linewidth=0.8)
     ax.set_xticks(x, [m.removesuffix("_rate") for m in MARKER_NAMES], rotation=30, ha="right")
     ax.set_ylabel(f"Cohen's d vs {reference}")
-    ax.set_title(f"Patronising-language markers of agent turns, each class vs {reference}")
+    ax.set_title(f"Patronising-language markers of agent turns, each class vs {reference}"
+                 f" · run {path.resolve().parent.name}")
     ax.legend(title="class")
     fig.tight_layout()
     fig.savefig(path, dpi=150)
@@ -138,7 +139,8 @@ def plot_mtld(values: dict[str, dict[str, list[float]]], path: Path) -> None:
     ax.boxplot(data, showmeans=True)
     ax.set_xticks(range(1, len(values) + 1), list(values))
     ax.set_ylabel("MTLD per dialogue")
-    ax.set_title("Lexical diversity (MTLD, bidirectional, 0.72)")
+    ax.set_title(f"Lexical diversity (MTLD, bidirectional, 0.72)\nrun {path.resolve().parent.name}",
+                 fontsize=9)
     fig.tight_layout()
     fig.savefig(path, dpi=150)
     plt.close(fig)

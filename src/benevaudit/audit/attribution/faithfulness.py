@@ -166,7 +166,7 @@ def plot_curves(result: FaithfulnessResult, path: str | Path,
                 label=f"{label(name)} (AOPC {curve.mean():.3f})")
     ax.set_xlabel("words deleted (k)")
     ax.set_ylabel("drop in p(predicted class)")
-    ax.set_title("Deletion faithfulness")
+    ax.set_title(f"Deletion faithfulness · run {Path(path).resolve().parent.name}")
     ax.legend(fontsize=8)
     fig.tight_layout()
     path = Path(path)
