@@ -55,7 +55,8 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     put("list.json", "[1, 2]")
     put("badclass.json", json.dumps({"XX": []}))
     put("badentry.json", json.dumps({"N": [{"word": "", "score": 1}]}))
-    put("lexicon.json", json.dumps({c: [{"word": "dear", "score": 1.0}] for c in ("N", "OB", "BB")}))
+    put("lexicon.json", json.dumps({c: [{"word": "dear", "score": 1.0}]
+                                    for c in ("N", "OB", "BB")}))
     corpus = read_corpus(ensure_scripted_sample(d / "cache", size=9, seed=1))
     out["corpus"] = write_jsonl(corpus, d / "corpus.jsonl")
     first = (d / "corpus.jsonl").read_text().splitlines()[0]
@@ -110,7 +111,8 @@ TRAIN = [
     (["optim.weight_decay=-0.1"], "optim.weight_decay=-0.1: expected a number >= 0"),
     (["optim.warmup_ratio=1.5"], "optim.warmup_ratio=1.5: expected a number in [0, 1)"),
     (["trainer.max_epochs=0"], "trainer.max_epochs=0: expected a positive integer"),
-    (["trainer.accumulate_grad_batches=0"], "trainer.accumulate_grad_batches=0: expected a positive"),
+    (["trainer.accumulate_grad_batches=0"],
+     "trainer.accumulate_grad_batches=0: expected a positive integer"),
     (["trainer.gradient_clip_val=-1"], "trainer.gradient_clip_val=-1"),
     (["loader.batch_size=0"], "loader.batch_size=0: expected a positive integer"),
     (["loader.eval_batch_size=2.5"], "loader.eval_batch_size=2.5: expected a positive integer"),
@@ -128,7 +130,8 @@ TRAIN = [
     (["attribution.methods=[magic]"], "attribution.methods must list one or more of"),
     (["attribution.faithfulness_dialogues=-1"], "attribution.faithfulness_dialogues=-1"),
     (["data=corpus"], "data.path is required with data=corpus"),
-    (["data=corpus", "data.path=/no/such/corpus.jsonl"], "data.path=/no/such/corpus.jsonl: no such"),
+    (["data=corpus", "data.path=/no/such/corpus.jsonl"],
+     "data.path=/no/such/corpus.jsonl: no such file or directory"),
     (["data=corpus", "data.path={torn_jsonl}"], "torn.jsonl:line 2: malformed JSON"),
     (["resume={text_ckpt}"], "resume=", "not a PyTorch checkpoint"),
     (["resume=/no/such/last.ckpt"], "resume=/no/such/last.ckpt: no checkpoint"),

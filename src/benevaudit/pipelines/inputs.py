@@ -64,7 +64,8 @@ class Bound:
         return self.high is None or (value < self.high if self.high_open else value <= self.high)
 
 
-def INT(low: float | None = None, high: float | None = None, null: bool = False) -> Bound:
+def integer(low: float | None = None, high: float | None = None, null: bool = False) -> Bound:
+    """An integer in [low, high]; null allowed when ``null``."""
     return Bound(int, low, high, null=null)
 
 
@@ -72,36 +73,38 @@ POSITIVE = Bound(float, 0, low_open=True)
 FRACTION = Bound(float, 0, 1)
 SEQUENCE = Bound(int, 3, 512)   # tokens incl. [CLS]/[SEP]; BERT-family position embeddings
 
-MODEL = {"seed": INT(0), "model.max_length": SEQUENCE, "model.head_tokens": INT(0)}
-DATA = {"data.size": INT(3), "data.seed": INT(0), "data.signal": FRACTION}
-LOADER = {"loader.batch_size": INT(1), "loader.eval_batch_size": INT(1),
-          "loader.num_workers": INT(0)}
-ATTRIBUTION = {"attribution.faithfulness_dialogues": INT(0, null=True),
-               "attribution.heatmap_dialogues": INT(0), "attribution.heatmap_png_dialogues": INT(0),
-               "attribution.shift_max_train": INT(1, null=True)}
+MODEL = {"seed": integer(0), "model.max_length": SEQUENCE, "model.head_tokens": integer(0)}
+DATA = {"data.size": integer(3), "data.seed": integer(0), "data.signal": FRACTION}
+LOADER = {"loader.batch_size": integer(1), "loader.eval_batch_size": integer(1),
+          "loader.num_workers": integer(0)}
+ATTRIBUTION = {"attribution.faithfulness_dialogues": integer(0, null=True),
+               "attribution.heatmap_dialogues": integer(0),
+               "attribution.heatmap_png_dialogues": integer(0),
+               "attribution.shift_max_train": integer(1, null=True)}
 NUMBERS: dict[str, dict[str, Bound]] = {
     "train": {**MODEL, **DATA, **LOADER, **ATTRIBUTION,
               "optim.lr": POSITIVE, "optim.weight_decay": Bound(float, 0),
               "optim.warmup_ratio": Bound(float, 0, 1, high_open=True),
-              "trainer.max_epochs": INT(1), "trainer.accumulate_grad_batches": INT(1),
+              "trainer.max_epochs": integer(1), "trainer.accumulate_grad_batches": integer(1),
               "trainer.gradient_clip_val": Bound(float, 0, null=True),
-              "trainer.val_check_interval": POSITIVE, "trainer.log_every_n_steps": INT(1),
-              "callbacks.early_stopping.patience": INT(0)},
+              "trainer.val_check_interval": POSITIVE, "trainer.log_every_n_steps": integer(1),
+              "callbacks.early_stopping.patience": integer(0)},
     "evaluate": {**MODEL, **DATA, **LOADER},
     "attribute": {**MODEL, **DATA, **ATTRIBUTION},
-    "analyze": {**DATA, "seed": INT(0), "mtld.threshold": Bound(float, 0, 1, True, True),
-                "self_bleu.n_seeds": INT(1), "self_bleu.pool_size": INT(2),
-                "self_bleu.n_hypotheses": INT(1), "self_bleu.n_references": INT(1),
-                "self_bleu.max_words": INT(1), "vendi.max_per_cell": INT(1),
-                "vendi.batch_size": INT(1), "vendi.max_length": SEQUENCE,
-                "annotation.n_per_class": INT(1)},
-    "generate": {"seed": INT(0), "limit": INT(1, null=True), "max_retries": INT(0),
-                 "batch_size": INT(1), "shard_size": INT(1), "min_turns": INT(1),
+    "analyze": {**DATA, "seed": integer(0), "mtld.threshold": Bound(float, 0, 1, True, True),
+                "self_bleu.n_seeds": integer(1), "self_bleu.pool_size": integer(2),
+                "self_bleu.n_hypotheses": integer(1), "self_bleu.n_references": integer(1),
+                "self_bleu.max_words": integer(1), "vendi.max_per_cell": integer(1),
+                "vendi.batch_size": integer(1), "vendi.max_length": SEQUENCE,
+                "annotation.n_per_class": integer(1)},
+    "generate": {"seed": integer(0), "limit": integer(1, null=True), "max_retries": integer(0),
+                 "batch_size": integer(1), "shard_size": integer(1), "min_turns": integer(1),
                  "generator.signal": FRACTION, "generator.sampling.temperature": Bound(float, 0),
                  "generator.sampling.top_p": Bound(float, 0, 1, low_open=True),
-                 "generator.sampling.max_tokens": INT(1), "generator.llm.batch_size": INT(1),
-                 "generator.llm.max_model_len": INT(1, null=True),
-                 "generator.llm.threads": INT(1, null=True)},
+                 "generator.sampling.max_tokens": integer(1),
+                 "generator.llm.batch_size": integer(1),
+                 "generator.llm.max_model_len": integer(1, null=True),
+                 "generator.llm.threads": integer(1, null=True)},
 }
 
 
@@ -248,7 +251,7 @@ def check_checkpoint(cfg: DictConfig) -> None:
 
 
 def check_inputs(cfg: DictConfig, entrypoint: str) -> None:
-    """Every check that applies to ``entrypoint`` (train, evaluate, attribute, analyze, generate)."""
+    """Every check for ``entrypoint``: train, evaluate, attribute, analyze or generate."""
     check_numbers(cfg, NUMBERS[entrypoint])
     check_data(cfg)
     check_split(cfg)
