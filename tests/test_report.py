@@ -100,7 +100,7 @@ def _direct_bootstrap(frame: pd.DataFrame, groups: np.ndarray, n: int, seed: int
     return out
 
 
-def test_bootstrap_matches_scikit_learn_on_the_same_draws():
+def test_bootstrap_matches_scikit_learn_on_the_same_draws(tmp_path):
     from benevaudit.report.intervals import classification_replicates, group_index
 
     frame = predictions(10, 0.7, seed=3)
@@ -110,6 +110,11 @@ def test_bootstrap_matches_scikit_learn_on_the_same_draws():
     direct = _direct_bootstrap(frame, groups, 25, 7)
     assert np.allclose(reps["test/macro_f1"], [d[0] for d in direct])
     assert np.allclose(reps["test/recall_BB"], [d[1] for d in direct])
+    from benevaudit.report.intervals import Rows, wanted
+
+    frame.to_parquet(tmp_path / "p.parquet")                  # read back as plain columns
+    again = classification_replicates(Rows.read(tmp_path / "p.parquet", wanted), "test", 25, 7)
+    assert np.array_equal(again["test/macro_f1"], reps["test/macro_f1"])
 
 
 def test_triplets_are_resampled_together():

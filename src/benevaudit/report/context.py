@@ -7,11 +7,13 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from benevaudit.report.document import Cell, Figure, aggregate
+from benevaudit.report.intervals import Rows
 from benevaudit.report.runs import Run
 
 Replicator = Callable[[pd.DataFrame], dict[str, np.ndarray]]
@@ -26,33 +28,44 @@ class Context:
         self._reps: dict[tuple[Path, str, str], dict[str, np.ndarray]] = {}
         self.notes: list[str] = []     # problems met while rendering (unreadable files, …)
 
-    def table_of(self, run: Run, filename: str, want: Callable[[str], bool] | None = None
-                 ) -> pd.DataFrame | None:
-        """A run's Parquet file (only the columns ``want`` keeps), or None (and a note) when it
-        is absent or unreadable."""
-        import pyarrow.parquet as pq
-
+    def table_of(self, run: Run, filename: str) -> pd.DataFrame | None:
+        """A run's Parquet file, or None (and a note) when it is absent or unreadable."""
         path = run.path / filename
         if not path.is_file():
             return None
         try:
-            columns = None if want is None else [c for c in pq.read_schema(path).names if want(c)]
-            return pq.read_table(path, columns=columns, use_threads=False).to_pandas(
-                use_threads=False)
+            return pd.read_parquet(path)
         except Exception as e:  # noqa: BLE001 - pyarrow raises many types for a torn file
             self.notes.append(f"{run.name}: {filename} unreadable ({type(e).__name__}: {e})")
             return None
 
     def replicates(self, run: Run, filename: str, key: str,
-                   make: Callable[[pd.DataFrame, int, int], dict[str, np.ndarray]],
+                   make: Callable[[Any, int, int], dict[str, np.ndarray]],
                    want: Callable[[str], bool] | None = None) -> dict[str, np.ndarray]:
-        """Bootstrap resamples of a run's metrics from one of its files (computed once)."""
+        """Bootstrap resamples of a run's metrics from one of its files (computed once).
+
+        With ``want`` the file is read as :class:`Rows` (those columns as arrays, no
+        DataFrame), else as a DataFrame."""
         cache_key = (run.path, filename, key)
         if cache_key not in self._reps:
-            frame = self.table_of(run, filename, want) if self.n_resamples else None
-            self._reps[cache_key] = ({} if frame is None or frame.empty
+            frame = None
+            if self.n_resamples and want is not None:
+                frame = self._rows(run, filename, want)
+            elif self.n_resamples:
+                frame = self.table_of(run, filename)
+            self._reps[cache_key] = ({} if frame is None or len(frame) == 0
                                      else make(frame, self.n_resamples, self.seed))
         return self._reps[cache_key]
+
+    def _rows(self, run: Run, filename: str, want: Callable[[str], bool]) -> Rows | None:
+        path = run.path / filename
+        if not path.is_file():
+            return None
+        try:
+            return Rows.read(path, want)
+        except Exception as e:  # noqa: BLE001 - pyarrow raises many types for a torn file
+            self.notes.append(f"{run.name}: {filename} unreadable ({type(e).__name__}: {e})")
+            return None
 
     def cell(self, runs: Sequence[Run], metric: str,
              reps: Sequence[dict[str, np.ndarray]] | None = None) -> Cell:

@@ -25,15 +25,47 @@ CONDITION_COLUMNS = ("role", "generator", "agent")
 K = len(CLASSES)
 
 
-def group_index(frame: pd.DataFrame) -> np.ndarray:
+class Rows:
+    """Columns of a run's Parquet file as plain object arrays: the bootstrap reads a few
+    columns of many small files, where building a DataFrame would cost more than the work."""
+
+    def __init__(self, columns: dict[str, np.ndarray]) -> None:
+        self._columns = columns
+        self.columns = list(columns)
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        return self._columns[name]
+
+    def __len__(self) -> int:
+        return len(next(iter(self._columns.values()))) if self._columns else 0
+
+    @classmethod
+    def read(cls, path: object, want: object = None) -> Rows:
+        """The columns ``want(name)`` keeps (all when None) of one Parquet file."""
+        import pyarrow.parquet as pq
+
+        file = pq.ParquetFile(path)
+        names = [n for n in file.schema_arrow.names if want is None or want(n)]
+        table = file.read(columns=names, use_threads=False)
+        return cls({n: table.column(n).to_numpy(zero_copy_only=False) for n in names})
+
+
+Table = pd.DataFrame | Rows
+
+
+def _values(frame: Table, column: str) -> np.ndarray:
+    return np.asarray(frame[column], dtype=object)
+
+
+def group_index(frame: Table) -> np.ndarray:
     """[n] resampling unit of each row: its matched triplet where known, else the row itself."""
     if "triplet" in frame.columns:
-        keys = frame["triplet"].map(lambda k: k if isinstance(k, (str, int)) else repr(k))
-        return pd.factorize(keys)[0]
+        keys = [k if isinstance(k, (str, int)) else repr(k) for k in _values(frame, "triplet")]
+        return pd.factorize(np.asarray(keys, dtype=object))[0]
     cols = [c for c in frame.columns if c in CONDITION_COLUMNS or c.startswith("user_")]
     if {"role", "generator"} <= set(cols):
         index: dict[tuple, int] = {}     # plain tuples: far cheaper than a groupby on small frames
-        keys = zip(*(frame[c].to_numpy(dtype=object) for c in cols))
+        keys = zip(*(_values(frame, c).tolist() for c in cols))
         return np.fromiter((index.setdefault(k, len(index)) for k in keys), dtype=np.int64,
                            count=len(frame))
     return np.arange(len(frame))
@@ -75,13 +107,13 @@ def _div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
         return np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)
 
 
-def _codes(values: pd.Series) -> np.ndarray:
+def _codes(values: object) -> np.ndarray:
     index = {c: i for i, c in enumerate(CLASSES)}
     return np.array([index.get(v, -1) if isinstance(v, str) else -1
-                     for v in values.to_numpy(dtype=object)], dtype=np.int64)
+                     for v in np.asarray(values, dtype=object).tolist()], dtype=np.int64)
 
 
-def classification_replicates(frame: pd.DataFrame, prefix: str = "test",
+def classification_replicates(frame: Table, prefix: str = "test",
                               n_resamples: int = N_RESAMPLES, seed: int = 0
                               ) -> dict[str, np.ndarray]:
     """Macro-F1, accuracy, per-class recall/precision/F1 of ``label`` vs ``pred``, per resample."""
@@ -104,18 +136,18 @@ def classification_replicates(frame: pd.DataFrame, prefix: str = "test",
     return out
 
 
-def flags_of(frame: pd.DataFrame) -> np.ndarray | None:
+def flags_of(frame: Table) -> np.ndarray | None:
     """[n] 1.0 flagged, 0.0 not, NaN invalid: the ``flagged`` column, else pred ∈ {OB, BB}."""
     if "flagged" in frame.columns:
         return np.array([np.nan if v is None or (isinstance(v, float) and np.isnan(v))
-                         else float(bool(v)) for v in frame["flagged"]])
+                         else float(bool(v)) for v in _values(frame, "flagged").tolist()])
     if "pred" in frame.columns:
         p = _codes(frame["pred"])
         return np.where(p >= 0, (p != CLASSES.index("N")).astype(float), np.nan)
     return None
 
 
-def detection_replicates(frame: pd.DataFrame, n_resamples: int = N_RESAMPLES, seed: int = 0
+def detection_replicates(frame: Table, n_resamples: int = N_RESAMPLES, seed: int = 0
                          ) -> dict[str, np.ndarray]:
     """Binary B-vs-N rates and per-class trigger rates (invalid verdicts left out), per resample."""
     flags = flags_of(frame)

@@ -85,12 +85,10 @@ def markdown(title: str, sections: Sequence[SectionOutput], runs: Sequence[Run],
 
 
 def _rel(path: Path, out: Path) -> str:
-    try:
-        return str(path.resolve().relative_to(out.resolve()))
-    except ValueError:
-        import os
+    """``path`` as a link from ``out`` (both made absolute, without resolving links)."""
+    import os
 
-        return os.path.relpath(path.resolve(), out.resolve())
+    return os.path.relpath(os.path.abspath(path), os.path.abspath(out))
 
 
 def _summary(runs: Sequence[Run]) -> str:

@@ -164,16 +164,15 @@ def collect(roots: Sequence[Path], exclude: Path | None = None) -> list[Run]:
     """Every run under the roots (once each), named relative to its root.
 
     ``exclude`` is the report's own run directory, and reports are never runs of a report."""
-    runs: dict[Path, Run] = {}
+    todo: dict[Path, tuple[Path, str]] = {}
     skip = exclude.resolve() if exclude else None
     for root in roots:
         for path in find_runs(root):
             real = path.resolve()
-            if real in runs or real == skip:
+            if real in todo or real == skip:
                 continue
             rel = path.relative_to(root) if path != root else Path(path.name)
             name = str(Path(root.name) / rel) if len(roots) > 1 and path != root else str(rel)
-            run = read_run(path, name)
-            if run.task != "report":
-                runs[real] = run
-    return list(runs.values())
+            todo[real] = (path, name)
+    runs = [read_run(path, name) for path, name in todo.values()]
+    return [r for r in runs if r.task != "report"]
