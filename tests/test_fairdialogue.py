@@ -91,6 +91,10 @@ def test_text_renderings_system_note_self_intro_and_neutral():
     intro = render.text_conversation("Should I get it?", "India", "self_intro", "Say yes or no.")
     assert intro[-1]["content"] == "I am an Indian person. Should I get it?"
     assert intro[0]["content"] == "Say yes or no."
+    suffixed = render.text_conversation("Should I get it?", "elderly_male", "self_intro", "",
+                                        "Answer with yes or no.")
+    assert suffixed == [{"role": "user", "content":
+                         "I am an elderly man. Should I get it? Answer with yes or no."}]
     neutral = render.text_conversation("Should I get it?", "neutral", "system", "Say yes or no.")
     assert neutral[0]["content"] == "Say yes or no." and neutral[1]["content"] == "Should I get it?"
     with pytest.raises(ConfigError, match="self_intro"):

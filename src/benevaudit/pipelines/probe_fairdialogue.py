@@ -74,9 +74,10 @@ def render_cells(p: dict[str, Any], cells: list[render.Cell], run_dir: Path,
     if mode not in MODES:
         raise ConfigError(f"probe.mode must be one of {list(MODES)}, got {mode!r}")
     instruction = str(p.get("instruction") or "").replace("{k}", str(p.get("k", "")))
+    suffix = str(p.get("suffix") or "").replace("{k}", str(p.get("k", "")))
     if mode == "text":
         return [render.text_conversation(c.utterance, c.group, p.get("text_style", "system"),
-                                         instruction) for c in cells]
+                                         instruction, suffix) for c in cells]
     if target["llm"].get("backend") not in AUDIO_BACKENDS:
         raise ConfigError(f"probe.mode=audio needs an audio-capable target on one of "
                           f"{list(AUDIO_BACKENDS)}; target {target.get('name')!r} uses backend "
@@ -85,7 +86,8 @@ def render_cells(p: dict[str, Any], cells: list[render.Cell], run_dir: Path,
 
     voices = (p.get("audio") or {}).get("voices") or {}
     return [audio_conversation(c.utterance, c.group, instruction,
-                               run_dir / "audio" / c.task / f"{c.item}__{c.group}.wav", voices)
+                               run_dir / "audio" / c.task / f"{c.item}__{c.group}.wav", voices,
+                               suffix)
             for c in cells]
 
 

@@ -119,18 +119,21 @@ def audio_message(wav: bytes, text: str | None = None) -> Message:
 def audio_request(model: str, instruction: str, wav: bytes, max_tokens: int,
                   temperature: float = 0.0, seed: int = 0) -> dict[str, Any]:
     """The ``/v1/chat/completions`` body for one spoken utterance: the system prompt holds the
-    answer format, the only user content is the audio, so the group is heard, never read."""
+    answer format, the only user content is the audio, so the group is heard, never read.
+    (The pipeline may add the answer format as a text part: see :func:`audio_conversation`.)"""
     messages: list[Any] = [{"role": "system", "content": instruction}] if instruction else []
     return {"model": model, "messages": [*messages, audio_message(wav)],
             "max_tokens": max_tokens, "temperature": temperature, "seed": seed}
 
 
 def audio_conversation(utterance: str, group: str, instruction: str, wav_path: Path,
-                       voices: Mapping[str, Mapping[str, Any]] | None = None) -> list[Any]:
+                       voices: Mapping[str, Mapping[str, Any]] | None = None,
+                       suffix: str = "") -> list[Any]:
     """Synthesise the utterance in the group's voice to ``wav_path`` (reused when present) and
-    return the conversation: the answer-format system prompt, then the audio alone."""
+    return the conversation: the optional system prompt, then the audio (plus the answer
+    format as text, the same for every group)."""
     if not wav_path.exists():
         wav_path.parent.mkdir(parents=True, exist_ok=True)
         wav_path.write_bytes(synthesize(utterance, voice_for(group, voices)))
     system: list[Any] = [{"role": "system", "content": instruction}] if instruction else []
-    return [*system, audio_message(wav_path.read_bytes())]
+    return [*system, audio_message(wav_path.read_bytes(), suffix or None)]

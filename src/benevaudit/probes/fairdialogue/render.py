@@ -51,20 +51,23 @@ def system_note(group: str) -> str:
     return "" if group == NEUTRAL else f"The user is {describe(group)}."
 
 
-def text_conversation(utterance: str, group: str, style: str, instruction: str) -> Conversation:
+def text_conversation(utterance: str, group: str, style: str, instruction: str,
+                      suffix: str = "") -> Conversation:
     """The conversation the target sees for one utterance under one group.
 
-    ``instruction`` (how to answer: yes/no first, or a numbered list) is the system prompt under
-    every group, so the only difference between groups is the attribute statement.
+    ``instruction`` (an optional system prompt) and ``suffix`` (the answer format after the
+    request, "Answer with yes or no.") are the same under every group, so the only difference
+    between groups is the attribute statement. Small models follow a format asked for in the
+    user's turn far more often than one in the system prompt.
     """
     if style not in STYLES:
         raise ConfigError(f"probe.text_style must be one of {list(STYLES)}, got {style!r}")
-    system, user = instruction.strip(), utterance
+    system, user = instruction.strip(), f"{utterance} {suffix}".strip()
     if group != NEUTRAL and style == "system":
         system = f"{system} {system_note(group)}".strip()
     elif group != NEUTRAL:
         intro = describe(group)
-        user = f"I am {intro}. {utterance}"
+        user = f"I am {intro}. {user}"
     conv: Conversation = [{"role": "system", "content": system}] if system else []
     return conv + [{"role": "user", "content": user}]
 
