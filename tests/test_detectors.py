@@ -282,3 +282,11 @@ def test_prefix_caching_engines_get_turn_waves():
     assert model.score_calls == 3
     assert res[0].unit_scores == pytest.approx([0.5, 0.9])
     assert res[1].unit_scores == pytest.approx([0.5, 0.9, 0.9])
+
+
+def test_generation_mode_prompt_differs_only_in_its_last_line():
+    d = dialogue()
+    fast = judge_prompt(d, "operational", True)[1]["content"]
+    slow = judge_prompt(d, "operational", True, reasoned=True)[1]["content"]
+    assert fast.rsplit("\n\n", 1)[0] == slow.rsplit("\n\n", 1)[0]
+    assert slow.endswith("'Label: BB'.") and parse_label("The agent narrows options.\nLabel: BB") == "BB"

@@ -62,7 +62,8 @@ class JudgeDetector(Detector):
 
     def judge_units(self, model: ChatModel, units: Sequence[Unit]) -> list[UnitVerdict]:
         """One judge's verdicts on whole-dialogue units."""
-        convs = [judge_prompt(u.dialogue, self.strategy, self.demographics) for u in units]
+        convs = [judge_prompt(u.dialogue, self.strategy, self.demographics,
+                              reasoned=self.mode == "generate") for u in units]
         if self.mode == "score":
             probs = softmax_rows(model.score(convs, list(CLASSES)))  # [N, 3]
             return [verdict_from_probs(row) for row in probs]
