@@ -276,6 +276,15 @@ def test_freq_norm_equalises_cue_frequencies_across_classes() -> None:
                 assert set(opening) <= {"together", "you", "must"} and words.count("sweetie") == 1
 
 
+def test_punct_fold_apostrophes_is_the_study_literal_reading() -> None:
+    t = table([("d0", "BB", [("agent", "I don't know, it's 'fine' — O’Neil’s well-being!")])])
+    kept, stats = run_interventions(t, [("punct", {})], None, seed=0)
+    folded, stats_all = run_interventions(t, [("punct", {"fold_apostrophes": True})], None, seed=0)
+    assert texts(kept)[0][0][1] == "I don't know. it's .fine. . O’Neil’s well-being."
+    assert texts(folded)[0][0][1] == "I don.t know. it.s .fine. . O.Neil.s well-being."
+    assert stats_all["intervention/punct_replaced"] - stats["intervention/punct_replaced"] == 4
+
+
 # ---- S ----
 
 def test_sym_inject_inserts_the_stated_count_from_the_other_lexicons() -> None:

@@ -19,6 +19,7 @@ EXPECTED = {
     "none": [], "punct": ["punct"], "mask": ["mask"], "shuffle": ["shuffle"],
     "random_mask": ["random_mask"], "freq_norm": ["punct", "freq_norm"],
     "sym_inject": ["punct", "sym_inject"], "punct+mask": ["punct", "mask"],
+    "punct+random_mask": ["punct", "random_mask"],
     "freq_norm+shuffle": ["punct", "freq_norm", "shuffle"],
     "sym_inject+shuffle": ["punct", "sym_inject", "shuffle"],
 }

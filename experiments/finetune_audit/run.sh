@@ -2,10 +2,12 @@
 # The fine-tuning audit (the study's Table 4) with one command:
 #   1. the clean baseline (train.py) and its cue lexicon (cue_lexicon.json, attention rollout);
 #   2. the evaluation side: the frozen baseline on edited test sets (P, M, P+M, SH) and the
-#      random-mask control (RM);
+#      random-mask controls of M and P+M (RM, P+RM);
 #   3. the training side as one Hydra multirun: retrain on edited train/validation data
-#      (P+F, P+S, SH, P+F+SH, P+S+SH), test on the clean test set;
-#   4. the table, read from the run directories (markdown and CSV).
+#      (P+F, P+S, SH, P+F+SH, P+S+SH), test on the clean test set; each retrained model also
+#      gets its representation-shift figure and shift/* metrics (the study's Figure 6 panels)
+#      and its own cue lexicon (no faithfulness curves or heatmap: those are the baseline's);
+#   4. the report with the table, read from the run directories (markdown and HTML).
 # Rerunning with the same AUDIT_DIR skips every step whose metrics.json already exists.
 #
 # Usage: experiments/finetune_audit/run.sh [train.py overrides...]
@@ -26,7 +28,7 @@ fi
 LEX="$AUDIT/baseline/cue_lexicon.json"
 [ -f "$LEX" ] || { echo "error: the baseline wrote no $LEX" >&2; exit 1; }
 
-for iv in punct mask punct+mask shuffle random_mask; do
+for iv in punct mask punct+mask shuffle random_mask punct+random_mask; do
   if ! done_in "$AUDIT/evaluation/$iv"; then
     "$PY" evaluate.py ckpt="$AUDIT/baseline" intervention="$iv" lexicon.path="$LEX" \
       hydra.run.dir="$AUDIT/evaluation/$iv"
@@ -36,7 +38,8 @@ done
 TRAIN_SIDE=freq_norm,sym_inject,shuffle,freq_norm+shuffle,sym_inject+shuffle
 if [ "$(ls "$AUDIT"/training/*/metrics.json 2>/dev/null | wc -l)" -lt 5 ]; then
   "$PY" train.py -m "$@" intervention="$TRAIN_SIDE" lexicon.path="$LEX" \
-    hydra.sweep.dir="$AUDIT/training" attribution=none
+    hydra.sweep.dir="$AUDIT/training" attribution.faithfulness_dialogues=0 \
+    attribution.heatmap_dialogues=0
 fi
 
 "$PY" report.py runs="$AUDIT" hydra.run.dir="$AUDIT/report"

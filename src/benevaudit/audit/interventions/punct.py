@@ -14,6 +14,13 @@ The rule:
   sides (don't, well-being, 3–5) is in-word and stays; every other one is punctuation;
 - a run of adjacent marks with no space between them (``?!``, ``...``, ``!"``, ``--``) becomes a
   single period when it holds an affective mark or two or more periods; a lone period stays.
+
+``fold_apostrophes`` (default false) is the study's literal list, "quotation marks and
+apostrophes": every apostrophe folds, in-word ones too (``don't`` -> ``don.t``). The default
+keeps in-word apostrophes because they are spelling, not tone: folding them splits every
+contraction and possessive into two words around a false sentence end, which changes the words
+that lexicons rank and that masking (M) and injection (S) match, and the sentence positions S
+draws from. Quote-like apostrophes (``'so'``, ``’tis``) fold either way.
 """
 
 from __future__ import annotations
@@ -37,29 +44,34 @@ _RUN = "\ue002"                         # stands for a folded run until the runs
 # every run from its first mark: two or more marks, or one affective mark, fold. What is left
 # is a lone period (kept) or a lone joiner, which folds unless a word character sits on both
 # sides: pass 2 folds it after a non-word character, pass 3 before one.
-PASSES = (
-    (f"[{_MARKS}]{{2,}}|[{_AFFECTIVE}]", _RUN),
-    (f"(^|[^{_WORD}{_MARKS}])[{_JOINERS}]", rf"\1{_RUN}"),
-    (f"[{_JOINERS}]([^{_WORD}{_MARKS}]|$)", rf"{_RUN}\1"),
-)
+def _passes(affective: str, joiners: str) -> tuple[tuple[str, str], ...]:
+    return ((f"[{_MARKS}]{{2,}}|[{affective}]", _RUN),
+            (f"(^|[^{_WORD}{_MARKS}])[{joiners}]", rf"\1{_RUN}"),
+            (f"[{joiners}]([^{_WORD}{_MARKS}]|$)", rf"{_RUN}\1"))
+
+
+PASSES = _passes(_AFFECTIVE, _JOINERS)
+# fold_apostrophes: an apostrophe is affective wherever it stands, so in-word ones fold too
+PASSES_APOSTROPHES = _passes(_AFFECTIVE + "'’", "\\-‐‑–")
 
 
 @dataclasses.dataclass(frozen=True)
 class Punct(Intervention):
+    fold_apostrophes: bool = False
     name: ClassVar[str] = "punct"
 
     def apply(self, batch: pa.RecordBatch, seed: int, state: Any) -> Edit:
         view = view_turns(batch)
-        text, runs = fold(view.text)
+        text, runs = fold(view.text, self.fold_apostrophes)
         return Edit(with_texts(batch, view, text), Counter(punct_replaced=runs))
 
 
-def fold(texts: pa.StringArray) -> tuple[pa.StringArray, int]:
+def fold(texts: pa.StringArray, fold_apostrophes: bool = False) -> tuple[pa.StringArray, int]:
     """Texts with every affective run folded to one period, and the number of runs folded."""
     if len(texts) and pc.any(pc.match_substring(texts, _RUN)).as_py():
         raise ValueError("a turn contains U+E002, which punctuation folding reserves as a "
                          "marker; remove it from the corpus")
-    for pattern, replacement in PASSES:
+    for pattern, replacement in PASSES_APOSTROPHES if fold_apostrophes else PASSES:
         texts = pc.replace_substring_regex(texts, pattern=pattern, replacement=replacement)
     runs = pc.sum(pc.count_substring(texts, _RUN)).as_py() or 0
     return pc.replace_substring(texts, pattern=_RUN, replacement="."), int(runs)
