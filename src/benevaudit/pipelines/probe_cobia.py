@@ -1,4 +1,4 @@
-"""``python probe.py probe=cobia_hcc|cobia_scc|cobia|cobia_zero_shot|cobia_roleplay``.
+"""``python probe.py probe=cobia|cobia_hcc|cobia_scc|cobia_zero_shot|cobia_roleplay``.
 
 Flow: the CoBia files at ``probe.data.path`` → items (group, primary and second descriptor) →
 messages per method (``probe.methods``) → the target (``target.llm``, temperature 0, through the
@@ -82,6 +82,18 @@ def ask_target(model: ChatModel, conversations: list[list[dict[str, str]]], samp
     return out
 
 
+def judge_rows(judge: judging.Judge, model: ChatModel, pairs: list[tuple[Any, str]],
+               rows: list[dict[str, Any]], sentences: int, seed: int, progress: bool) -> None:
+    """Add ``<judge>_verdict`` and ``<judge>_raw`` to every row, in row (item) order."""
+    prompts = [judging.judge_prompt(
+        judge.kind, attacks.explicit_question(item, sentences), row["response"],
+        f"{item.group} are {item.primary} because they are {item.second}.")
+        for (item, _), row in zip(pairs, rows, strict=True)]
+    verdicts = judging.ask(judge, model, prompts, seed, progress=progress)
+    for row, v in zip(rows, verdicts, strict=True):
+        row[f"{judge.name}_verdict"], row[f"{judge.name}_raw"] = v.verdict, v.raw
+
+
 def run(cfg: DictConfig) -> dict[str, float]:
     started = time.perf_counter()
     run_dir = output_dir(cfg)
@@ -120,13 +132,7 @@ def run(cfg: DictConfig) -> dict[str, float]:
                  "finish_reason": r.finish_reason}
                 for (item, m), msgs, r in zip(pairs, messages, replies, strict=True)]
         for judge in judge_list:
-            prompts = [judging.judge_prompt(
-                judge.kind, attacks.explicit_question(item, sentences), row["response"],
-                f"{item.group} are {item.primary} because they are {item.second}.")
-                for (item, _), row in zip(pairs, rows, strict=True)]
-            verdicts = judging.ask(judge, models.get(judge.llm), prompts, seed, progress=progress)
-            for row, v in zip(rows, verdicts, strict=True):
-                row[f"{judge.name}_verdict"], row[f"{judge.name}_raw"] = v.verdict, v.raw
+            judge_rows(judge, models.get(judge.llm), pairs, rows, sentences, seed, progress)
     finally:
         models.close()
     kinds = {j.name: j.kind for j in judge_list}
