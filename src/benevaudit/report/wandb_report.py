@@ -90,7 +90,11 @@ def workspace_report(spec: dict[str, Any]) -> Any:
 def push(spec: dict[str, Any]) -> str:
     """Save the Report to W&B and return its URL (needs ``wandb login`` and network)."""
     report = workspace_report(spec)
-    report.save()
+    try:
+        report.save()
+    except Exception as e:  # noqa: BLE001 - the API raises plain Exception when not logged in
+        raise DependencyError(f"W&B Report not saved ({e}); run `wandb login`, or write the local "
+                              "report only with wandb.mode=offline") from e
     return str(report.url)
 
 
