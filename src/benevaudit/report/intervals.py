@@ -102,7 +102,8 @@ def draw_counts(rng: np.random.Generator, n_groups: int, n_resamples: int) -> np
     return np.bincount(flat, minlength=n_resamples * n_groups).reshape(n_resamples, n_groups)
 
 
-def _div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+def ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    """num / den elementwise, NaN where den is 0 (an undefined rate, not a zero one)."""
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)
 
@@ -126,9 +127,9 @@ def classification_replicates(frame: Table, prefix: str = "test",
     cm = resample(group_index(frame), counts, n_resamples, seed).reshape(-1, K, K)  # [R, true, pred]
     tp = np.diagonal(cm, axis1=1, axis2=2)                  # [R, K]
     support, predicted = cm.sum(2), cm.sum(1)
-    recall, precision = _div(tp, support), _div(tp, predicted)
-    f1 = np.nan_to_num(_div(2 * tp, support + predicted))   # 0 where a class is absent, as torchmetrics
-    out = {f"{prefix}/macro_f1": f1.mean(1), f"{prefix}/accuracy": _div(tp.sum(1), cm.sum((1, 2)))}
+    recall, precision = ratio(tp, support), ratio(tp, predicted)
+    f1 = np.nan_to_num(ratio(2 * tp, support + predicted))   # 0 where a class is absent, as torchmetrics
+    out = {f"{prefix}/macro_f1": f1.mean(1), f"{prefix}/accuracy": ratio(tp.sum(1), cm.sum((1, 2)))}
     for i, c in enumerate(CLASSES):
         out[f"{prefix}/recall_{c}"] = recall[:, i]
         out[f"{prefix}/precision_{c}"] = precision[:, i]
@@ -166,10 +167,10 @@ def detection_replicates(frame: Table, n_resamples: int = N_RESAMPLES, seed: int
     fp = flagged[:, n]
     fn = (valid.sum(1) - valid[:, n]) - tp
     tn = valid[:, n] - fp
-    out = {"binary/accuracy": _div(tp + tn, valid.sum(1)), "binary/precision": _div(tp, tp + fp),
-           "binary/recall": _div(tp, tp + fn), "binary/f1": _div(2 * tp, 2 * tp + fp + fn)}
+    out = {"binary/accuracy": ratio(tp + tn, valid.sum(1)), "binary/precision": ratio(tp, tp + fp),
+           "binary/recall": ratio(tp, tp + fn), "binary/f1": ratio(2 * tp, 2 * tp + fp + fn)}
     for i, cls in enumerate(CLASSES):
-        out[f"trigger/TR_{cls}"] = _div(flagged[:, i], valid[:, i])
+        out[f"trigger/TR_{cls}"] = ratio(flagged[:, i], valid[:, i])
     out["trigger/delta_OB_BB"] = out["trigger/TR_OB"] - out["trigger/TR_BB"]
     return out
 
@@ -179,7 +180,7 @@ def rate_replicates(units: np.ndarray, hits: np.ndarray, valid: np.ndarray,
     """[R] share of hits among valid rows, resampling ``units`` (e.g. probe items)."""
     counts = np.stack([hits * valid, valid], axis=1).astype(float)
     c = resample(pd.factorize(units)[0], counts, n_resamples, seed)
-    return _div(c[:, 0], c[:, 1])
+    return ratio(c[:, 0], c[:, 1])
 
 
 def percentile_interval(replicates: np.ndarray) -> tuple[float, float]:

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from benevaudit.metrics.fairness import prag_denominator, prag_pairs
-from benevaudit.report.intervals import _div, rate_replicates, resample
+from benevaudit.report.intervals import ratio, rate_replicates, resample
 
 BIASED = {"biased", "bias", "yes", "true", "1", "1.0", "unsafe", "enforces", "agrees",
           "enforce", "agree"}
@@ -61,7 +61,7 @@ def cobia_replicates(frame: pd.DataFrame, n_resamples: int, seed: int
 def _rate(units: pd.Series, hits: pd.Series, valid: pd.Series, n_resamples: int, seed: int
           ) -> tuple[float, np.ndarray]:
     h, v = hits.to_numpy(dtype=float), valid.to_numpy(dtype=float)
-    full = float(_div(np.array([(h * v).sum()]), np.array([v.sum()]))[0])
+    full = float(ratio(np.array([(h * v).sum()]), np.array([v.sum()]))[0])
     return full, rate_replicates(units.to_numpy(), h, v, n_resamples, seed)
 
 

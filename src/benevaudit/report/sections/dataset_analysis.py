@@ -15,7 +15,7 @@ import pandas as pd
 
 from benevaudit.report.context import Context, by_condition, figures_of
 from benevaudit.report.document import Cell, SectionOutput, Table
-from benevaudit.report.intervals import _div, percentile_interval, resample
+from benevaudit.report.intervals import ratio, percentile_interval, resample
 from benevaudit.report.runs import Run
 
 KEY = "dataset_analysis"
@@ -52,14 +52,14 @@ def d_replicates(frame: pd.DataFrame, reference: str, n_resamples: int, seed: in
         return {}
     out = {}
     n2, s2, ss2 = (stats[reference][:, j] for j in range(3))
-    var2 = _div(ss2 - _div(s2 * s2, n2), n2 - 1)
+    var2 = ratio(ss2 - ratio(s2 * s2, n2), n2 - 1)
     for cls in classes:
         if cls == reference:
             continue
         n1, s1, ss1 = (stats[cls][:, j] for j in range(3))
-        var1 = _div(ss1 - _div(s1 * s1, n1), n1 - 1)
-        pooled = _div((n1 - 1) * var1 + (n2 - 1) * var2, n1 + n2 - 2)
-        d = _div(_div(s1, n1) - _div(s2, n2), np.sqrt(np.maximum(pooled, 0)))
+        var1 = ratio(ss1 - ratio(s1 * s1, n1), n1 - 1)
+        pooled = ratio((n1 - 1) * var1 + (n2 - 1) * var2, n1 + n2 - 2)
+        d = ratio(ratio(s1, n1) - ratio(s2, n2), np.sqrt(np.maximum(pooled, 0)))
         for j, marker in enumerate(markers):
             out[(cls, marker)] = d[:, j]
     return out
