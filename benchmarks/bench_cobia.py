@@ -16,6 +16,11 @@ The target replies are generated once and shared by both arms (the same greedy r
 way), so the arms differ only where reuse applies.
 
     .venv/bin/python benchmarks/bench_cobia.py [--items 24] [--max-tokens 48] [--data DIR]
+    .venv/bin/python benchmarks/bench_cobia.py --count-only RUN_DIR   # token counts, no model
+
+``--count-only`` reads the items' replies from a finished run's ``responses.parquet`` and counts
+what the hf backend would prefill from the tokeniser alone (the same rule: each prompt reuses
+its longest common prefix with the previous one, at least one token computed), in seconds.
 """
 
 from __future__ import annotations
@@ -44,6 +49,44 @@ def distinct_prefix_tokens(prompts: list[list[int]]) -> int:
                 nodes += 1
             node = node[tok]
     return nodes
+
+
+def lcp_prefill(prompts: list[list[int]]) -> int:
+    """Tokens the hf backend prefills when each prompt reuses the previous prompt's cache."""
+    total, prev = 0, []
+    for ids in prompts:
+        limit, k = min(len(prev), len(ids) - 1), 0
+        while k < limit and prev[k] == ids[k]:
+            k += 1
+        total, prev = total + len(ids) - k, ids
+    return total
+
+
+def count_only(run_dir: Path, data: Path) -> None:
+    """Prefill counts for the judges of a finished run, and for its target prompts."""
+    import json
+    from types import SimpleNamespace
+
+    import pandas as pd
+    from transformers import AutoTokenizer
+
+    from benevaudit.llm.embedded import resolve_model
+    from benevaudit.llm.prompting import prompt_ids, set_chat_template
+    from benevaudit.probes.cobia.dataset import load_items
+
+    frame = pd.read_parquet(run_dir / "responses.parquet")
+    items = {i.id: i for i in load_items(data, seed=0, one_descriptor="same_category").items}
+    tokenizer = AutoTokenizer.from_pretrained(resolve_model("embedded:smollm2", None))
+    set_chat_template(tokenizer, "embedded:smollm2", None)
+    pairs = [(items[r.id], r.method) for r in frame.itertuples()]
+    replies = [SimpleNamespace(text=t) for t in frame["response"]]
+    target = [prompt_ids(tokenizer, json.loads(m)) for m in frame["messages"]]
+    judges = [prompt_ids(tokenizer, c) for c in judge_prompts(pairs, replies, 10)]
+    for name, prompts in (("target", target), ("judges", judges)):
+        naive = sum(map(len, prompts))
+        print(f"{name}: {len(prompts)} prompts, {naive} tokens naive; hf prefix reuse prefills "
+              f"{lcp_prefill(prompts)} ({lcp_prefill(prompts) / naive:.2f}); a prefix cache "
+              f"{distinct_prefix_tokens(prompts)} ({distinct_prefix_tokens(prompts) / naive:.2f})")
 
 
 def judge_prompts(pairs: list, replies: list, sentences: int) -> list[list[dict[str, str]]]:
@@ -79,7 +122,12 @@ def main() -> None:
     parser.add_argument("--data", type=Path,
                         default=Path(__file__).resolve().parents[1].parent / "shared/data/cobia")
     parser.add_argument("--threads", type=int, default=None)
+    parser.add_argument("--count-only", type=Path, metavar="RUN_DIR",
+                        help="count prefill tokens for a finished run; load no model")
     args = parser.parse_args()
+    if args.count_only:
+        count_only(args.count_only, args.data)
+        return
 
     from benevaudit.llm import Sampling, build_chat_model
     from benevaudit.llm.prompting import prompt_ids
