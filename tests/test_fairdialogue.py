@@ -195,6 +195,7 @@ def test_csv_errors_name_the_file_and_what_is_missing(tmp_path):
         run(probe_config(tmp_path, "fairdialogue_decision", "probe.answers.path=/no/such.csv"))
 
 
+@pytest.mark.slow
 def test_text_mode_on_the_embedded_smollm2(tmp_path):
     """The real path: SmolLM2 answers two renderings of one award scenario."""
     from benevaudit.pipelines.probe_fairdialogue import run
