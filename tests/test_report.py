@@ -178,3 +178,21 @@ def test_sweep_callback_writes_the_comparison(tmp_path, capsys):
     table = pd.read_csv(sweep / "runs.csv")
     assert sorted(table["seed"]) == [1, 2]
     assert "(n=2)" in (sweep / "report.md").read_text()
+
+
+def test_evaluated_checkpoint_keeps_its_training_model(tmp_path):
+    """evaluate.py's own `model` choice is not the checkpoint's: rows follow the checkpoint."""
+    from report_fixtures import classifier_metrics
+
+    from benevaudit.report.build import build_report
+
+    frame = predictions(4, 0.9, 0)
+    base = write_run(tmp_path / "a" / "baseline", "train", {"model": "tiny_bert"},
+                     {"intervention": {"name": "none", "steps": {}}}, classifier_metrics(frame))
+    write_run(tmp_path / "a" / "evaluation" / "mask", "evaluate", {"model": "minilm"},
+              {"ckpt": str(base), "intervention": {"name": "mask", "steps": {"mask": {}}}},
+              classifier_metrics(frame))
+    files = build_report([tmp_path / "a"], tmp_path / "out", n_resamples=0)
+    table = files.sections[0].tables[0]
+    assert "Model" not in table.headers and [r[:2] for r in table.rows] == [["clean", "—"],
+                                                                             ["evaluation", "M"]]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from pathlib import Path
 
 from benevaudit.errors import ConfigError
 from benevaudit.report.context import Context, by_condition, figures_of
@@ -70,8 +71,20 @@ def lexicon_table(runs: Sequence[Run]) -> Table | None:
     return None
 
 
+def model_of(run: Run, by_path: dict[Path, Run]) -> str:
+    """The model a run tested: its own choice when it trained, the checkpoint's when it only
+    evaluated (evaluate.py's ``model`` group is not the checkpoint's architecture)."""
+    if run.task != "evaluate":
+        return run.choices.get("model", "")
+    ckpt = run.config.get("ckpt")
+    source = by_path.get(Path(str(ckpt)).resolve()) if ckpt else None
+    return source.choices.get("model", "") if source else str(Path(str(ckpt or "?")).name)
+
+
 def render(runs: Sequence[Run], context: Context) -> SectionOutput:
-    groups = by_condition(runs, lambda r: (*side_and_code(r), r.choices.get("model", "")))
+    by_path = {r.path.resolve(): r for r in runs}
+    model_by_run = {r.path: model_of(r, by_path) for r in runs}
+    groups = by_condition(runs, lambda r: (*side_and_code(r), model_by_run[r.path]))
     models = {k[2] for k in groups}
     headers = HEADERS[:2] + (["Model"] if len(models) > 1 else []) + HEADERS[2:]
     rows = []
@@ -94,6 +107,6 @@ def render(runs: Sequence[Run], context: Context) -> SectionOutput:
     if lexicon is not None:
         out.tables.append(lexicon)
     out.figures = figures_of(sorted(runs, key=lambda r: _sort_key(
-        (*side_and_code(r), r.choices.get("model", "")))), FIGURES,
+        (*side_and_code(r), model_by_run[r.path]))), FIGURES,
         lambda r: "{} {}".format(*side_and_code(r)))
     return out
