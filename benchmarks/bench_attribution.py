@@ -1,8 +1,9 @@
 """Attribution speed and memory: batched attention rollout against Captum layer integrated
 gradients and against the same rollout run one dialogue at a time.
 
-Same model (the packaged MiniLM by default, eager attention, fp32) and the same scripted dialogues for every
-method. Bars: batched rollout ≥ 25× faster per dialogue than IG with n_steps=50, and ≥ 3×
+Same model (the packaged MiniLM by default, eager attention) and the same scripted dialogues for
+every method, at the precision training resolves (``--precision auto``: bf16 autocast only on a
+CPU that computes it natively, fp16 autocast on a GPU, fp32 elsewhere). Bars: batched rollout ≥ 25× faster per dialogue than IG with n_steps=50, and ≥ 3×
 faster than unbatched rollout. IG is timed on a subset (``--ig-dialogues``) because it costs
 n_steps forward and backward passes per dialogue; per-dialogue time is what is compared.
 Each method runs in a fresh process; peak memory is the CUDA peak on a GPU and, on CPU, the
@@ -10,6 +11,7 @@ growth of the process's peak RSS over a one-dialogue warm-up.
 
     python benchmarks/bench_attribution.py [--dialogues 64] [--max-length 256] [--device cpu]
                                            [--batch-size 16] [--max-batch-tokens auto]
+                                           [--precision auto]
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ def run_one(method: str, args: argparse.Namespace) -> dict[str, float]:
     import torch
 
     from benevaudit.audit.attribution.words import attribute_dialogues
+    from benevaudit.audit.evaluation import autocast_dtype
     from benevaudit.corpus import read_corpus
     from benevaudit.generation.embedded import ensure_scripted_sample
 
@@ -64,9 +67,15 @@ def run_one(method: str, args: argparse.Namespace) -> dict[str, float]:
                         "ig": ("integrated_gradients", args.batch_size)}[method]
     if method == "ig":
         dialogues = dialogues[: args.ig_dialogues]
-    run = lambda ds, bs: attribute_dialogues(  # noqa: E731
-        model, tok, ds, name, batch_size=bs, max_length=args.max_length, progress=False,
-        n_steps=args.n_steps, max_batch_tokens=args.max_batch_tokens)
+    device = torch.device(args.device)
+    dtype = autocast_dtype(args.precision, device.type)
+
+    def run(ds: list, bs: int) -> None:
+        with torch.autocast(device.type, dtype=dtype, enabled=dtype is not None):
+            attribute_dialogues(model, tok, ds, name, batch_size=bs, max_length=args.max_length,
+                                progress=False, n_steps=args.n_steps,
+                                max_batch_tokens=args.max_batch_tokens)
+
     run(dialogues[:1], 1)  # warm-up: allocator, kernels, tokenizer
     cuda = args.device.startswith("cuda")
     if cuda:
@@ -100,8 +109,13 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
                    default="auto", help="padded tokens per batch: auto (1024 on CPU, no cap "
                    "on GPU), 0 = no cap")
     p.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
+    p.add_argument("--precision", default="auto",
+                   help="auto (as training resolves it), 32-true, bf16-mixed or 16-mixed")
     p.add_argument("--only", choices=["batched", "single", "ig"], help=argparse.SUPPRESS)
     args = p.parse_args(argv)
+    from benevaudit.precision import resolve_precision
+
+    args.precision = resolve_precision(args.precision, "cpu" if args.device == "cpu" else "gpu")
     if args.only:  # child process: one method, result as JSON on the last line
         print(json.dumps(run_one(args.only, args)))
         return {}
@@ -113,7 +127,8 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
         rows[method] = json.loads(child.stdout.strip().splitlines()[-1])
     labels = {"batched": "rollout, batched", "single": "rollout, one at a time",
               "ig": f"IG, n_steps={args.n_steps}"}
-    print(f"model {args.model}, device {args.device}, torch threads {torch.get_num_threads()}, "
+    print(f"model {args.model}, device {args.device}, precision {args.precision}, "
+          f"torch threads {torch.get_num_threads()}, "
           f"max_length {args.max_length}, batch {args.batch_size}, "
           f"max_batch_tokens {args.max_batch_tokens}")
     print(f"{'method':<26}{'dialogues':>10}{'total s':>10}{'ms/dialogue':>13}{'peak MiB':>10}")

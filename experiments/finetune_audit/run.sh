@@ -43,3 +43,6 @@ if [ "$(ls "$AUDIT"/training/*/metrics.json 2>/dev/null | wc -l)" -lt 5 ]; then
 fi
 
 "$PY" report.py runs="$AUDIT" hydra.run.dir="$AUDIT/report"
+# the table itself (Table 4 with the RM and P+RM control rows), from the report's markdown
+awk '/^## Fine-tuning audit/{on=1} on && /^## / && !/^## Fine-tuning audit/{exit} on' \
+  "$AUDIT/report/report.md"

@@ -66,9 +66,14 @@ class DialogueClassifier(L.LightningModule):
         for name, p in self.model.named_parameters():
             if p.requires_grad:
                 (no_decay if p.ndim < 2 or "LayerNorm" in name else decay).append(p)
+        # the fused kernel updates each parameter in one pass: no per-step temporaries the size
+        # of the model (the foreach default holds several), and it is what transformers' Trainer
+        # uses; kept off where a parameter lives on a device or dtype it does not support
+        fused = all(p.device.type in ("cpu", "cuda") and p.dtype.is_floating_point
+                    for p in decay + no_decay)
         opt = torch.optim.AdamW(
             [{"params": decay, "weight_decay": self.hparams.weight_decay},
-             {"params": no_decay, "weight_decay": 0.0}], lr=self.hparams.lr)
+             {"params": no_decay, "weight_decay": 0.0}], lr=self.hparams.lr, fused=fused)
         total = max(1, int(self.trainer.estimated_stepping_batches))
         warmup = round(self.hparams.warmup_ratio * total)
         sched = torch.optim.lr_scheduler.LambdaLR(

@@ -13,7 +13,6 @@ from typing import Any
 
 from omegaconf import DictConfig, OmegaConf, open_dict
 
-from benevaudit.errors import ConfigError
 from benevaudit.pipelines.config import group_choices, output_dir, plain, write_metrics
 from benevaudit.pipelines.data import apply_split, by_split, load_dialogues
 from benevaudit.pipelines.inputs import check_inputs
@@ -97,8 +96,6 @@ def run(cfg: DictConfig) -> dict[str, float]:
     out = output_dir(cfg)
     weights, splits = frozen_model_splits(cfg)
     split = str(cfg.eval_split)
-    if split not in splits:
-        raise ConfigError(f"eval_split must be one of {list(splits)}, got {split!r}")
     data = splits[split]
     edited, metrics = edit_splits({split: data}, cfg, sides=(split,))
     model, tokenizer = load_frozen(weights)
