@@ -8,6 +8,7 @@ by truncation have no relevance and are left unshaded.
 from __future__ import annotations
 
 import html
+import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 from typing import NamedTuple
@@ -193,7 +194,8 @@ def write_heatmap_png(dialogues: Sequence[Dialogue], attributions: Sequence[Dial
     path = Path(path)
     title = titled(title, path, run)
     blocks = [(d, a, layout(d, a, width)) for d, a in zip(dialogues, attributions)]
-    rows = sum(p[-1].line + 1 + 3 for _, _, p in blocks) + 1   # header + gap per dialogue
+    title_lines = textwrap.wrap(title, width) or [""]          # a long title wraps, never clips
+    rows = sum(p[-1].line + 1 + 3 for _, _, p in blocks) + len(title_lines)  # + header, gaps
     inch_per_char, inch_per_line = 0.075, 0.19
     fig = plt.figure(figsize=(width * inch_per_char + 0.4, rows * inch_per_line + 0.3))
     ax = fig.add_axes((0.02, 0.0, 0.96, 1.0))
@@ -204,8 +206,10 @@ def write_heatmap_png(dialogues: Sequence[Dialogue], attributions: Sequence[Dial
     size = width * inch_per_char * 0.96 * 72 / (width * 0.6)
     text = dict(family="monospace", fontsize=size, va="center", ha="left")
     y = 0.5
-    ax.text(0, y, title, fontweight="bold", **text)
-    y += 1.5
+    for line in title_lines:
+        ax.text(0, y, line, fontweight="bold", **text)
+        y += 1
+    y += 0.5
     for d, a, placed in blocks:
         scale = float(np.abs(a.relevance).max()) if len(a.relevance) else 0.0
         ax.text(0, y, f"{d.id} · label {d.label or 'unlabelled'} · predicted "
