@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 from hydra import compose, initialize_config_dir
 
+from benevaudit.errors import ConfigError
 from benevaudit.pipelines import train
 
 CONF = Path(__file__).resolve().parents[1] / "conf"
@@ -106,3 +107,27 @@ def test_attribute_any_checkpoint(trained, tmp_path):
     lexicon = json.loads((tmp_path / "attribute" / "cue_lexicon.json").read_text())
     assert set(lexicon) == {"N", "OB", "BB"} and all(len(v) > 0 for v in lexicon.values())
     assert "attribution/seconds_rollout" in metrics
+
+
+def test_precision_and_words_only_lexicon_in_the_run(trained):
+    """metrics.json records the resolved precision; cue_lexicon.json holds words, never marks."""
+    from benevaudit.audit.attribution.words import is_word
+    from benevaudit.precision import precision_bits, resolve_precision
+
+    run, _ = trained
+    saved = json.loads((run / "metrics.json").read_text())
+    assert saved["train/precision_bits"] == precision_bits(resolve_precision("auto", "cpu"))
+    lexicon = json.loads((run / "cue_lexicon.json").read_text())
+    words = [e["word"] for entries in lexicon.values() for e in entries]
+    assert words and all(is_word(w) for w in words)
+
+
+def test_evaluate_names_metrics_after_the_evaluated_split(trained, tmp_path):
+    from benevaudit.pipelines import evaluate
+
+    run, _ = trained
+    val = evaluate.run(compose_for("evaluate", tmp_path, f"ckpt={run}", "eval_split=validation"))
+    assert val["validation/n"] == 9 and 0.0 <= val["validation/macro_f1"] <= 1.0
+    assert not [k for k in val if k.startswith("test/")]
+    with pytest.raises(ConfigError, match="eval_split"):
+        evaluate.run(compose_for("evaluate", tmp_path, f"ckpt={run}", "eval_split=dev"))
