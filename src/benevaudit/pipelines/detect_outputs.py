@@ -100,6 +100,9 @@ def write_bootstrap(frame: pd.DataFrame, settings: dict[str, Any], corpus_size: 
     if "triplet" not in frame.columns:
         log.info("bootstrap skipped: the predictions carry no matched-triplet key")
         return {}
+    if not frame["flagged"].notna().any():
+        log.warning("bootstrap skipped: every dialogue's verdict is invalid")
+        return {}
     table = bootstrap_trigger_rates(
         frame[["id", "label", "flagged", "triplet"]], list(settings["fractions"]),
         n_resamples=int(settings["n_resamples"]), seed=seed,
