@@ -42,15 +42,16 @@ def tiny_corpus(path: Path) -> Path:
 
 
 def test_every_detector_config_composes():
-    for name in sorted(p.stem for p in (CONF / "detector").glob("*.yaml")):
-        for judges in ("embedded", "study"):
-            with initialize_config_dir(str(CONF), version_base="1.3"):
-                cfg = compose("detect", overrides=[f"detector={name}", f"judges={judges}",
-                                                   "paths.root_dir=/tmp/x"])
+    names = sorted(p.stem for p in (CONF / "detector").glob("*.yaml"))
+    with initialize_config_dir(str(CONF), version_base="1.3"):
+        for name in names:
+            cfg = compose("detect", overrides=[f"detector={name}", "paths.root_dir=/tmp/x"])
             assert cfg.detector.name == name and cfg.detector.kind
-            if "llm" in cfg.detector:
-                assert "backend" in cfg.detector.llm
-    assert set(LLM_CONFIGS) <= {p.stem for p in (CONF / "detector").glob("*.yaml")}
+            if name in LLM_CONFIGS:
+                assert "backend" in cfg.detector.llm and "model" in cfg.detector.llm
+        study = compose("detect", overrides=["judges=study", "paths.root_dir=/tmp/x"])
+    assert [m.name for m in study.judges.models] == ["llama31_8b", "gemma3_12b", "mistral7b"]
+    assert set(LLM_CONFIGS) <= set(names)
 
 
 def test_evaluation_set_is_train_test_split_and_class_balanced(tmp_path):
