@@ -109,8 +109,10 @@ def audit_dir(root: Path, seeds: tuple[int, ...] = (42,), n_triplets: int = 16) 
         for i, (sub, task, iv, _) in enumerate(plan):
             where = root / (f"seed{seed}" if len(seeds) > 1 else "") / sub
             frame = predictions(n_triplets, 0.9 - 0.05 * i, seed * 100 + i)
+            base = where.parent.parent / "baseline"       # evaluate.py's ckpt=<baseline run>
+            ckpt = {"ckpt": str(base)} if task == "evaluate" else {}
             write_run(where, task, {"intervention": iv, "model": "minilm", "data": "embedded"},
-                      {"seed": seed, "intervention": {"name": iv, "steps": steps[iv]}},
+                      {"seed": seed, "intervention": {"name": iv, "steps": steps[iv]}, **ckpt},
                       classifier_metrics(frame), [f"intervention={iv}", f"seed={seed}"],
                       {"predictions.parquet": frame}, ("confusion_matrix.png",))
     base = root / (f"seed{seeds[0]}" if len(seeds) > 1 else "") / "baseline"

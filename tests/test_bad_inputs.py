@@ -73,12 +73,19 @@ def no_model_work(monkeypatch: pytest.MonkeyPatch) -> None:
     def tripwire(*args: object, **kwargs: object) -> None:
         raise AssertionError("model work began before the bad input was caught")
 
-    for target in ("benevaudit.encoders.models.load_classifier",
-                   "benevaudit.encoders.models.load_tokenizer",
-                   "benevaudit.pipelines.evaluate.load_frozen",
-                   "benevaudit.pipelines.attribute.load_frozen",
-                   "benevaudit.pipelines.analyze.cls_embeddings",
-                   "benevaudit.llm.build_from_block", "benevaudit.llm.build_chat_model"):
+    import importlib
+
+    targets = ("benevaudit.encoders.models.load_classifier",
+               "benevaudit.encoders.models.load_tokenizer",
+               "benevaudit.pipelines.evaluate.load_frozen",
+               "benevaudit.pipelines.attribute.load_frozen",
+               "benevaudit.pipelines.analyze.cls_embeddings",
+               "benevaudit.llm.build_from_block", "benevaudit.llm.build_chat_model")
+    # every module first: one imported for the first time while a tripwire is set would bind it
+    # with `from ... import` for the rest of the session, past this test
+    for target in targets:
+        importlib.import_module(target.rsplit(".", 1)[0])
+    for target in targets:
         monkeypatch.setattr(target, tripwire)
 
 

@@ -61,6 +61,14 @@ class DialogueClassifier(L.LightningModule):
         self.log("val/macro_f1", self.val_f1.compute(), prog_bar=True, sync_dist=True)
         self.val_f1.reset()
 
+    def optimizer_step(self, epoch: int, batch_idx: int, optimizer: Any,
+                       optimizer_closure: Any = None) -> None:
+        """Step, then drop the gradients at once. Lightning clears them only after the next
+        batch's forward pass, so a model-sized set of stale gradients would sit in memory
+        through every forward, at the peak of the step (transformers' Trainer clears them here)."""
+        super().optimizer_step(epoch, batch_idx, optimizer, optimizer_closure)
+        optimizer.zero_grad(set_to_none=True)
+
     def configure_optimizers(self) -> dict[str, Any]:
         decay, no_decay = [], []
         for name, p in self.model.named_parameters():
@@ -68,9 +76,11 @@ class DialogueClassifier(L.LightningModule):
                 (no_decay if p.ndim < 2 or "LayerNorm" in name else decay).append(p)
         # the fused kernel updates each parameter in one pass: no per-step temporaries the size
         # of the model (the foreach default holds several), and it is what transformers' Trainer
-        # uses; kept off where a parameter lives on a device or dtype it does not support
-        fused = all(p.device.type in ("cpu", "cuda") and p.dtype.is_floating_point
-                    for p in decay + no_decay)
+        # uses. Full precision only: Lightning refuses gradient clipping with a fused optimizer
+        # under mixed precision (it would unscale internally), and the recipe clips at 1.0
+        full = str(self.trainer.precision).startswith(("32", "64"))
+        fused = full and all(p.device.type in ("cpu", "cuda") and p.dtype.is_floating_point
+                             for p in decay + no_decay)
         opt = torch.optim.AdamW(
             [{"params": decay, "weight_decay": self.hparams.weight_decay},
              {"params": no_decay, "weight_decay": 0.0}], lr=self.hparams.lr, fused=fused)

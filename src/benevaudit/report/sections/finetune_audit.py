@@ -77,8 +77,10 @@ def model_of(run: Run, by_path: dict[Path, Run]) -> str:
     if run.task != "evaluate":
         return run.choices.get("model", "")
     ckpt = run.config.get("ckpt")
-    source = by_path.get(Path(str(ckpt)).resolve()) if ckpt else None
-    return source.choices.get("model", "") if source else str(Path(str(ckpt or "?")).name)
+    if not ckpt:
+        return run.choices.get("model", "")
+    source = by_path.get(Path(str(ckpt)).resolve())
+    return source.choices.get("model", "") if source else Path(str(ckpt)).name
 
 
 def render(runs: Sequence[Run], context: Context) -> SectionOutput:
