@@ -73,3 +73,13 @@ test-notebooks: setup
 test-browser: setup
 	bash scripts/setup_browser.sh
 	$(BIN)/python -m pytest -q -m browser --runslow tests/test_browser.py $(PYTEST_ARGS)
+
+# The LangFair tier: FaiRLLM-variant parity with LangFair, in its own environment (langfair's
+# metadata pins numpy 1.x; its recommendation metrics run on numpy 2, so it goes in --no-deps).
+.PHONY: test-langfair
+test-langfair:
+	test -x .venv-langfair/bin/python || $(PYTHON) -m venv .venv-langfair
+	.venv-langfair/bin/python -m pip install -q "numpy>=2" pytest
+	.venv-langfair/bin/python -m pip install -q --no-deps langfair==0.8.0
+	BENEVAUDIT_REQUIRE_LANGFAIR=1 PYTHONPATH=src .venv-langfair/bin/python -m pytest -q \
+	  -p no:cacheprovider tests/test_fairness_metrics.py -k langfair $(PYTEST_ARGS)
