@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from benevaudit.errors import ConfigError
 from benevaudit.detectors import guard_prompts as gp
 from benevaudit.detectors.base import Detector, UnitVerdict
 from benevaudit.detectors.units import Unit, check_unit
@@ -52,7 +53,7 @@ GUARD_FORMATS: dict[str, GuardFormat] = {
 
 def guard_format(kind: str) -> GuardFormat:
     if kind not in GUARD_FORMATS:
-        raise ValueError(f"unknown guard {kind!r}; valid guards: {sorted(GUARD_FORMATS)}")
+        raise ConfigError(f"unknown guard {kind!r}; valid guards: {sorted(GUARD_FORMATS)}")
     return GUARD_FORMATS[kind]
 
 
@@ -75,7 +76,7 @@ class GuardDetector(Detector):
         self.unit, self.aggregation, self.threshold = check_unit(unit), aggregation, threshold
         self.mode = mode or self.format.mode
         if self.mode not in ("score", "generate"):
-            raise ValueError(f"guard mode must be 'score' or 'generate', got {self.mode!r}")
+            raise ConfigError(f"guard mode must be 'score' or 'generate', got {self.mode!r}")
         self.criteria = criteria
         self.max_tokens = max_tokens or self.format.max_tokens
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 
+from benevaudit.errors import ConfigError
 from benevaudit.llm import Conversation
 from benevaudit.schema import Dialogue
 
@@ -73,7 +74,7 @@ def judge_prompt(dialogue: Dialogue, strategy: str, demographics: bool,
     """System and user turns asking for the N/OB/BB label of ``dialogue``: the label alone
     (scored), or reasoning ending in a ``Label:`` line (``reasoned``, the generation mode)."""
     if strategy not in STRATEGIES:
-        raise ValueError(f"unknown judge strategy {strategy!r}; valid: {list(STRATEGIES)}")
+        raise ConfigError(f"unknown judge strategy {strategy!r}; valid: {list(STRATEGIES)}")
     role = ROLES.get(dialogue.role, dialogue.role.replace("_", " "))
     # the fixed instructions come first, so a backend that reuses a shared prefix computes
     # them once for a whole run; what differs per dialogue follows

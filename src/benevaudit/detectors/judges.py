@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from benevaudit.errors import ConfigError
 from benevaudit.detectors.base import DialogueResult, Detector, UnitVerdict
 from benevaudit.detectors.judge_prompts import judge_prompt, parse_label
 from benevaudit.detectors.units import Unit, make_units
@@ -53,9 +54,9 @@ class JudgeDetector(Detector):
                  demographics: bool = True, mode: str = "score",
                  sampling: Sampling = STUDY_SAMPLING, chunk: int = 8) -> None:
         if mode not in ("score", "generate"):
-            raise ValueError(f"detector.mode must be 'score' or 'generate', got {mode!r}")
+            raise ConfigError(f"detector.mode must be 'score' or 'generate', got {mode!r}")
         if not judges:
-            raise ValueError("a judge detector needs at least one judge (the judges group)")
+            raise ConfigError("a judge detector needs at least one judge (the judges group)")
         self.name, self.judges, self.strategy = name, list(judges), strategy
         self.demographics, self.mode, self.sampling, self.chunk = demographics, mode, sampling, chunk
         self.aggregation, self.threshold = "any", 0.5

@@ -9,6 +9,8 @@ nothing else. They are installed only when the detector runs its own checkpoint
 
 from __future__ import annotations
 
+from benevaudit.errors import ConfigError
+
 TEMPLATES: dict[str, str] = {
     # Llama 3 headers (Llama Guard 3): one user turn, the reply after the assistant header.
     "llama3": (
@@ -44,5 +46,5 @@ def template_for(name: str | None) -> str | None:
     if name is None:
         return None
     if name not in TEMPLATES:
-        raise ValueError(f"unknown guard template {name!r}; valid: {sorted(TEMPLATES)}")
+        raise ConfigError(f"unknown guard template {name!r}; valid: {sorted(TEMPLATES)}")
     return TEMPLATES[name]

@@ -20,6 +20,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from benevaudit.errors import ConfigError
 from benevaudit.schema import Dialogue, Turn
 
 UNITS: tuple[str, ...] = ("utterance", "exchange", "context", "dialogue")
@@ -51,7 +52,7 @@ class Unit:
 
 def check_unit(kind: str) -> str:
     if kind not in UNITS:
-        raise ValueError(f"unknown detector unit {kind!r}; valid units: {list(UNITS)}")
+        raise ConfigError(f"unknown detector unit {kind!r}; valid units: {list(UNITS)}")
     return kind
 
 
@@ -83,7 +84,7 @@ def aggregate(flags: Sequence[bool | None], scores: Sequence[float], rule: str =
     A dialogue with no units at all (no agent turn) is not flagged.
     """
     if rule not in AGGREGATIONS:
-        raise ValueError(f"unknown aggregation {rule!r}; valid rules: {list(AGGREGATIONS)}")
+        raise ConfigError(f"unknown aggregation {rule!r}; valid rules: {list(AGGREGATIONS)}")
     valid = [(bool(f), float(s)) for f, s in zip(flags, scores, strict=True) if f is not None]
     some_invalid = len(valid) < len(flags)
     if rule == "any":
