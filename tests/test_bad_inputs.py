@@ -261,11 +261,78 @@ def test_generate(case: tuple, files, tmp_path, capsys) -> None:
     assert all(e in line for e in expected), line
 
 
+DETECT = [
+    (["eval.limit=0"], "eval.limit=0: expected a positive integer or null"),
+    (["eval.fraction=0"], "eval.fraction=0: expected a number in (0, 1]"),
+    (["detector.demographics=nope"], "detector.demographics='nope': expected true or false"),
+    (["detector=granite_guardian_4_1", "detector.threshold=abc"],
+     "detector.threshold='abc': expected a number in [0, 1]"),
+    (["detector.sampling.max_tokens=0"], "detector.sampling.max_tokens=0"),
+    (["bootstrap.n_resamples=0"], "bootstrap.n_resamples=0: expected a positive integer"),
+    (["bootstrap.fractions=[0,0.1]"], "bootstrap.fractions=[0, 0.1]: expected a non-empty list"),
+    (["bootstrap.enabled=sometimes"], "bootstrap.enabled='sometimes': expected true or false"),
+    (["data=corpus", "data.path=/no/such.jsonl"], "data.path=/no/such.jsonl: no such file"),
+    (["data=corpus", "data.path={torn_jsonl}"], "torn.jsonl:line 2"),
+    (["detector=finetuned"], "detector=finetuned needs ckpt="),
+    (["detector=finetuned", "ckpt={text_ckpt}"], "ckpt=", "not a PyTorch checkpoint"),
+    (["detector=finetuned", "ckpt=/no/such/run"], "ckpt=/no/such/run: no such file"),
+    (["detector=external"], "detector=external needs predictions.path="),
+    (["detector=external", "predictions.path={nocols_csv}"],
+     "nocols.csv: needs columns id, label and pred or flagged"),
+    (["flips.with=/no/such", "flips.without=/no/such2"], "flips.with=/no/such: no predictions"),
+    (["flips.with=/no/such"], "flips needs both flips.with="),
+]
+
+
+@pytest.mark.parametrize("case", DETECT, ids=[" ".join(c[0]) for c in DETECT])
+def test_detect(case: tuple, files, tmp_path, capsys) -> None:
+    overrides, *expected = case
+    line = fails_cleanly("detect", tmp_path, ["logger=none", "progress=false", *overrides],
+                         files, capsys)
+    assert all(e.format(**files) in line for e in expected), line
+
+
+COBIA = f"probe.data.path={ROOT.parent / 'shared' / 'data' / 'cobia'}"
+PROBE = [
+    (["limit=0"], "limit=0: expected a positive integer or null"),
+    (["probe=cobia_hcc"], "probe.data.path is not set"),
+    (["probe=cobia_hcc", "probe.data.path=/no/such"], "probe.data.path: '/no/such' is not a dir"),
+    (["probe=cobia_hcc", COBIA, "probe.sentences=0"], "probe.sentences=0"),
+    (["probe=cobia_hcc", COBIA, "probe.max_tokens=0"], "probe.max_tokens=0"),
+    (["probe=cobia_hcc", COBIA, "probe.switches.index=maybe"], "probe.switches.index='maybe'"),
+    (["probe=cobia", COBIA, "probe.dan_template=/no/such.txt"], "probe.dan_template: no file"),
+    (["probe=cobia", COBIA, "probe.human_labels={nocols_csv}"],
+     "expected columns id, method and at least one annotator"),
+    (["probe=cobia", COBIA, "probe.human_labels=/no/such.csv"], "probe.human_labels: no file"),
+    (["probe=fairdialogue_recommendation", "probe.k=0"], "probe.k=0: expected a positive integer"),
+    (["probe=fairdialogue_recommendation", "probe.sampling.max_tokens=lots"],
+     "probe.sampling.max_tokens='lots': expected a positive integer or auto"),
+    (["probe=fairdialogue_decision", "probe.answers.path={nocols_csv}"], "missing columns"),
+    (["probe=fairdialogue_decision", "probe.answers.path=/no/such.csv"], "probe.answers.path: no"),
+    (["probe=fairdialogue_decision", "probe.text_style=shout"], "probe.text_style must be one"),
+    (["probe=fairdialogue_decision", "probe.mode=video"], "probe.mode must be one of"),
+    (["probe=fairdialogue_decision", "probe.neutral=perhaps"], "probe.neutral='perhaps'"),
+    (["probe=fairdialogue_feedback", "probe.rounds=0"], "probe.rounds=0"),
+]
+
+
+@pytest.mark.parametrize("case", PROBE, ids=[" ".join(c[0][:1] + c[0][2:] if COBIA in c[0]
+                                                      else c[0]) for c in PROBE])
+def test_probe(case: tuple, files, tmp_path, capsys) -> None:
+    overrides, *expected = case
+    line = fails_cleanly("probe", tmp_path, ["logger=none", "progress=false", *overrides],
+                         files, capsys)
+    assert all(e in line for e in expected), line
+
+
 @pytest.mark.parametrize("name, overrides", [
     ("train", ["experiment=smoke"]), ("train", ["experiment=paper", "data.path={corpus}"]),
     ("evaluate", ["ckpt={model}", "intervention=mask", "lexicon.path={lexicon_json}"]),
     ("attribute", ["ckpt={model}"]), ("analyze", ["data.path={corpus}"]),
     ("generate", ["generator=smollm2"]), ("generate", ["generator=gemma3_12b"]),
+    ("detect", []), ("detect", ["detector=granite_guardian_4_1"]),
+    ("detect", ["detector=finetuned", "ckpt={model}"]),
+    ("probe", ["probe=cobia", COBIA]), ("probe", ["probe=fairdialogue_recommendation"]),
 ])
 def test_good_inputs_pass_the_checks(name: str, overrides: list[str], files, tmp_path) -> None:
     """The shipped configs, with real files, pass: the checks reject only what is wrong."""

@@ -19,11 +19,14 @@ from benevaudit.probes.fairdialogue.recommendation_tasks import RECOMMENDATION_T
 
 ROOT = Path(__file__).resolve().parents[1]
 
-YES = ["Yes.", "yes,", "**Yes**", "Absolutely, yes.", "Yes, I would recommend it."]
-NO = ["No.", "no", "**No**", "No, not at this time.", "I would say no."]
+YES = ["Yes.", "yes,", "**Yes**", "Absolutely, yes.", "Yes, I would recommend it.",
+       "As an AI, I would say yes."]
+NO = ["No.", "no", "**No**", "No, not at this time.", "I would say no.",
+      "No. I cannot give you the award."]
 REFUSED = ["I can't make that decision", "I cannot make that decision for you.",
            "I'm unable to decide whether you should get it.",
-           "As an AI, I do not judge people's merits."]
+           "As an AI, I do not judge people's merits.", "No, I can't make that decision.",
+           "I cannot help with that."]
 UNPARSEABLE = ["Maybe.", "Yes and no.", "It depends on the committee.", "", "Nope, not yet."]
 
 

@@ -127,8 +127,11 @@ class Variant(NamedTuple):
 
 
 def fairllm(lists: Mapping[str, Sequence[Sequence[str]]], neutral: Sequence[Sequence[str]],
-            k: int, normalise: str = "printed") -> dict[str, Variant]:
-    """Jaccard, SERP* and PRAG* of every group's lists against the neutral lists, per item."""
+            k: int) -> dict[str, Variant]:
+    """Jaccard, SERP* and PRAG* of every group's lists against the neutral lists, per item.
+    PRAG* here always has FaiRLLM's own normaliser (the printed K(K+1)M, as LangFair computes
+    it), whatever ``prag.normalise`` the pairwise SNSR/SNSV use, so the variants stay
+    comparable with FaiRLLM and LangFair."""
     out = {}
     for name in SIMILARITIES:
         per_group = {}
@@ -137,7 +140,7 @@ def fairllm(lists: Mapping[str, Sequence[Sequence[str]]], neutral: Sequence[Sequ
                 raise ValueError(f"group {group!r} has {len(group_lists)} lists, neutral has "
                                  f"{len(neutral)}; give one per item")
             if name == "prag":
-                value = prag(group_lists, neutral, k, normalise)
+                value = prag(group_lists, neutral, k, "printed")
             else:
                 sims = [jaccard(a[:k], b[:k]) if name == "jaccard" else serp(a, b, k)
                         for a, b in zip(group_lists, neutral, strict=True)]

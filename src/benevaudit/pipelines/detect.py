@@ -73,9 +73,11 @@ def run_flips(cfg: DictConfig) -> dict[str, float]:
 
 def run(cfg: DictConfig) -> dict[str, float]:
     from benevaudit.encoders.models import set_offline_defaults
+    from benevaudit.pipelines.inputs import check_inputs
     from benevaudit.pipelines.tracking import build_logger, finish_logger
 
     set_offline_defaults()
+    check_inputs(cfg, "detect")
     flips = plain(cfg.get("flips")) or {}
     if flips.get("with") or flips.get("without"):
         return run_flips(cfg)

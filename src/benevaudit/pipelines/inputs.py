@@ -105,7 +105,53 @@ NUMBERS: dict[str, dict[str, Bound]] = {
                  "generator.llm.batch_size": integer(1),
                  "generator.llm.max_model_len": integer(1, null=True),
                  "generator.llm.threads": integer(1, null=True)},
+    "detect": {**DATA, "seed": integer(0), "eval.fraction": Bound(float, 0, 1, low_open=True),
+               "eval.limit": integer(1, null=True), "eval.seed": integer(0),
+               "detector.threshold": FRACTION, "detector.sampling.temperature": Bound(float, 0),
+               "detector.sampling.top_p": Bound(float, 0, 1, low_open=True),
+               "detector.sampling.max_tokens": integer(1),
+               "bootstrap.n_resamples": integer(1),
+               "bootstrap.pool_fraction": Bound(float, 0, 1, low_open=True)},
+    "probe": {"seed": integer(0), "limit": integer(1, null=True), "probe.sentences": integer(1),
+              "probe.max_tokens": integer(1), "probe.k": integer(1), "probe.rounds": integer(1),
+              "probe.sampling.temperature": Bound(float, 0)},
 }
+# switches that must be true or false: a typo such as `detector.demographics=nope` would
+# otherwise read as true
+FLAGS: dict[str, tuple[str, ...]] = {
+    "detect": ("detector.demographics", "bootstrap.enabled", "progress"),
+    "probe": ("probe.neutral", "probe.switches.anaphora", "probe.switches.index",
+              "probe.switches.disavowal", "progress"),
+}
+
+
+def check_flags(cfg: DictConfig, keys: tuple[str, ...]) -> None:
+    for key in keys:
+        value = value_at(cfg, key)
+        if value is not _ABSENT and not isinstance(value, bool):
+            raise ConfigError(f"{key}={value!r}: expected true or false")
+
+
+def check_detect(cfg: DictConfig) -> None:
+    """The bootstrap's evaluation sizes, and the reply budget of a probe (an integer or auto)."""
+    fractions = value_at(cfg, "bootstrap.fractions")
+    ok = isinstance(fractions, list) and fractions and all(
+        Bound(float, 0, 1, low_open=True).accepts(f) for f in fractions)
+    if fractions is not _ABSENT and not ok:
+        raise ConfigError(f"bootstrap.fractions={fractions!r}: expected a non-empty list of "
+                          "numbers in (0, 1], shares of the corpus, e.g. [0.005, 0.05, 0.2]")
+    ckpt = value_at(cfg, "ckpt")
+    if value_at(cfg, "detector.kind") == "finetuned" and ckpt not in (_ABSENT, None, ""):
+        from benevaudit.pipelines.evaluate import locate
+
+        check_weights("ckpt", locate(str(ckpt))[0])
+
+
+def check_reply_budget(cfg: DictConfig) -> None:
+    value = value_at(cfg, "probe.sampling.max_tokens")
+    if value is not _ABSENT and value != "auto" and not integer(1).accepts(value):
+        raise ConfigError(f"probe.sampling.max_tokens={value!r}: expected a positive integer "
+                          "or auto")
 
 
 def value_at(cfg: DictConfig, key: str) -> Any:
@@ -251,8 +297,14 @@ def check_checkpoint(cfg: DictConfig) -> None:
 
 
 def check_inputs(cfg: DictConfig, entrypoint: str) -> None:
-    """Every check for ``entrypoint``: train, evaluate, attribute, analyze or generate."""
+    """Every check for ``entrypoint``: train, evaluate, attribute, analyze, generate, detect or
+    probe."""
     check_numbers(cfg, NUMBERS[entrypoint])
+    check_flags(cfg, FLAGS.get(entrypoint, ()))
+    if entrypoint == "detect":
+        check_detect(cfg)
+    if entrypoint == "probe":
+        check_reply_budget(cfg)
     check_data(cfg)
     check_split(cfg)
     if entrypoint in ("evaluate", "attribute", "train"):

@@ -19,6 +19,9 @@ FAMILIES: dict[str, str] = {
 
 
 def run(cfg: DictConfig) -> dict[str, float]:
+    from benevaudit.pipelines.inputs import check_inputs
+
+    check_inputs(cfg, "probe")
     family = cfg.probe.get("family")
     if family not in FAMILIES:
         raise ConfigError(f"probe.family must be one of {sorted(FAMILIES)}, got {family!r}")

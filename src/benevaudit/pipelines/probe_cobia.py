@@ -116,6 +116,11 @@ def run(cfg: DictConfig) -> dict[str, float]:
     switches = attacks.Switches(**(p.get("switches") or {}))
     sentences = int(p.get("sentences", 10))
     dan = attacks.read_dan(p["dan_template"]) if "dan" in methods else None
+    human = None
+    if p.get("human_labels"):               # read before any model work: a bad sheet fails now
+        from benevaudit.probes.cobia.human import read_labels
+
+        human = read_labels(p["human_labels"])
     pairs = [(item, m) for item in loaded.items for m in methods]
     messages = [attacks.build(m, item, seed, switches, sentences, dan) for item, m in pairs]
     target = plain(cfg.target)
@@ -138,10 +143,8 @@ def run(cfg: DictConfig) -> dict[str, float]:
     kinds = {j.name: j.kind for j in judge_list}
     metrics = scoring.metrics_of(rows, kinds, loaded.skipped)
     metrics["cobia/unmapped"] = float(sum(loaded.unmapped.values()))
-    if p.get("human_labels"):
-        from benevaudit.probes.cobia.human import read_labels
-
-        metrics.update(scoring.human_agreement(rows, kinds, read_labels(p["human_labels"])))
+    if human is not None:
+        metrics.update(scoring.human_agreement(rows, kinds, human))
     write_outputs(rows, metrics, str(target.get("name", "target")), run_dir)
     log.info("CoBia: %d rows in %.0f s; outputs in %s", len(rows),
              time.perf_counter() - started, run_dir)

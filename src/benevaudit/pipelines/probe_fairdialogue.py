@@ -103,8 +103,15 @@ def stored_messages(conv: Conversation, cell: render.Cell) -> str:
                         else [part(x) for x in m["content"]]} for m in conv], ensure_ascii=False)
 
 
+# reply tokens a ranked list needs per item on small models (a name of a few words, its number
+# and newline); ``max_tokens: auto`` in a recommendation probe is K times this
+TOKENS_PER_ITEM = 12
+
+
 def sampling_of(p: dict[str, Any], seed: int) -> Sampling:
     s = dict(p.get("sampling") or {})
+    if s.get("max_tokens") == "auto":
+        s["max_tokens"] = TOKENS_PER_ITEM * int(p.get("k", 10))
     return Sampling(**{**s, "seed": int(s.get("seed", seed)), "stop": tuple(s.get("stop") or ())})
 
 

@@ -127,7 +127,7 @@ def recommendation_metrics(rows: Sequence[Row], k: int, normalise: str = "printe
             continue
         neutral = [list(b[NEUTRAL]["ranked"]) for b in with_neutral]
         variants = fairness.fairllm({g: [list(b[g]["ranked"]) for b in with_neutral]
-                                     for g in names}, neutral, k, normalise)
+                                     for g in names}, neutral, k)
         for sim, v in variants.items():
             metrics.update({f"{prefix}/fairllm/{sim}/{g}": x for g, x in v.per_group.items()})
             metrics[f"{prefix}/fairllm/{sim}/snsr"] = v.snsr
