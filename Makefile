@@ -45,7 +45,7 @@ vllm-env:
 test-vllm: vllm-env
 	.venv-vllm/bin/python -m pytest -q -m vllm -p no:cacheprovider tests/test_llm_vllm.py $(PYTEST_ARGS)
 
-ci: test test-slow test-vllm
+ci: test test-slow test-vllm test-notebooks test-browser test-audio test-langfair
 
 bench: setup
 	for b in benchmarks/bench_*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
@@ -61,7 +61,7 @@ clean-outputs:
 .PHONY: test-audio
 test-audio: setup
 	bash scripts/setup_audio.sh
-	$(BIN)/python -m pytest -q -m audio tests/test_fairdialogue_audio.py $(PYTEST_ARGS)
+	BENEVAUDIT_REQUIRE_AUDIO=1 $(BIN)/python -m pytest -q -m audio tests/test_fairdialogue_audio.py $(PYTEST_ARGS)
 
 # The notebook tier: every notebook in notebooks/ runs on a tiny run directory built by the test.
 .PHONY: test-notebooks
@@ -72,7 +72,7 @@ test-notebooks: setup
 .PHONY: test-browser
 test-browser: setup
 	bash scripts/setup_browser.sh
-	$(BIN)/python -m pytest -q -m browser --runslow tests/test_browser.py $(PYTEST_ARGS)
+	BENEVAUDIT_REQUIRE_BROWSER=1 $(BIN)/python -m pytest -q -m browser --runslow tests/test_browser.py $(PYTEST_ARGS)
 
 # The LangFair tier: FaiRLLM-variant parity with LangFair, in its own environment (langfair's
 # metadata pins numpy 1.x; its recommendation metrics run on numpy 2, so it goes in --no-deps).

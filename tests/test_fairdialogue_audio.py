@@ -8,8 +8,9 @@ with its base64 WAV. Voice choice and request building need no espeak-ng and alw
 from __future__ import annotations
 
 import base64
-import json
 import io
+import json
+import os
 import wave
 from pathlib import Path
 
@@ -27,8 +28,8 @@ from benevaudit.probes.fairdialogue.audio import (
 )
 from benevaudit.probes.fairdialogue.groups import STUDY_GROUPS
 
-needs_espeak = pytest.mark.skipif(
-    espeak_path() is None,
+needs_espeak = pytest.mark.skipif(   # make test-audio sets BENEVAUDIT_REQUIRE_AUDIO: no skip there
+    espeak_path() is None and not os.environ.get("BENEVAUDIT_REQUIRE_AUDIO"),
     reason="audio tier: espeak-ng is not installed (bash scripts/setup_audio.sh; make test-audio)")
 
 UTTERANCE = "I have volunteered at the food bank for three years. Should I receive the award?"

@@ -43,6 +43,29 @@ def test_multirun_gives_separate_runs(tmp_path):
              for p in runs]
     assert seeds == [1, 2]
     assert all((p / "predictions.parquet").exists() for p in runs)
+    # the sweep callback ends the multirun with the comparison in the sweep directory
+    table = pd.read_csv(sweep / "runs.csv")
+    assert sorted(table["seed"]) == [1, 2] and set(table["status"]) == {"ok"}
+    assert "data:image/png;base64," in (sweep / "report.html").read_text()
+
+
+def test_a_failed_job_fails_alone_and_the_sweep_report_lists_it(tmp_path):
+    """A user error in one job is one line for that job; the other jobs still run, the sweep
+    exits non-zero, and its report lists the failed runs with the error as the reason."""
+    sweep = tmp_path / "sweep"
+    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    proc = subprocess.run([sys.executable, "train.py", "-m", "seed=-1,-2", "experiment=smoke",
+                           "logger=none", f"hydra.sweep.dir={sweep}"], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode != 0
+    errors = [ln for ln in proc.stderr.splitlines() if ln.startswith("error: ")]
+    assert errors == ["error: seed=-1: expected a non-negative integer",
+                      "error: seed=-2: expected a non-negative integer"]
+    table = pd.read_csv(sweep / "runs.csv")
+    assert list(table["status"]) == ["incomplete", "incomplete"]
+    report = (sweep / "report.md").read_text()
+    assert "`0` (incomplete): no metrics.json: failed: seed=-1: expected a non-negative" in report
+    assert "`1` (incomplete): no metrics.json: failed: seed=-2" in report
 
 
 def test_bad_corpus_is_one_line_and_non_zero(tmp_path):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from omegaconf import DictConfig
@@ -51,5 +52,27 @@ def guarded(run: Callable[[DictConfig], Any], cfg: DictConfig, lightning: bool =
     try:
         return run(cfg)
     except USER_ERRORS as e:
-        print(f"error: {one_line(e)}", file=sys.stderr)
+        message = one_line(e)
+        print(f"error: {message}", file=sys.stderr)
+        out, multirun = hydra_job()
+        if out is not None and out.is_dir():      # the report lists the run with this reason
+            (out / "error.txt").write_text(message + "\n", encoding="utf-8")
+        if multirun:       # fail this job only: the sweep goes on, then ends non-zero
+            raise JobFailed(message) from None
         sys.exit(2)
+
+
+class JobFailed(Exception):
+    """A multirun job stopped by a user error (already printed as one line)."""
+
+
+def hydra_job() -> tuple[Path | None, bool]:
+    """(this job's run directory, whether it is one job of a multirun), outside Hydra (None,
+    False)."""
+    from hydra.core.hydra_config import HydraConfig
+    from hydra.types import RunMode
+
+    if not HydraConfig.initialized():
+        return None, False
+    hc = HydraConfig.get()
+    return Path(hc.runtime.output_dir), hc.mode == RunMode.MULTIRUN

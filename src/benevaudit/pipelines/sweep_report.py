@@ -24,6 +24,18 @@ class SweepReport(Callback):
     def __init__(self, enabled: bool = True, n_resamples: int = 1000) -> None:
         self.enabled = enabled
         self.n_resamples = n_resamples
+        self.failed = 0
+
+    def on_job_end(self, config: DictConfig, job_return: Any, **kwargs: Any) -> None:
+        """After a failed job Hydra ends the sweep with that job's error and never calls
+        ``on_multirun_end``: from then on, the report is rebuilt after every job, so the last
+        one covers the whole sweep, the failed runs listed with their reasons."""
+        from hydra.core.utils import JobStatus
+
+        if getattr(job_return, "status", None) == JobStatus.FAILED:
+            self.failed += 1
+        if self.failed:
+            self.on_multirun_end(config)
 
     def on_multirun_end(self, config: DictConfig, **kwargs: Any) -> None:
         if not self.enabled:

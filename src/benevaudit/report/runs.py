@@ -110,8 +110,10 @@ def _read_metrics(run: Run) -> None:
     path = run.path / "metrics.json"
     if not path.is_file():
         run.status = INCOMPLETE
-        run.reason = ("no metrics.json: the run failed or has not finished "
-                      "(see its .log file)")
+        error = run.path / "error.txt"                 # written by a run stopped by bad input
+        run.reason = (f"no metrics.json: failed: {error.read_text(encoding='utf-8').strip()}"
+                      if error.is_file() else "no metrics.json: the run failed or has not "
+                      "finished (see its .log file)")
         return
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
