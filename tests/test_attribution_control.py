@@ -71,15 +71,22 @@ def control(tmp_path_factory):
 
 
 def test_rollout_finds_planted_cues(control):
-    from benevaudit.audit.attribution.words import compute_lexicon
+    """Every planted cue, the mark "~" included, once marks may enter the lexicon; the default
+    words-only lexicon keeps the planted words and drops the mark."""
+    from benevaudit.audit.attribution.words import aggregate_lexicon, attribute_dialogues
 
     model, tok, _, test = control
-    res = compute_lexicon(model, tok, test, method="rollout", top_k=10, min_count=3,
-                          max_length=MAX_LENGTH, progress=False)
+    attrs = attribute_dialogues(model, tok, test, max_length=MAX_LENGTH, progress=False)
+    res = aggregate_lexicon(attrs, top_k=10, min_count=3, words_only=False)
     print("\nrollout top-10:", {c: list(w) for c, w in res.lexicon.words.items()}, res.stats)
     assert res.stats["accuracy"] >= 0.85  # some dialogues show no cue at all
     for token, cls in CUES:
         assert token in res.lexicon.top(cls, 10), (token, cls, res.lexicon.top(cls, 10))
+    words = aggregate_lexicon(attrs, top_k=10, min_count=3).lexicon
+    assert "~" not in words.top("BB", 10)
+    for token, cls in CUES:
+        if token != "~":
+            assert token in words.top(cls, 10), (token, cls, words.top(cls, 10))
 
 
 def test_deleting_planted_cues_costs_more_than_random_words(control):
