@@ -77,7 +77,7 @@ def test_external_predictions_scored_as_given(tmp_path):
 
     csv = tmp_path / "mine.csv"
     csv.write_text("id,label,flagged\n"
-                   "a,N,false\nb,N,TRUE\nc,OB,1\nd,OB,True\ne,BB,0\nf,BB,no\ng,BB,\n")
+                   "a,N,false\nb,N,TRUE\nc,OB,1\nd,OB,True\ne,BB,0\nf,BB,FALSE\ng,BB,\n")
     metrics = detect.run(cfg_for(tmp_path, "detector=external", f"predictions.path={csv}"))
     assert metrics["trigger/TR_N"] == pytest.approx(0.5)
     assert metrics["trigger/TR_OB"] == pytest.approx(1.0)
@@ -105,7 +105,7 @@ def test_external_pred_column_gives_three_way_metrics(tmp_path):
 
 
 def test_external_bad_value_names_row_and_field(tmp_path):
-    from benevaudit.errors import ConfigError
+    from benevaudit.errors import ConfigError, InputError
     from benevaudit.pipelines import detect
 
     csv = tmp_path / "bad.csv"
@@ -114,6 +114,12 @@ def test_external_bad_value_names_row_and_field(tmp_path):
         detect.run(cfg_for(tmp_path, "detector=external", f"predictions.path={csv}"))
     csv.write_text("id,label,flagged\na,N,maybe\n")
     with pytest.raises(ConfigError, match=r"row 2, field 'flagged'"):
+        detect.run(cfg_for(tmp_path, "detector=external", f"predictions.path={csv}"))
+    csv.write_text("id,label,flagged\na,N,no\n")             # only true/false or 1/0
+    with pytest.raises(ConfigError, match=r"row 2, field 'flagged'.*got 'no'"):
+        detect.run(cfg_for(tmp_path, "detector=external", f"predictions.path={csv}"))
+    csv.write_text("id,label,flagged\na,N,false\nb,OB,true\na,BB,true\n")
+    with pytest.raises(InputError, match=r"row 4, field .id.: .a. appears more than once"):
         detect.run(cfg_for(tmp_path, "detector=external", f"predictions.path={csv}"))
 
 

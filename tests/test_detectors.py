@@ -262,8 +262,20 @@ def test_guard_template_only_on_its_own_checkpoint():
             "llm": {"backend": "vllm", "model": "meta-llama/Llama-Guard-3-8B", "threads": None}}
     assert "<|start_header_id|>" in guard_llm_block(spec)["chat_template"]
     assert "threads" not in guard_llm_block(spec)  # unset keys never reach a backend
+    spec["llm"]["model"] = "/models/Llama-Guard-3-8B/"     # a local copy of the same weights
+    assert "<|start_header_id|>" in guard_llm_block(spec)["chat_template"]
     spec["llm"]["model"] = "embedded:smollm2"
     assert "chat_template" not in guard_llm_block(spec)
+
+
+def test_a_judge_refuses_a_unit_it_cannot_read(tmp_path):
+    from benevaudit.detectors import build_detector
+    from benevaudit.errors import ConfigError
+
+    spec = {"name": "judge_plain", "kind": "judge", "strategy": "plain", "unit": "context",
+            "aggregation": "any"}
+    with pytest.raises(ConfigError, match="a judge reads the whole dialogue"):
+        build_detector(spec, [{"name": "j", "llm": {"backend": "scripted"}}])
 
 
 def test_prefix_caching_engines_get_turn_waves():

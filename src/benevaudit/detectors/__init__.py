@@ -25,13 +25,25 @@ GUARD_KINDS: tuple[str, ...] = ("llama_guard3", "granite_guardian", "wildguard",
 MODEL_KINDS: tuple[str, ...] = ("sequence_classifier", *GUARD_KINDS, "judge")
 
 
+def is_guard_checkpoint(model: Any, checkpoint: Any) -> bool:
+    """The guard's own weights: its hub id, or a local copy in a directory of the same name
+    (``/models/Llama-Guard-3-8B`` for ``meta-llama/Llama-Guard-3-8B``)."""
+    if not model or not checkpoint:
+        return False
+    name = str(checkpoint).rstrip("/").split("/")[-1].lower()
+    return str(model) == str(checkpoint) or str(model).rstrip("/").split("/")[-1].lower() == name
+
+
 def guard_llm_block(spec: dict[str, Any]) -> dict[str, Any]:
-    """The guard's llm block; its role-only template is added on its own checkpoint only."""
+    """The guard's llm block. On the guard's own weights its shipped chat template (which would
+    wrap the already-built guard prompt a second time) is replaced by a role-only one; any
+    other model keeps its own template, as the embedded stand-in does."""
     from benevaudit.detectors.guards import guard_format
     from benevaudit.detectors.templates import template_for
 
     block = {k: v for k, v in (spec.get("llm") or {}).items() if v is not None}
-    if not block.get("chat_template") and block.get("model") == spec.get("checkpoint"):
+    if not block.get("chat_template") and is_guard_checkpoint(block.get("model"),
+                                                              spec.get("checkpoint")):
         block["chat_template"] = template_for(guard_format(spec["kind"]).template)
     return block
 
@@ -83,6 +95,10 @@ def build_detector(spec: dict[str, Any], judges: list[dict[str, Any]] | None = N
                              max_tokens=spec.get("max_tokens"))
     if kind == "judge":
         from benevaudit.detectors.judges import STUDY_SAMPLING, JudgeDetector
+
+        if common["unit"] != "dialogue":
+            raise ConfigError(f"detector.unit={common['unit']!r}: a judge reads the whole "
+                              "dialogue; expected detector.unit=dialogue")
         from benevaudit.llm import Sampling
 
         blocks = judge_llm_blocks(spec, judges or [])

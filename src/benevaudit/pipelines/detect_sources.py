@@ -12,7 +12,7 @@ from typing import Any
 import pandas as pd
 
 from benevaudit.detectors import DialogueResult
-from benevaudit.errors import ConfigError
+from benevaudit.errors import ConfigError, InputError
 from benevaudit.schema import CLASSES, Dialogue
 from benevaudit.splits import _rank, assign_splits
 
@@ -96,8 +96,10 @@ def detect_finetuned(ckpt: str | None, spec: dict[str, Any], dialogues: Sequence
     return out
 
 
-TRUE = {"true", "1", "yes", "t", "y"}
-FALSE = {"false", "0", "no", "f", "n"}
+# the documented forms only: true/false in any case, or 1/0 ("n" or "no" would read too easily
+# as the class N)
+TRUE = {"true", "1"}
+FALSE = {"false", "0"}
 
 
 def _flag(value: Any, row: int, path: Path) -> bool | None:
@@ -138,6 +140,11 @@ def read_external(path_value: str | None) -> pd.DataFrame:
                           f"it has {list(frame.columns)}")
     frame = frame.copy()
     frame["id"] = frame["id"].astype(str)
+    repeated = frame["id"][frame["id"].duplicated()]
+    if len(repeated):
+        row = int(repeated.index[0]) + (2 if path.suffix == ".csv" else 0)
+        raise InputError(f"{path}: row {row}, field 'id': {repeated.iloc[0]!r} appears more than "
+                         "once; expected one row per dialogue")
     for i, label in enumerate(frame["label"]):
         if label not in CLASSES:
             raise ConfigError(f"{path}: row {i + 2 if path.suffix == '.csv' else i}, field "
@@ -149,6 +156,9 @@ def read_external(path_value: str | None) -> pd.DataFrame:
                 raise ConfigError(f"{path}: row {i + 2 if path.suffix == '.csv' else i}, field "
                                   f"'pred': expected one of {list(CLASSES)} or empty, got {p!r}")
         frame["pred"] = preds
+        if "flagged" in frame.columns:
+            log.warning("%s has both pred and flagged: flagged is derived from pred "
+                        "(pred in OB, BB) and the file's flagged column is ignored", path)
         frame["flagged"] = [None if p is None else p != "N" for p in preds]
     else:
         frame["flagged"] = [_flag(v, i + 2 if path.suffix == ".csv" else i, path)
