@@ -102,6 +102,7 @@ def test_external_pred_column_gives_three_way_metrics(tmp_path):
     assert metrics["test/macro_f1"] == pytest.approx(f1_score(labels, preds, average="macro"))
     assert metrics["trigger/TR_N"] == pytest.approx(0.5)
     assert (tmp_path / "run" / "confusion_matrix.png").is_file()
+    assert (tmp_path / "run" / "trigger_rates.png").is_file()     # Figure 3, one detector
 
 
 def test_external_bad_value_names_row_and_field(tmp_path):

@@ -60,6 +60,21 @@ def test_detection_table3(tmp_path):
     assert all("detector " in f.caption for f in sections["detection"].figures)
 
 
+def test_detection_rows_say_what_sets_a_run_apart_and_skip_flips_runs(tmp_path):
+    root = tmp_path / "detect"
+    _detection_run(root / "with", "judge_operational", 1)
+    _detection_run(root / "without", "judge_operational", 1)
+    cfg = root / "without" / ".hydra" / "config.yaml"
+    cfg.write_text(cfg.read_text() + "detector: {kind: judge, demographics: false}\n")
+    write_run(root / "flips", "detect", {"detector": "judge_operational"}, {"seed": 1},
+              {"flips/N_to_BB/wrong": 2.0}, figures=("flips.png",))
+    sections, _ = _build(root, tmp_path)
+    table = sections["detection"].tables[0]
+    assert [r[0] for r in table.rows] == ["judge_operational",
+                                          "judge_operational (no demographics)"]
+    assert "flips.png" in [f.path.name for f in sections["detection"].figures]
+
+
 def test_detection_replicates_match_hand_counts():
     from benevaudit.report.intervals import detection_replicates
 

@@ -74,6 +74,7 @@ def run_flips(cfg: DictConfig) -> dict[str, float]:
 def run(cfg: DictConfig) -> dict[str, float]:
     from benevaudit.encoders.models import set_offline_defaults
     from benevaudit.pipelines.inputs import check_inputs
+    from benevaudit.report.figures.detection import trigger_png
     from benevaudit.pipelines.tracking import build_logger, finish_logger
 
     set_offline_defaults()
@@ -100,6 +101,7 @@ def run(cfg: DictConfig) -> dict[str, float]:
                         "detect/seconds_per_dialogue": seconds / max(len(frame), 1)})
         title = f"{spec['name']} · n={len(frame)}"
         write_confusion(frame, out / "confusion_matrix.png", title)
+        trigger_png(metrics, out / "trigger_rates.png", title)
         boot = plain(cfg.bootstrap)
         if boot.get("enabled"):
             metrics.update(write_bootstrap(frame, boot, corpus_size, out, title, int(cfg.seed)))

@@ -128,3 +128,32 @@ def bootstrap_png(table: pd.DataFrame, path: Path, title: str) -> Path:
     ax.legend(fontsize=7, frameon=False)
     ax.set_title(title, fontsize=8)
     return _save(fig, path)
+
+
+def trigger_png(metrics: dict[str, float], path: Path, title: str) -> Path:
+    """Trigger rate per true class with its 95% Wilson interval, and the gap Δ = TR_OB − TR_BB:
+    the study's headline (Figure 3), one detector per figure."""
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(3.6, 3.0), dpi=150)
+    for i, c in enumerate(CLASSES):
+        rate = metrics.get(f"trigger/TR_{c}", float("nan"))
+        low = metrics.get(f"trigger/TR_{c}_ci_low", rate)
+        high = metrics.get(f"trigger/TR_{c}_ci_high", rate)
+        if rate != rate:                                     # no valid verdict of this class
+            ax.text(i, 0.02, "n/a", ha="center", fontsize=7)
+            continue
+        ax.bar(i, rate, color=CLASS_COLOURS.get(c), width=0.6)
+        ax.errorbar(i, rate, yerr=[[rate - low], [high - rate]], color="black", capsize=3,
+                    lw=0.8)
+        inside = rate > 0.12                                 # the label clear of the interval
+        ax.text(i - 0.15 if inside else i + 0.08, rate / 2 if inside else rate + 0.02,
+                f"{100 * rate:.1f}%", ha="center" if inside else "left", fontsize=7,
+                color="white" if inside else "black")
+    delta = metrics.get("trigger/delta_OB_BB", float("nan"))
+    ax.set_xticks(range(len(CLASSES)), [f"TR_{c}" for c in CLASSES], fontsize=7)
+    ax.tick_params(labelsize=7)
+    ax.set_ylim(0, 1.05)
+    ax.set_ylabel("share of dialogues flagged (95% Wilson)", fontsize=7)
+    gap = "n/a" if delta != delta else f"{100 * delta:+.1f} pts"
+    ax.set_title(f"{title}\nΔ OB−BB {gap}", fontsize=8)
+    return _save(fig, path)

@@ -33,8 +33,29 @@ def detector_of(run: Run) -> str:
     return run.choices.get("detector") or str((run.config.get("detector") or {}).get("name", "?"))
 
 
+def label_of(run: Run) -> str:
+    """The detector's name, with what sets this run apart from the detector's defaults: a
+    judge without demographics, the generation mode, one judge of the group."""
+    spec = run.config.get("detector") or {}
+    notes = []
+    if spec.get("kind") == "judge" and spec.get("demographics") is False:
+        notes.append("no demographics")
+    if spec.get("mode") == "generate":
+        notes.append("generate")
+    if spec.get("judge"):
+        notes.append(str(spec["judge"]))
+    return detector_of(run) + (f" ({', '.join(notes)})" if notes else "")
+
+
+def scores_detection(run: Run) -> bool:
+    """False for a flips run (``flips.with``/``flips.without``): it compares two runs and has
+    no rates of its own; its figure is still shown."""
+    return any(k.startswith(("binary/", "trigger/")) for k in run.metrics)
+
+
 def render(runs: Sequence[Run], context: Context) -> SectionOutput:
-    groups = by_condition(runs, lambda r: (detector_of(r), r.condition))
+    scored = [r for r in runs if scores_detection(r)]
+    groups = by_condition(scored, lambda r: (label_of(r), r.condition))
     rows = []
     for (detector, _), members in groups.items():
         reps = [context.replicates(r, "predictions.parquet", "detection",
