@@ -57,6 +57,15 @@ def test_auto_on_cpu_follows_native_bf16(fake_cpu, cpuinfo, torch_says, expected
     assert P.resolve_precision(None, "cpu") == expected
 
 
+@pytest.mark.parametrize("isa,expected", [("AVX2", "32-true"), ("avx512_core", "32-true"),
+                                          ("AVX512_CORE_BF16", "bf16-mixed"), ("", "bf16-mixed")])
+def test_a_onednn_isa_cap_below_bf16_means_fp32(fake_cpu, monkeypatch, isa, expected):
+    """ONEDNN_MAX_CPU_ISA=AVX2 makes oneDNN emulate bf16 even on a bf16 CPU: auto follows it."""
+    monkeypatch.setenv("ONEDNN_MAX_CPU_ISA", isa)
+    fake_cpu(X86_BF16, torch_says=True)
+    assert P.resolve_precision("auto", "cpu") == expected
+
+
 def test_explicit_precision_always_wins(fake_cpu):
     fake_cpu(X86_NO_BF16)
     assert P.resolve_precision("bf16-mixed", "cpu") == "bf16-mixed"

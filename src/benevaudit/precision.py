@@ -14,6 +14,7 @@ machine gets one answer. Core module: torch is imported only inside the function
 from __future__ import annotations
 
 import logging
+import os
 from functools import lru_cache
 from pathlib import Path
 
@@ -51,9 +52,22 @@ def torch_reports_native_bf16() -> bool:
     return any(bool(getattr(torch.cpu, name, lambda: False)()) for name in probes)
 
 
+# oneDNN ISA caps (``ONEDNN_MAX_CPU_ISA``) below AVX-512 BF16: oneDNN then emulates bf16 even on
+# a CPU that has it, which is also how to try this machine's fp32 fallback on a bf16 CPU
+ISA_WITHOUT_BF16 = frozenset({"SSE41", "AVX", "AVX2", "AVX2_VNNI", "AVX512_CORE",
+                              "AVX512_CORE_VNNI"})
+
+
+def isa_capped_below_bf16() -> bool:
+    """True when ``ONEDNN_MAX_CPU_ISA`` names an instruction set without native bf16."""
+    return os.environ.get("ONEDNN_MAX_CPU_ISA", "").strip().upper() in ISA_WITHOUT_BF16
+
+
 @lru_cache(maxsize=1)
 def cpu_has_native_bf16() -> bool:
     """True where bf16 matrix arithmetic runs in hardware on this CPU (checked once a process)."""
+    if isa_capped_below_bf16():
+        return False
     return torch_reports_native_bf16() or bool(cpu_flags() & NATIVE_BF16_FLAGS)
 
 
