@@ -19,10 +19,26 @@ FAMILIES: dict[str, str] = {
 
 
 def run(cfg: DictConfig) -> dict[str, float]:
+    """Check the inputs, run the family's pipeline, and mirror its metrics to the logger (W&B
+    offline by default: group = the sweep, job type = probe, the config-group choices)."""
+    from benevaudit.pipelines.config import group_choices, output_dir, plain
     from benevaudit.pipelines.inputs import check_inputs
+    from benevaudit.pipelines.tracking import build_logger, finish_logger
 
     check_inputs(cfg, "probe")
     family = cfg.probe.get("family")
     if family not in FAMILIES:
         raise ConfigError(f"probe.family must be one of {sorted(FAMILIES)}, got {family!r}")
-    return importlib.import_module(FAMILIES[family]).run(cfg)
+    pipeline = importlib.import_module(FAMILIES[family])
+    out = output_dir(cfg)
+    choices = group_choices()
+    logger = build_logger(plain(cfg.get("logger")) or {}, out, plain(cfg), choices,
+                          f"probe-{choices.get('probe', family)}-{out.name}")
+    try:
+        metrics = pipeline.run(cfg)
+        if logger:
+            logger.log_metrics({k: v for k, v in metrics.items() if v == v})
+        return metrics
+    finally:
+        if logger:
+            finish_logger(logger)
