@@ -176,6 +176,23 @@ def test_fairdialogue_tables_2_and_3(tmp_path):
                                                                ("elderly_male", 0.25, 3.0)]
 
 
+def test_fairdialogue_decision_and_recommendation_runs_of_a_model_share_a_row(tmp_path):
+    root = tmp_path / "fair"
+    m = _fair_run(root / "0", "embedded")
+    rec = {"fairness/course/gender/snsr": 0.2, "fairness/course/gender/snsv": 0.01,
+           "fairness/course/gender/prag/male__female": 0.3}
+    write_run(root / "1", "probe", {"probe": "fairdialogue_recommendation", "target": "embedded"},
+              {}, rec, [])
+    sections, _ = _build(root, tmp_path)
+    t2 = sections["fairdialogue"].tables[0]
+    assert t2.headers == ["Model", "Attribute", "award GUS", "interview GUS", "course SNSR",
+                          "course SNSV", "avg GUS", "avg SNSR", "avg SNSV"]
+    (row,) = t2.rows                                   # one row: the model's two runs merged
+    assert row[2].mean == pytest.approx(m["fairness/award/gender/gus"]) and row[2].n == 1
+    assert (row[4].mean, row[4].n) == (pytest.approx(0.2), 1)
+    assert row[7].mean == pytest.approx(0.2)
+
+
 def test_dataset_analysis_effects_with_intervals(tmp_path):
     from benevaudit.metrics.linguistic import cohens_d
 

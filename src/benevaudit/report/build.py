@@ -10,7 +10,7 @@ from typing import NamedTuple
 from benevaudit.report.context import Context
 from benevaudit.report.document import SectionOutput
 from benevaudit.report.render import html_page, markdown, runs_frame, write_runs
-from benevaudit.report.runs import Run, collect
+from benevaudit.report.runs import Run, collect, find_runs
 from benevaudit.report.sections import render_sections
 
 
@@ -35,6 +35,9 @@ def build_report(roots: Sequence[Path], out: Path, title: str = "benevaudit repo
         raise FileNotFoundError(f"no run directories (a metrics.json or a .hydra/ folder) under "
                                 f"{', '.join(str(r) for r in roots)}")
     context = Context(n_resamples=n_resamples, seed=seed)
+    for root in roots:                     # one listed root that holds nothing is said, not lost
+        if not find_runs(root):
+            context.notes.append(f"no run directories under {root}")
     sections = render_sections(runs, context)
     parquet, csv = write_runs(runs_frame(runs), out)
     html_path, md_path = out / "report.html", out / "report.md"

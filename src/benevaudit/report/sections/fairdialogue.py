@@ -45,6 +45,21 @@ def _replicates(run: Run, context: Context) -> dict:
     return context.replicates(run, "responses.parquet", "fairdialogue", make)
 
 
+def model_condition(run: Run) -> tuple[str, str]:
+    """(target, condition with the probe choice left out): the decision and recommendation
+    runs of one model share a Table 2 row."""
+    return target_of(run), " ".join(p for p in run.condition.split() if not p.startswith("probe="))
+
+
+def cell_of(members: Sequence[Run], reps: Sequence[dict], name: str, context: Context) -> Cell:
+    """The cell of ``name`` over the runs that wrote it (a model's decision runs for GUS, its
+    recommendation runs for SNSR/SNSV)."""
+    have = [i for i, r in enumerate(members) if name in r.metrics]
+    if not have:
+        return Cell(float("nan"))
+    return context.cell([members[i] for i in have], name, [reps[i] for i in have])
+
+
 def table2(runs: Sequence[Run], context: Context) -> Table | None:
     cols: dict[tuple[str, str], None] = {}
     attributes: dict[str, None] = {}
@@ -58,13 +73,13 @@ def table2(runs: Sequence[Run], context: Context) -> Table | None:
     columns = sorted(cols, key=lambda c: (c[1] != "gus", c[0], c[1]))
     measures = sorted({m for _, m in columns}, key=("gus", "snsr", "snsv").index)
     rows = []
-    for (target, _), members in by_condition(runs, lambda r: (target_of(r), r.condition)).items():
+    for (target, _), members in by_condition(runs, model_condition).items():
         reps = [_replicates(r, context) for r in members]
         for attribute in attributes:
             names = [f"fairness/{t}/{attribute}/{m}" for t, m in columns]
             if not any(n in r.metrics for n in names for r in members):
                 continue
-            cells = [context.cell(members, n, reps) for n in names]
+            cells = [cell_of(members, reps, n, context) for n in names]
             avgs = [Cell(float(np.nanmean([c.mean for (t, m), c in zip(columns, cells)
                                            if m == measure] or [np.nan])))
                     for measure in measures]
