@@ -81,8 +81,14 @@ def no_model_work(monkeypatch: pytest.MonkeyPatch) -> None:
                "benevaudit.pipelines.attribute.load_frozen",
                "benevaudit.pipelines.analyze.cls_embeddings",
                "benevaudit.llm.build_from_block", "benevaudit.llm.build_chat_model")
-    # every module first: one imported for the first time while a tripwire is set would bind it
-    # with `from ... import` for the rest of the session, past this test
+    # every module of the package first: one imported for the first time while a tripwire is
+    # set would bind it with `from ... import` for the rest of the session, past this test
+    import pkgutil
+
+    import benevaudit
+
+    for info in pkgutil.walk_packages(benevaudit.__path__, "benevaudit."):
+        importlib.import_module(info.name)
     for target in targets:
         importlib.import_module(target.rsplit(".", 1)[0])
     for target in targets:
