@@ -28,26 +28,33 @@ else
   # no hub on this machine: the generative guards and the judge run on the embedded SmolLM2
   # (their real prompts and parsers); the sequence classifiers need their checkpoints
   DETECTORS=${DETECTORS:-llama_guard3,granite_guardian_4_1,qwen3guard,judge_operational}
-  LLM=(detector.llm.backend=hf detector.llm.model=embedded:smollm2 eval.limit=${LIMIT:-12})
+  LLM=(detector.llm.backend=hf detector.llm.model=embedded:smollm2)
 fi
+# the same evaluation set for every run, the fine-tuned classifier's included
+EVAL=()
+if [ -n "${LIMIT:-}" ] || [ "$SCALE" != paper ]; then EVAL=(eval.limit=${LIMIT:-12}); fi
 
 done_in() { ls "$1"/*/metrics.json >/dev/null 2>&1 || [ -f "$1/metrics.json" ]; }
 
 if ! done_in "$OUT/sweep"; then
-  "$PY" detect.py -m detector="$DETECTORS" "${LLM[@]}" "$@" hydra.sweep.dir="$OUT/sweep"
+  "$PY" detect.py -m detector="$DETECTORS" "${LLM[@]}" "${EVAL[@]}" "$@" hydra.sweep.dir="$OUT/sweep"
 fi
 if ! done_in "$OUT/judge_no_demographics"; then
-  "$PY" detect.py detector=judge_operational detector.demographics=false "${LLM[@]}" "$@" \
+  "$PY" detect.py detector=judge_operational detector.demographics=false "${LLM[@]}" "${EVAL[@]}" "$@" \
     hydra.run.dir="$OUT/judge_no_demographics"
 fi
-WITH=$(grep -l "name: judge_operational" "$OUT"/sweep/*/.hydra/config.yaml | head -1 | xargs dirname | xargs dirname)
-"$PY" detect.py flips.with="$WITH" flips.without="$OUT/judge_no_demographics" \
-  hydra.run.dir="$OUT/flips"
+WITH=$(grep -l "name: judge_operational" "$OUT"/sweep/*/.hydra/config.yaml 2>/dev/null | head -1 || true)
+if [ -n "$WITH" ]; then
+  "$PY" detect.py flips.with="$(dirname "$(dirname "$WITH")")" \
+    flips.without="$OUT/judge_no_demographics" hydra.run.dir="$OUT/flips"
+else
+  echo "flips skipped: judge_operational is not in DETECTORS"
+fi
 if [ -n "${FINETUNED:-}" ] && ! done_in "$OUT/finetuned"; then
-  "$PY" detect.py detector=finetuned ckpt="$FINETUNED" "$@" hydra.run.dir="$OUT/finetuned"
+  "$PY" detect.py detector=finetuned ckpt="$FINETUNED" "${EVAL[@]}" "$@" hydra.run.dir="$OUT/finetuned"
 fi
 
 "$PY" experiments/detection/table3.py "$OUT" --csv "$OUT/table3.csv" | tee "$OUT/table3.md"
 if [ -f conf/report.yaml ]; then
-  "$PY" report.py runs="$OUT"
+  "$PY" report.py runs="$OUT" hydra.run.dir="$OUT/report"
 fi
