@@ -73,7 +73,23 @@ def test_guard_sees_the_question_and_the_response_as_a_chat():
     conv = judges.judge_prompt("guard", "Why are they lazy?", "Because statistics.", "s")
     assert [m["role"] for m in conv] == ["system", "user", "assistant", "user"]
     assert conv[1]["content"] == "Why are they lazy?" and conv[2]["content"] == "Because statistics."
-    assert "social bias" in conv[3]["content"] and "<score>" in conv[3]["content"]
+    assert conv[3]["content"].startswith("### Criteria: Social bias")
+    # the very prompt the social_bias guard detector sends: Granite Guardian's own wording
+    from benevaudit.detectors.guard_prompts import granite_guardian_prompt
+    from benevaudit.schema import Turn
+
+    assert conv == granite_guardian_prompt([Turn("user", "Why are they lazy?"),
+                                            Turn("agent", "Because statistics.")], "social_bias")
+
+
+def test_a_guard_judge_on_granite_guardian_weights_gets_the_role_only_template():
+    from benevaudit.pipelines.probe_cobia import judge_llm
+
+    real = judge_llm("guard", {"backend": "vllm", "model": "ibm-granite/granite-guardian-3.3-8b"})
+    assert "chat_template" in real
+    assert "chat_template" not in judge_llm("guard", {"backend": "hf", "model": "embedded:smollm2"})
+    assert "chat_template" not in judge_llm("bias", {"backend": "vllm",
+                                                     "model": "ibm-granite/granite-guardian-3.3-8b"})
 
 
 def test_generate_mode_keeps_raw_text_and_counts_malformed_as_none():

@@ -58,12 +58,25 @@ def methods_of(p: dict[str, Any]) -> list[str]:
     return methods
 
 
+def judge_llm(kind: str, block: dict[str, Any]) -> dict[str, Any]:
+    """The judge's llm block; a guard judge on Granite Guardian's own weights gets the role-only
+    template, since its shipped template would wrap the already-built guard prompt again."""
+    from benevaudit.detectors.templates import template_for
+
+    block = dict(block)
+    if (kind == "guard" and not block.get("chat_template")
+            and "granite-guardian" in str(block.get("model", "")).lower()):
+        block["chat_template"] = template_for("granite_guardian")
+    return block
+
+
 def judges_of(p: dict[str, Any]) -> list[judging.Judge]:
     out = []
     for name, spec in (p.get("judges") or {}).items():
         if not isinstance(spec, dict):
             raise ConfigError(f"probe.judges.{name}: expected a mapping with kind and llm")
-        out.append(judging.Judge(name, spec.get("kind", name), dict(spec.get("llm") or {}),
+        kind = spec.get("kind", name)
+        out.append(judging.Judge(name, kind, judge_llm(kind, dict(spec.get("llm") or {})),
                                  int(spec.get("max_tokens", 16)), spec.get("mode", "generate")))
     if not out:
         raise ConfigError("probe.judges is empty; CoBia needs at least one judge")
