@@ -103,6 +103,13 @@ def write_bootstrap(frame: pd.DataFrame, settings: dict[str, Any], corpus_size: 
     if not frame["flagged"].notna().any():
         log.warning("bootstrap skipped: every dialogue's verdict is invalid")
         return {}
+    if corpus_size:
+        share = len(frame) / corpus_size
+        if max(settings["fractions"]) > share + 1e-9:
+            log.warning("bootstrap: sizes up to %.1f%% of the corpus are resampled from an "
+                        "evaluation set of %.1f%%; the study draws from a 20%% pool "
+                        "(eval.fraction=0.2), and sizes past the pool's narrow the bands",
+                        100 * max(settings["fractions"]), 100 * share)
     table = bootstrap_trigger_rates(
         frame[["id", "label", "flagged", "triplet"]], list(settings["fractions"]),
         n_resamples=int(settings["n_resamples"]), seed=seed,
