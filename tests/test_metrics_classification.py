@@ -31,3 +31,21 @@ def test_matches_sklearn(seed):
     cm = confusion_matrix(t, p, normalize="true")
     assert m["val/confusion_OB_to_BB"] == pytest.approx(cm[1, 2], abs=1e-6)
     assert m["binary/f1"] == pytest.approx(f1_score(t != 0, p != 0), abs=1e-6)
+
+
+def test_binary_metrics_say_nan_where_undefined_as_detection_does():
+    """Nothing flagged: precision (and so F1) is undefined, written NaN, not 0 — the numbers
+    detect.py writes for a detector, so both share one table."""
+    import math
+
+    from benevaudit.metrics.classification import binary_metrics
+    from benevaudit.metrics.detection import binary_rates
+
+    flagged, positive = [False, False, False], [True, False, True]
+    m = binary_metrics(flagged, positive)
+    assert math.isnan(m["binary/precision"]) and m["binary/recall"] == 0.0
+    assert m["binary/accuracy"] == pytest.approx(1 / 3)
+    import numpy as np
+
+    same = binary_rates(np.array(positive), np.array(flagged))
+    assert all(m[k] == same[k] or (math.isnan(m[k]) and math.isnan(same[k])) for k in m)

@@ -50,20 +50,13 @@ def classification_metrics(preds: Sequence[int], targets: Sequence[int], prefix:
 
 def binary_metrics(flagged: Sequence[bool], positive: Sequence[bool],
                    prefix: str = "binary") -> dict[str, float]:
-    """Accuracy, precision, recall and F1 with the biased class B as positive."""
-    import torch
-    from torchmetrics.functional.classification import (
-        binary_accuracy, binary_f1_score, binary_precision, binary_recall,
-    )
+    """Accuracy, precision, recall and F1 with the biased class B as positive; NaN where a
+    denominator is zero, the same numbers detect.py writes, so detectors and the fine-tuned
+    classifier share one table."""
+    from benevaudit.metrics.detection import binary_rates
 
-    f = torch.as_tensor(np.asarray(flagged, dtype=np.int64))
-    y = torch.as_tensor(np.asarray(positive, dtype=np.int64))
-    return {
-        f"{prefix}/accuracy": float(binary_accuracy(f, y)),
-        f"{prefix}/precision": float(binary_precision(f, y)),
-        f"{prefix}/recall": float(binary_recall(f, y)),
-        f"{prefix}/f1": float(binary_f1_score(f, y)),
-    }
+    return binary_rates(np.asarray(positive, dtype=bool), np.asarray(flagged, dtype=bool),
+                        prefix)
 
 
 def confusion_counts(preds: Sequence[int], targets: Sequence[int], k: int = len(CLASSES)) -> np.ndarray:
