@@ -22,10 +22,14 @@ from benevaudit.probes.cobia.tables import METHOD_ORDER, cells, fmt
 
 
 def target_name(run: Path) -> str:
+    """The target's name, with its model where the name does not already say it, so two
+    models swept through one target option (``target.llm.model=a,b``) stay two rows."""
     config = run / ".hydra" / "config.yaml"
     if config.is_file():
         target = (yaml.safe_load(config.read_text()) or {}).get("target") or {}
-        return str(target.get("name") or "?")
+        name = str(target.get("name") or "?")
+        model = str((target.get("llm") or {}).get("model") or "")
+        return f"{name} ({model})" if model and model.split("/")[-1] not in name else name
     return run.name
 
 
