@@ -43,8 +43,10 @@ def test_report_spec_groups_by_choice_and_filters_by_sweep(two_sweeps, tmp_path)
     (grid,) = grids
     assert grid["runset"]["groupby"] == ["config.choices.intervention"]   # model does not vary
     parsed = expr.expr_to_filters(grid["runset"]["filters"]).model_dump(exclude_none=True)
-    assert parsed["op"] == "IN" and parsed["key"]["name"] == "group"
-    assert parsed["value"] == ["sweepA", "sweepB"]
+    # exactly the report's runs: by id where the run directory holds its W&B run, else by sweep
+    by_id, by_group = parsed["filters"]
+    assert parsed["op"] == "OR" and by_id["key"]["name"] == "name" and by_id["value"] == ["abc123"]
+    assert by_group["key"]["name"] == "group" and by_group["value"] == ["sweepA", "sweepB"]
     assert [p["metrics"] for p in grid["panels"]] == [[c] for c in COLUMNS]
     assert {"type": "h2", "text": "Fine-tuning audit (Table 4)"} in spec["blocks"]
     report = workspace_report(spec)                       # the reports API objects, not sent
@@ -53,6 +55,21 @@ def test_report_spec_groups_by_choice_and_filters_by_sweep(two_sweeps, tmp_path)
     runset = report.blocks[kinds.index("PanelGrid")].runsets[0]
     assert (runset.project, runset.entity, runset.groupby) == ("benevaudit", "lab",
                                                               ["config.choices.intervention"])
+
+
+def test_probe_sections_get_panels_of_their_own_metrics(tmp_path):
+    from test_report_sections import _cobia_run
+
+    from benevaudit.report.build import build_report
+    from benevaudit.report.wandb_report import report_spec
+
+    _cobia_run(tmp_path / "runs" / "c", "embedded")
+    files = build_report([tmp_path / "runs"], tmp_path / "out", n_resamples=0)
+    spec = report_spec(files.sections, files.runs, "benevaudit", None, "CoBia")
+    (grid,) = [b for b in spec["blocks"] if b["type"] == "panel_grid"]
+    names = [p["metrics"][0] for p in grid["panels"]]
+    assert "cobia/ucc/bias/all" in names and "cobia/bias_rate/hcc/bias/gender" in names
+    assert not [n for n in names if n.endswith(("_ci_low", "_ci_high"))]
 
 
 def test_offline_report_prints_sync_commands(two_sweeps, tmp_path, capsys):

@@ -17,13 +17,24 @@ from benevaudit.errors import DependencyError
 from benevaudit.report.document import SectionOutput
 from benevaudit.report.runs import OK, Run
 
-# the metric name behind each table column, per section (Table 4, Table 3, …)
-def _section_metrics(section: SectionOutput) -> list[str]:
+MAX_PANELS = 24    # per section: a study with many categories or groups stays readable
+
+
+def _section_metrics(section: SectionOutput, runs: Sequence[Run] = ()) -> list[str]:
+    """The metrics behind a section's panels: its table columns (Table 4, Table 3), else the
+    metric names its patterns match in the runs it claims (CoBia's rates, FairDialogue's GUS,
+    SNSR, SNSV, RST and ANR, the analysis effects)."""
     from benevaudit.report.sections import section_modules
 
     for mod in section_modules():
-        if mod.KEY == section.key:
-            return list(getattr(mod, "COLUMNS", ()))
+        if mod.KEY != section.key:
+            continue
+        if getattr(mod, "COLUMNS", ()):
+            return list(mod.COLUMNS)
+        patterns = getattr(mod, "PANELS", ())
+        names = sorted({k for r in runs if mod.claims(r) for k in r.metrics
+                        if any(p.match(k) for p in patterns)})
+        return names[:MAX_PANELS]
     return []
 
 
@@ -33,9 +44,27 @@ def varying_choices(runs: Sequence[Run]) -> list[str]:
     return [k for k in keys if len({r.choices.get(k) for r in runs}) > 1]
 
 
-def run_groups(runs: Sequence[Run]) -> list[str]:
-    """The W&B groups (sweeps) the runs were logged under, from their resolved configs."""
-    return sorted({r.sweep for r in runs if r.sweep})
+def run_ids(run: Run) -> list[str]:
+    """The W&B run ids of a run directory (``wandb/offline-run-<time>-<id>``, ``run-…``)."""
+    folder = run.path / "wandb"
+    if not folder.is_dir():
+        return []
+    return sorted({p.name.rsplit("-", 1)[-1] for p in folder.iterdir()
+                   if p.is_dir() and p.name.startswith(("offline-run-", "run-"))})
+
+
+def run_filter(runs: Sequence[Run]) -> str:
+    """Exactly the report's runs: by W&B run id where the run directory holds its W&B run,
+    else by the sweep group it was logged under (a single run without either cannot be
+    selected and is left out rather than letting the filter match the whole project)."""
+    ids = sorted({i for r in runs for i in run_ids(r)})
+    groups = sorted({r.sweep for r in runs if r.sweep and not run_ids(r)})
+    parts = []
+    if ids:
+        parts.append("Metric('ID') in [" + ", ".join(f"'{i}'" for i in ids) + "]")
+    if groups:
+        parts.append("Metric('group') in [" + ", ".join(f"'{g}'" for g in groups) + "]")
+    return " or ".join(parts)
 
 
 def report_spec(sections: Sequence[SectionOutput], runs: Sequence[Run], project: str,
@@ -43,8 +72,7 @@ def report_spec(sections: Sequence[SectionOutput], runs: Sequence[Run], project:
     """The Report as plain data: blocks of headings, markdown notes and panel grids."""
     done = [r for r in runs if r.status == OK]
     groupby = [f"config.choices.{k}" for k in varying_choices(done)] or ["group"]
-    groups = run_groups(done)
-    filters = ("Metric('group') in [" + ", ".join(f"'{g}'" for g in groups) + "]") if groups else ""
+    filters = run_filter(done)
     blocks: list[dict[str, Any]] = [{"type": "markdown", "text": (
         f"{len(done)} runs compared; grouped by {', '.join(groupby)}. Tables with intervals "
         "are in the offline report.html written next to this report.")}]
@@ -52,7 +80,7 @@ def report_spec(sections: Sequence[SectionOutput], runs: Sequence[Run], project:
         blocks.append({"type": "h2", "text": section.title})
         for table in section.tables:
             blocks.append({"type": "markdown", "text": f"**{table.title}**. {table.note}".strip()})
-        metrics = _section_metrics(section)
+        metrics = _section_metrics(section, done)
         if metrics:
             blocks.append({"type": "panel_grid",
                            "runset": {"project": project, "entity": entity, "filters": filters,

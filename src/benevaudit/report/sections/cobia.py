@@ -24,6 +24,7 @@ RATE = re.compile(r"^cobia/bias_rate/(?P<method>[^/]+)/(?P<judge>[^/]+)/(?P<cate
                   r"(?<!_ci_low)(?<!_ci_high)$")
 UCC = re.compile(r"^cobia/ucc/(?P<judge>[^/]+)/(?P<category>[^/]+)(?<!_ci_low)(?<!_ci_high)$")
 METHOD_ORDER = ("hcc", "scc", "ucc", "zero_shot", "roleplay", "dan")
+PANELS = (RATE, UCC)               # the W&B Report's panels
 FIGURES = ("*.png",)
 
 

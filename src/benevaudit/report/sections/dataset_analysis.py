@@ -23,6 +23,7 @@ TITLE = "Dataset analysis"
 ORDER = 20
 EFFECT = re.compile(r"^analysis/d_(?P<cls>[^/]+)_vs_(?P<ref>[^/]+)/(?P<marker>.+)$")
 DIVERSITY = re.compile(r"^analysis/(?P<what>self_bleu|vendi)/(?P<gen>[^/]+)/(?P<cls>[^/]+)$")
+PANELS = (EFFECT,)                 # the W&B Report's panels
 FIGURES = ("marker_effects*.png", "mtld_by_class*.png", "*.png")
 
 

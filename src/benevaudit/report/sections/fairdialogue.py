@@ -23,6 +23,7 @@ TITLE = "FairDialogue: decision and recommendation fairness"
 ORDER = 50
 SCORE = re.compile(r"^fairness/(?P<task>[^/]+)/(?P<attribute>[^/]+)/(?P<measure>gus|snsr|snsv)$")
 FEEDBACK = re.compile(r"^fairness/feedback/(?P<attribute>[^/]+)/(?P<group>[^/]+)/(?P<m>rst|anr)$")
+PANELS = (SCORE, FEEDBACK)         # the W&B Report's panels
 FIGURES = ("*.png",)
 
 
