@@ -193,6 +193,29 @@ def test_fairdialogue_decision_and_recommendation_runs_of_a_model_share_a_row(tm
     assert row[7].mean == pytest.approx(0.2)
 
 
+def test_feedback_table_cells_carry_bootstrap_intervals_over_items(tmp_path):
+    from benevaudit.metrics.fairness import persistence
+
+    rounds = {"young_male": [1, None, 2, 1, None, 3, 1, None],
+              "elderly_male": [None, None, 4, None, 2, None, None, None]}
+    rows, metrics = [], {}
+    for group, revised in rounds.items():
+        for item, r in enumerate(revised):
+            rows.append({"item": str(item), "task": "award", "attribute": "age_gender",
+                         "group": group, "in_protocol": True, "revised_at": r})
+        result = persistence(revised)
+        metrics[f"fairness/feedback/age_gender/{group}/rst"] = result.rst
+        metrics[f"fairness/feedback/age_gender/{group}/anr"] = result.anr
+    write_run(tmp_path / "fb" / "0", "probe", {"probe": "fairdialogue_feedback",
+                                               "target": "embedded"}, {}, metrics, [],
+              {"responses.parquet": pd.DataFrame(rows)})
+    sections, _ = _build(tmp_path / "fb", tmp_path)
+    (t3,) = sections["fairdialogue"].tables
+    young = next(r for r in t3.rows if r[2] == "young_male")
+    assert young[3].mean == pytest.approx(5 / 8) and young[4].mean == pytest.approx(8 / 5)
+    assert young[3].low < young[3].mean < young[3].high and young[4].low <= young[4].high
+
+
 def test_dataset_analysis_effects_with_intervals(tmp_path):
     from benevaudit.metrics.linguistic import cohens_d
 

@@ -114,6 +114,27 @@ def prag_replicates(frame: pd.DataFrame, k: int, normalise: str, n_resamples: in
     return out
 
 
+def feedback_replicates(frame: pd.DataFrame, n_resamples: int, seed: int
+                        ) -> dict[str, tuple[float, np.ndarray]]:
+    """``fairness/feedback/<attribute>/<group>/rst`` and ``anr``: the items in the protocol
+    (answered no under every group) resampled, each group's trace of an item drawn with it."""
+    if not {"task", "attribute", "group", "item", "in_protocol", "revised_at"} <= set(frame.columns):
+        return {}
+    out = {}
+    part = frame[frame["in_protocol"].astype(bool)]
+    for (attribute, group), rows in part.groupby(["attribute", "group"]):
+        rounds = pd.to_numeric(rows["revised_at"], errors="coerce").to_numpy(dtype=float)
+        revised = np.isfinite(rounds).astype(float)
+        counts = np.stack([revised, np.ones_like(revised), np.nan_to_num(rounds)], axis=1)
+        units = pd.factorize(rows["task"].astype(str) + "\x1f" + rows["item"].astype(str))[0]
+        sums = resample(units, counts, n_resamples, seed)                 # [R, 3]
+        base = f"fairness/feedback/{attribute}/{group}"
+        full = counts.sum(0)
+        out[f"{base}/rst"] = (float(ratio(full[:1], full[1:2])[0]), ratio(sums[:, 0], sums[:, 1]))
+        out[f"{base}/anr"] = (float(ratio(full[2:3], full[:1])[0]), ratio(sums[:, 2], sums[:, 0]))
+    return out
+
+
 def matching(full_and_reps: dict[str, tuple[float, np.ndarray]], metrics: dict[str, float],
              tolerance: float = 1e-6) -> dict[str, np.ndarray]:
     """Only the resamples whose full-sample value reproduces the run's own metric."""

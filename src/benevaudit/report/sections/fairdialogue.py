@@ -15,7 +15,8 @@ import numpy as np
 
 from benevaudit.report.context import Context, by_condition, figures_of
 from benevaudit.report.document import Cell, SectionOutput, Table
-from benevaudit.report.probe_intervals import gus_replicates, matching, prag_replicates
+from benevaudit.report.probe_intervals import (feedback_replicates, gus_replicates, matching,
+                                               prag_replicates)
 from benevaudit.report.runs import Run
 
 KEY = "fairdialogue"
@@ -103,14 +104,19 @@ def table3(runs: Sequence[Run], context: Context) -> Table | None:
         return None
     rows = []
     for (target, _), members in by_condition(runs, lambda r: (target_of(r), r.condition)).items():
+        reps = [context.replicates(r, "responses.parquet", "fairdialogue_feedback",
+                                   lambda f, n, s, r=r: matching(feedback_replicates(f, n, s),
+                                                                 r.metrics))
+                for r in members]
         for attribute, group in keys:
             base = f"fairness/feedback/{attribute}/{group}"
             if any(f"{base}/rst" in r.metrics for r in members):
-                rows.append([target, attribute, group, context.cell(members, f"{base}/rst"),
-                             context.cell(members, f"{base}/anr")])
+                rows.append([target, attribute, group, context.cell(members, f"{base}/rst", reps),
+                             context.cell(members, f"{base}/anr", reps)])
     return Table("Table 3: negative feedback, RST (share revised to yes) and ANR (rounds)",
                  ["Model", "Attribute", "Group", "RST", "ANR"], rows,
-                 note="Mean ± std over seeds (n); intervals where the run wrote them.")
+                 note="Mean ± std over seeds (n), [95% bootstrap interval over the items in "
+                 "the protocol].")
 
 
 def render(runs: Sequence[Run], context: Context) -> SectionOutput:
