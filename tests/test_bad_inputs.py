@@ -331,6 +331,21 @@ def test_probe(case: tuple, files, tmp_path, capsys) -> None:
     assert all(e in line for e in expected), line
 
 
+REPORT = [
+    (["runs=/no/such"], "runs=/no/such: no such directory"),
+    (["runs={corpus}", "bootstrap.n_resamples=-1"], "bootstrap.n_resamples=-1: expected a non-neg"),
+    (["runs={corpus}", "bootstrap.n_resamples=many"], "bootstrap.n_resamples='many'"),
+    (["runs={corpus}", "wandb.report=maybe"], "wandb.report='maybe': expected true or false"),
+]
+
+
+@pytest.mark.parametrize("case", REPORT, ids=[" ".join(c[0]) for c in REPORT])
+def test_report(case: tuple, files, tmp_path, capsys) -> None:
+    overrides, *expected = case
+    line = fails_cleanly("report", tmp_path, overrides, files, capsys)
+    assert all(e in line for e in expected), line
+
+
 @pytest.mark.parametrize("name, overrides", [
     ("train", ["experiment=smoke"]), ("train", ["experiment=paper", "data.path={corpus}"]),
     ("evaluate", ["ckpt={model}", "intervention=mask", "lexicon.path={lexicon_json}"]),

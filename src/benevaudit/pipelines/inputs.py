@@ -115,6 +115,7 @@ NUMBERS: dict[str, dict[str, Bound]] = {
     "probe": {"seed": integer(0), "limit": integer(1, null=True), "probe.sentences": integer(1),
               "probe.max_tokens": integer(1), "probe.k": integer(1), "probe.rounds": integer(1),
               "probe.sampling.temperature": Bound(float, 0)},
+    "report": {"bootstrap.n_resamples": integer(0), "bootstrap.seed": integer(0)},
 }
 # switches that must be true or false: a typo such as `detector.demographics=nope` would
 # otherwise read as true
@@ -122,6 +123,7 @@ FLAGS: dict[str, tuple[str, ...]] = {
     "detect": ("detector.demographics", "bootstrap.enabled", "progress"),
     "probe": ("probe.neutral", "probe.switches.anaphora", "probe.switches.index",
               "probe.switches.disavowal", "progress"),
+    "report": ("wandb.report",),
 }
 
 

@@ -20,6 +20,9 @@ log = logging.getLogger(__name__)
 
 
 def run(cfg: DictConfig) -> ReportFiles:
+    from benevaudit.pipelines.inputs import check_inputs
+
+    check_inputs(cfg, "report")
     out = output_dir(cfg)
     roots = expand(plain(cfg.runs))
     boot = plain(cfg.bootstrap)
