@@ -74,6 +74,9 @@ def bench_prefix(kind: str, ds: list, threads: int, repeats: int) -> None:
           f"({off.prefill_tokens / on.prefill_tokens:.2f}x fewer); wall {best[True]:.1f} s vs "
           f"{best[False]:.1f} s ({best[False] / best[True]:.2f}x faster); "
           f"max |score diff| {diff:.1e}")
+    fewer, faster = off.prefill_tokens / on.prefill_tokens, best[False] / best[True]
+    print(f"  bars: prefill >= 4x fewer {'PASS' if fewer >= 4 else 'FAIL'}, "
+          f"wall >= 2x faster {'PASS' if faster >= 2 else 'FAIL'}")
 
 
 def bench_judge(ds: list, threads: int, max_tokens: int) -> None:
@@ -99,6 +102,7 @@ def bench_judge(ds: list, threads: int, max_tokens: int) -> None:
           f"(max {max_tokens} tokens): {t_slow / t_fast:.1f}x cheaper; same label on {agree}/"
           f"{len(ds)}; generate invalid {invalid}/{len(ds)}; labels score {[x.pred for x in a]} "
           f"generate {[y.pred for y in b]}")
+    print(f"  bar: score mode >= 10x cheaper per dialogue {'PASS' if t_slow >= 10 * t_fast else 'FAIL'}")
 
 
 def main() -> None:
