@@ -131,3 +131,19 @@ def test_evaluate_names_metrics_after_the_evaluated_split(trained, tmp_path):
     assert not [k for k in val if k.startswith("test/")]
     with pytest.raises(ConfigError, match="eval_split"):
         evaluate.run(compose_for("evaluate", tmp_path, f"ckpt={run}", "eval_split=dev"))
+
+
+def test_a_run_without_model_dir_is_located_by_its_best_checkpoint(tmp_path):
+    """experiment=smoke keeps no model/ (save_model=false): ckpt=<run> then means its best
+    checkpoint, so the audit recipe's evaluation side runs on such a baseline too."""
+    from benevaudit.pipelines.evaluate import locate
+
+    run = tmp_path / "run"
+    (run / ".hydra").mkdir(parents=True)
+    (run / "checkpoints").mkdir()
+    (run / "checkpoints" / "last.ckpt").write_bytes(b"")
+    assert locate(str(run)) == (run / "checkpoints" / "last.ckpt", run)
+    (run / "checkpoints" / "best-12.ckpt").write_bytes(b"")
+    assert locate(str(run)) == (run / "checkpoints" / "best-12.ckpt", run)
+    with pytest.raises(FileNotFoundError, match="not a run directory"):
+        locate(str(tmp_path))

@@ -35,6 +35,12 @@ def locate(ckpt: str) -> tuple[Path, Path | None]:
     if path.is_file() and path.suffix == ".ckpt":
         run = path.parent.parent if (path.parent.parent / ".hydra").is_dir() else None
         return path, run
+    # a run that kept no model/ (save_model=false, as experiment=smoke): its best checkpoint
+    saved = sorted((path / "checkpoints").glob("best-*.ckpt")) if path.is_dir() else []
+    if not saved and path.is_dir() and (path / "checkpoints" / "last.ckpt").is_file():
+        saved = [path / "checkpoints" / "last.ckpt"]
+    if saved:
+        return saved[-1], path if (path / ".hydra").is_dir() else None
     raise FileNotFoundError(f"ckpt={ckpt}: not a run directory, a transformers model directory "
                             "(config.json) or a .ckpt file")
 
