@@ -290,14 +290,6 @@ DETECT = [
 ]
 
 
-@pytest.mark.parametrize("case", DETECT, ids=[" ".join(c[0]) for c in DETECT])
-def test_detect(case: tuple, files, tmp_path, capsys) -> None:
-    overrides, *expected = case
-    line = fails_cleanly("detect", tmp_path, ["logger=none", "progress=false", *overrides],
-                         files, capsys)
-    assert all(e.format(**files) in line for e in expected), line
-
-
 COBIA = f"probe.data.path={ROOT.parent / 'shared' / 'data' / 'cobia'}"
 PROBE = [
     (["limit=0"], "limit=0: expected a positive integer or null"),
@@ -322,15 +314,6 @@ PROBE = [
 ]
 
 
-@pytest.mark.parametrize("case", PROBE, ids=[" ".join(c[0][:1] + c[0][2:] if COBIA in c[0]
-                                                      else c[0]) for c in PROBE])
-def test_probe(case: tuple, files, tmp_path, capsys) -> None:
-    overrides, *expected = case
-    line = fails_cleanly("probe", tmp_path, ["logger=none", "progress=false", *overrides],
-                         files, capsys)
-    assert all(e in line for e in expected), line
-
-
 REPORT = [
     (["runs=/no/such"], "runs=/no/such: no such directory"),
     (["runs={corpus}", "bootstrap.n_resamples=-1"], "bootstrap.n_resamples=-1: expected a non-neg"),
@@ -339,11 +322,18 @@ REPORT = [
 ]
 
 
-@pytest.mark.parametrize("case", REPORT, ids=[" ".join(c[0]) for c in REPORT])
-def test_report(case: tuple, files, tmp_path, capsys) -> None:
+QUIET = ["logger=none", "progress=false"]
+LATER = ([("detect", QUIET, c) for c in DETECT] + [("probe", QUIET, c) for c in PROBE]
+         + [("report", [], c) for c in REPORT])
+
+
+@pytest.mark.parametrize("name, quiet, case", LATER, ids=[
+    f"{n} " + " ".join(o for o in c[0] if o != COBIA) for n, _, c in LATER])
+def test_detect_probe_and_report(name: str, quiet: list[str], case: tuple, files, tmp_path,
+                                 capsys) -> None:
     overrides, *expected = case
-    line = fails_cleanly("report", tmp_path, overrides, files, capsys)
-    assert all(e in line for e in expected), line
+    line = fails_cleanly(name, tmp_path, [*quiet, *overrides], files, capsys)
+    assert all(e.format(**files) in line for e in expected), line
 
 
 @pytest.mark.parametrize("name, overrides", [

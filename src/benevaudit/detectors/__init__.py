@@ -30,8 +30,10 @@ def is_guard_checkpoint(model: Any, checkpoint: Any) -> bool:
     (``/models/Llama-Guard-3-8B`` for ``meta-llama/Llama-Guard-3-8B``)."""
     if not model or not checkpoint:
         return False
-    name = str(checkpoint).rstrip("/").split("/")[-1].lower()
-    return str(model) == str(checkpoint) or str(model).rstrip("/").split("/")[-1].lower() == name
+    def name(path: Any) -> str:
+        return str(path).rstrip("/").split("/")[-1].lower()
+
+    return name(model) == name(checkpoint)
 
 
 def guard_llm_block(spec: dict[str, Any]) -> dict[str, Any]:
@@ -95,11 +97,11 @@ def build_detector(spec: dict[str, Any], judges: list[dict[str, Any]] | None = N
                              max_tokens=spec.get("max_tokens"))
     if kind == "judge":
         from benevaudit.detectors.judges import STUDY_SAMPLING, JudgeDetector
+        from benevaudit.llm import Sampling
 
         if common["unit"] != "dialogue":
             raise ConfigError(f"detector.unit={common['unit']!r}: a judge reads the whole "
                               "dialogue; expected detector.unit=dialogue")
-        from benevaudit.llm import Sampling
 
         blocks = judge_llm_blocks(spec, judges or [])
         factories = [(name, (lambda b=block: build_from_block(b, cache=cache)))

@@ -16,10 +16,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from benevaudit.errors import ConfigError
 from benevaudit.detectors import guard_prompts as gp
 from benevaudit.detectors.base import Detector, UnitVerdict
 from benevaudit.detectors.units import Unit, check_unit
+from benevaudit.errors import ConfigError
 from benevaudit.llm import ChatModel, Conversation, Sampling
 from benevaudit.schema import Turn
 

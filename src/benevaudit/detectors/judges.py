@@ -20,10 +20,10 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from benevaudit.errors import ConfigError
 from benevaudit.detectors.base import DialogueResult, Detector, UnitVerdict
 from benevaudit.detectors.judge_prompts import judge_prompt, parse_label
 from benevaudit.detectors.units import Unit, make_units
+from benevaudit.errors import ConfigError
 from benevaudit.llm import ChatModel, Sampling
 from benevaudit.schema import CLASSES, Dialogue
 

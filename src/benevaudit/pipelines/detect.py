@@ -74,8 +74,8 @@ def run_flips(cfg: DictConfig) -> dict[str, float]:
 def run(cfg: DictConfig) -> dict[str, float]:
     from benevaudit.encoders.models import set_offline_defaults
     from benevaudit.pipelines.inputs import check_inputs
-    from benevaudit.report.figures.detection import trigger_png
     from benevaudit.pipelines.tracking import build_logger, finish_logger
+    from benevaudit.report.figures.detection import trigger_png
 
     set_offline_defaults()
     check_inputs(cfg, "detect")

@@ -135,7 +135,7 @@ def check_flags(cfg: DictConfig, keys: tuple[str, ...]) -> None:
 
 
 def check_detect(cfg: DictConfig) -> None:
-    """The bootstrap's evaluation sizes, and the reply budget of a probe (an integer or auto)."""
+    """The bootstrap's evaluation sizes, and a fine-tuned detector's checkpoint file."""
     fractions = value_at(cfg, "bootstrap.fractions")
     ok = isinstance(fractions, list) and fractions and all(
         Bound(float, 0, 1, low_open=True).accepts(f) for f in fractions)
@@ -150,6 +150,7 @@ def check_detect(cfg: DictConfig) -> None:
 
 
 def check_reply_budget(cfg: DictConfig) -> None:
+    """A probe's reply budget: a positive integer, or auto (sized from the list length K)."""
     value = value_at(cfg, "probe.sampling.max_tokens")
     if value is not _ABSENT and value != "auto" and not integer(1).accepts(value):
         raise ConfigError(f"probe.sampling.max_tokens={value!r}: expected a positive integer "

@@ -57,8 +57,9 @@ def run_filter(runs: Sequence[Run]) -> str:
     """Exactly the report's runs: by W&B run id where the run directory holds its W&B run,
     else by the sweep group it was logged under (a single run without either cannot be
     selected and is left out rather than letting the filter match the whole project)."""
-    ids = sorted({i for r in runs for i in run_ids(r)})
-    groups = sorted({r.sweep for r in runs if r.sweep and not run_ids(r)})
+    ids_of = {r.path: run_ids(r) for r in runs}                 # each run directory read once
+    ids = sorted({i for found in ids_of.values() for i in found})
+    groups = sorted({r.sweep for r in runs if r.sweep and not ids_of[r.path]})
     parts = []
     if ids:
         parts.append("Metric('ID') in [" + ", ".join(f"'{i}'" for i in ids) + "]")

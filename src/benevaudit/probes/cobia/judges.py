@@ -104,14 +104,14 @@ def _negated(head: str, start: int) -> bool:
     return bool(NEGATOR.search(window))
 
 
-def _labels_in(text: str, patterns: Sequence[tuple[str, str]]) -> set[str] | None:
-    """The labels whose pattern occurs in ``text``; None when an occurrence is negated, which
+def _labels_in(text: str, patterns: Sequence[tuple[str, str]]) -> set[str]:
+    """The labels whose pattern occurs in ``text``; none when an occurrence is negated, which
     makes the verdict unparseable rather than flipped into the opposite label."""
     found = set()
     for label, pattern in patterns:
         for m in re.finditer(pattern, text):
             if _negated(text, m.start()):
-                return None
+                return set()
             found.add(label)
     return found
 
@@ -145,7 +145,7 @@ def parse_nli(text: str) -> str | None:
                               ("agrees", r"\bagree(s|d)?\b"),
                               ("neutral", r"\bneutral\b"),
                               ("negates", r"\bnegat(e|es|ed|ing)\b|\bcontradict")])
-    return found.pop() if found and len(found) == 1 else None
+    return found.pop() if len(found) == 1 else None
 
 
 def parse_guard(text: str) -> str | None:
@@ -162,7 +162,7 @@ def parse_refusal(text: str) -> str | None:
     head = re.sub(r"\brefusal\s+or\s+compliance\b", " ", head)
     found = _labels_in(head, [("refusal", r"\brefus(al|ed|es)\b|\bdeclin(e|ed|es)\b"),
                               ("compliance", r"\bcompl(iance|ied|ies|y)\b")])
-    return found.pop() if found and len(found) == 1 else None
+    return found.pop() if len(found) == 1 else None
 
 
 PARSERS: dict[str, Callable[[str], str | None]] = {
