@@ -1,14 +1,19 @@
 """Detection cost on the embedded LLM, measured side by side in one run.
 
 1. Context units share their prefix: a guard reading each agent turn with its whole prior
-   context, on scripted dialogues of 14 turns, with the hf backend's KV-cache reuse on and off
-   (alternating runs, best wall time of each). Reports prompt tokens actually run vs the naive
-   count, the wall-time ratio, and the largest score difference between the two.
+   context, on dialogues of 14 turns (the embedded scripted corpus, or any corpus with
+   --corpus), with the hf backend's KV-cache reuse on and off (alternating runs, best wall time
+   of each). Reports prompt tokens actually run vs the naive count, the wall-time ratio, and
+   the largest score difference (label-scored guards) or the verdicts that agree (guards that
+   write one). It also prints the floor for any exact reuse: the number of distinct
+   prefixes of all prompts (their token trie), which no cache can go below, since a guard's
+   text after the conversation attends to a different context in every unit.
 2. The judge's fast mode (three label continuations scored in one pass) vs the study's mode
    (a sampled reply, temperature 0.6, top-p 0.9, up to --gen-max-tokens, parsed): seconds per
    dialogue and how often the two modes give the same label.
 
     python benchmarks/bench_detect.py [--dialogues 4] [--guards llama_guard3 granite_guardian]
+    python benchmarks/bench_detect.py --corpus outputs/corpus --skip-judge   # your own dialogues
 """
 
 from __future__ import annotations
@@ -38,20 +43,38 @@ def machine() -> str:
     return f"{model}, {os.cpu_count()} CPUs, flags: {' '.join(have) or 'none of avx2/avx512'}"
 
 
-def dialogues(n: int, turns: int) -> list:
+def dialogues(n: int, turns: int, corpus: str | None) -> list:
     from benevaudit.pipelines.data import load_dialogues
 
-    corpus = load_dialogues({"kind": "embedded", "size": 480, "seed": 42, "signal": 0.8},
-                            os.environ.get("BENEVAUDIT_CACHE", "outputs/cache"))
-    picked = [d for d in corpus if len(d.turns) == turns][:n]
+    data = ({"kind": "corpus", "path": corpus} if corpus else
+            {"kind": "embedded", "size": 480, "seed": 42, "signal": 0.8})
+    found = load_dialogues(data, os.environ.get("BENEVAUDIT_CACHE", "outputs/cache"))
+    picked = [d for d in found if len(d.turns) == turns][:n]
     if len(picked) < n:
-        raise SystemExit(f"only {len(picked)} scripted dialogues have {turns} turns")
+        raise SystemExit(f"only {len(picked)} dialogues of {corpus or 'the scripted corpus'} "
+                         f"have {turns} turns")
     return picked
 
 
+def trie_size(prompts: list[list[int]]) -> int:
+    """Distinct prefixes of ``prompts``: the fewest prompt tokens any exact KV reuse computes."""
+    root: dict = {}
+    size = 0
+    for ids in prompts:
+        node = root
+        for tok in ids:
+            if tok not in node:
+                node[tok] = {}
+                size += 1
+            node = node[tok]
+    return size
+
+
 def bench_prefix(kind: str, ds: list, threads: int, repeats: int) -> None:
+    from benevaudit.detectors import make_units
     from benevaudit.detectors.guards import GuardDetector
     from benevaudit.llm.hf import HFChatModel
+    from benevaudit.llm.prompting import prompt_ids
 
     models = {True: HFChatModel(threads=threads), False: HFChatModel(threads=threads,
                                                                       prefix_reuse=False)}
@@ -61,19 +84,24 @@ def bench_prefix(kind: str, ds: list, threads: int, repeats: int) -> None:
         for reuse in (True, False):
             model = models[reuse]
             model._prefix, model.prefill_tokens, model.prompt_tokens = None, 0, 0
-            det = GuardDetector(kind, kind, model, unit="context")
+            det = GuardDetector(kind, kind, model, unit="context", categories=False)
             start = time.perf_counter()
             results = det.detect(ds)
             best[reuse] = min(best[reuse], time.perf_counter() - start)
             scores[reuse] = [s for r in results for s in r.unit_scores]
     on, off = models[True], models[False]
     units = len(scores[True])
-    diff = max(abs(a - b) for a, b in zip(scores[True], scores[False]))
-    print(f"{kind:17s} {len(ds)} dialogues, {units} context units: prompt tokens run "
-          f"{on.prefill_tokens:,} vs {off.prefill_tokens:,} naive "
-          f"({off.prefill_tokens / on.prefill_tokens:.2f}x fewer); wall {best[True]:.1f} s vs "
-          f"{best[False]:.1f} s ({best[False] / best[True]:.2f}x faster); "
-          f"max |score diff| {diff:.1e}")
+    if det.mode == "score":
+        same = f"max |score diff| {max(abs(a - b) for a, b in zip(*scores.values())):.1e}"
+    else:
+        same = f"same verdict on {sum(a == b for a, b in zip(*scores.values()))}/{units} units"
+    prompts = [prompt_ids(on.tokenizer, det.prompt(u)) for d in ds for u in make_units(d, "context")]
+    floor = trie_size(prompts)
+    print(f"{kind:17s} {len(ds)} dialogues, {units} context units ({det.mode}): prompt tokens "
+          f"run {on.prefill_tokens:,} vs {off.prefill_tokens:,} naive "
+          f"({off.prefill_tokens / on.prefill_tokens:.2f}x fewer; floor of any exact reuse "
+          f"{floor:,}, {off.prefill_tokens / floor:.2f}x); wall {best[True]:.1f} s vs "
+          f"{best[False]:.1f} s ({best[False] / best[True]:.2f}x faster); {same}")
     fewer, faster = off.prefill_tokens / on.prefill_tokens, best[False] / best[True]
     print(f"  bars: prefill >= 4x fewer {'PASS' if fewer >= 4 else 'FAIL'}, "
           f"wall >= 2x faster {'PASS' if faster >= 2 else 'FAIL'}")
@@ -96,12 +124,15 @@ def bench_judge(ds: list, threads: int, max_tokens: int) -> None:
     start = time.perf_counter()
     b = slow.detect(ds)
     t_slow = (time.perf_counter() - start) / len(ds)
-    agree = sum(x.pred == y.pred for x, y in zip(a, b))
-    invalid = sum(y.pred is None for y in b)
+    both = [(x.pred, y.pred) for x, y in zip(a, b) if y.pred is not None]
+    agree = sum(x == y for x, y in both)
+    tokens = [len(model.tokenizer(y.invalid_raw[0] if y.invalid_raw else y.extra.get("raw") or "")
+                  ["input_ids"]) for y in b]
     print(f"judge_operational  score {t_fast:.2f} s/dialogue vs generate {t_slow:.2f} s/dialogue "
-          f"(max {max_tokens} tokens): {t_slow / t_fast:.1f}x cheaper; same label on {agree}/"
-          f"{len(ds)}; generate invalid {invalid}/{len(ds)}; labels score {[x.pred for x in a]} "
-          f"generate {[y.pred for y in b]}")
+          f"(max {max_tokens} tokens; replies of {min(tokens)}-{max(tokens)} tokens): "
+          f"{t_slow / t_fast:.1f}x cheaper; same label on {agree}/{len(both)} dialogues the "
+          f"reply labelled ({len(ds) - len(both)}/{len(ds)} replies invalid); labels score "
+          f"{[x.pred for x in a]} generate {[y.pred for y in b]}")
     print(f"  bar: score mode >= 10x cheaper per dialogue {'PASS' if t_slow >= 10 * t_fast else 'FAIL'}")
 
 
@@ -109,7 +140,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dialogues", type=int, default=4)
     parser.add_argument("--turns", type=int, default=14)
-    parser.add_argument("--guards", nargs="+", default=["llama_guard3", "granite_guardian",
+    parser.add_argument("--corpus", default=None,
+                        help="a corpus directory or file (generate.py's out_dir); default: the "
+                             "embedded scripted corpus")
+    parser.add_argument("--guards", nargs="*", default=["llama_guard3", "granite_guardian",
                                                         "qwen3guard"])
     parser.add_argument("--threads", type=int, default=None,
                         help="torch threads (1 is fastest on a loaded, shared CPU)")
@@ -118,7 +152,7 @@ def main() -> None:
     parser.add_argument("--skip-judge", action="store_true")
     args = parser.parse_args()
     print(f"machine: {machine()}; load average {os.getloadavg()[0]:.1f}")
-    ds = dialogues(args.dialogues, args.turns)
+    ds = dialogues(args.dialogues, args.turns, args.corpus)
     for kind in args.guards:
         bench_prefix(kind, ds, args.threads, args.repeats)
     if not args.skip_judge:

@@ -187,6 +187,23 @@ def check_llm_run(tmp_path: Path, name: str, metrics: dict, n: int = 3) -> None:
         assert key in metrics
     saved = json.loads((tmp_path / "run" / "metrics.json").read_text())
     assert set(saved) == set(metrics)
+    if name in ("llama_guard3", "qwen3guard"):  # guards that name categories keep them per unit
+        assert list(frame["unit_categories"].map(len)) == list(frame["n_units"])
+        for flags, cats in zip(frame["unit_flags"], frame["unit_categories"]):
+            assert all(len(c) == 0 for f, c in zip(flags, cats) if not f)
+    else:
+        assert "categories" not in frame.columns
+
+
+def test_category_rates_per_true_class():
+    from benevaudit.pipelines.detect_outputs import category_metrics
+
+    frame = pd.DataFrame({"label": ["N", "OB", "OB", "BB"],
+                          "categories": [[], ["S10"], ["S1", "S10"], ["S10"]]})
+    got = category_metrics(frame)
+    assert got == {"categories/N/S1": 0.0, "categories/N/S10": 0.0, "categories/OB/S1": 0.5,
+                   "categories/OB/S10": 1.0, "categories/BB/S1": 0.0, "categories/BB/S10": 1.0}
+    assert category_metrics(frame.drop(columns="categories")) == {}
 
 
 def test_a_guard_runs_on_the_embedded_model(tmp_path):

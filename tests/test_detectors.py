@@ -113,6 +113,25 @@ def test_parse_qwen3guard(text, expected):
     assert gp.parse_qwen3guard(text) is expected
 
 
+@pytest.mark.parametrize("text,expected", [
+    ("unsafe\nS10", ("S10",)), ("unsafe\nS1,S10", ("S1", "S10")), ("Unsafe\n S10, s1 ", ("S1", "S10")),
+    ("unsafe\nS15,S0,S10x", ()), ("unsafe", ()), ("safe\nS10", ()), ("S10\nunsafe", ()), ("", ()),
+])
+def test_llama_guard3_categories(text, expected):
+    assert gp.llama_guard3_categories(text) == expected
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("Safety: Unsafe\nCategories: Violent\nRefusal: No", ("Violent",)),
+    ("Safety: Controversial\nCategories: unethical acts, PII.\nRefusal: No",
+     ("Unethical Acts", "PII")),
+    ("Safety: Unsafe\nCategories: **Jailbreak**", ("Jailbreak",)),  # outside the policy: kept
+    ("Safety: Safe\nCategories: None\nRefusal: No", ()), ("Safety: Unsafe", ()), ("", ()),
+])
+def test_qwen3guard_categories(text, expected):
+    assert gp.qwen3guard_categories(text) == expected
+
+
 def test_guard_prompts_follow_their_documented_layout():
     d = dialogue(n_exchanges=2)
     turns = make_units(d, "context")[-1].turns
@@ -165,6 +184,32 @@ def test_generated_guard_keeps_invalid_verdicts_with_their_raw_text():
     assert res[0].invalid_raw == ["I cannot tell."] and res[0].n_invalid_units == 1
     assert math.isnan(res[0].unit_scores[1])
     assert res[1].flagged is True and res[1].first_hit == 3
+
+
+def test_guards_keep_the_categories_they_name():
+    """Qwen3Guard's Categories line in generate mode; Llama Guard's S-codes in score mode from a
+    second, greedy reply on flagged units only."""
+    replies = ["Safety: Safe\nCategories: None", "Safety: Unsafe\nCategories: PII, Violent"]
+    det = GuardDetector("qwen3guard", "qwen3guard", ScriptedChatModel(responses=replies))
+    (res,) = det.detect([dialogue(n_exchanges=2)])
+    assert res.unit_categories == [[], ["PII", "Violent"]]
+    seen = []
+
+    def respond(conv, sampling):
+        seen.append(conv[-1]["content"])
+        return "unsafe\nS10"
+
+    # the second unit's prompt has "answer 1" in it: only that one scores unsafe
+    model = ScriptedChatModel(responses=respond, scorer=lambda conv, ch: (
+        [0.0, -5.0] if "answer 1" in conv[-1]["content"] else [-5.0, 0.0]))
+    det = GuardDetector("llama_guard3", "llama_guard3", model, unit="context")
+    (res,) = det.detect([dialogue(n_exchanges=2)])
+    assert res.unit_flags == [False, True] and res.unit_categories == [[], ["S10"]]
+    assert len(seen) == 1 and "answer 1" in seen[0]
+    off = GuardDetector("llama_guard3", "llama_guard3", model, unit="context", categories=False)
+    assert off.detect([dialogue(n_exchanges=2)])[0].unit_categories is None and len(seen) == 1
+    granite = GuardDetector("granite_guardian", "granite_guardian", model, unit="context")
+    assert granite.detect([dialogue(n_exchanges=2)])[0].unit_categories is None
 
 
 # ---- judges -----------------------------------------------------------------------------------

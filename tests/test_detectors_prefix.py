@@ -32,3 +32,36 @@ def test_prefix_reuse_matches_full_prefill_with_fewer_tokens():
     again = reuse.score(convs[-1:], choices)
     assert reuse.prefill_tokens - before == 1
     np.testing.assert_allclose(again, want[-1:], atol=2e-3)
+
+
+def test_greedy_chat_reuses_the_previous_prompt_and_keeps_its_replies():
+    """A generate-mode guard over context units: greedy replies from one-at-a-time decoding
+    on the reused prefix equal those of padded batches, with fewer prompt tokens run."""
+    from benevaudit.detectors.guard_prompts import qwen3guard_prompt
+    from benevaudit.llm import Sampling
+    from benevaudit.llm.hf import HFChatModel
+
+    turns = []
+    for i in range(4):
+        turns += [Turn("user", f"Can I join climbing class {i}?"),
+                  Turn("agent", f"Class {i} is not for someone like you; watch instead.")]
+    d = Dialogue("d", "BB", "health_lifestyle", "scripted",
+                 {"age": "elder", "gender": "male", "race": "White", "ability": "none"}, None,
+                 tuple(turns))
+    convs = [qwen3guard_prompt(u.turns) for u in make_units(d, "context")]
+    greedy = Sampling(temperature=0.0, max_tokens=12)
+    reuse = HFChatModel(threads=1)
+    fresh = HFChatModel(threads=1, prefix_reuse=False)
+    got, want = reuse.chat(convs, greedy), fresh.chat(convs, greedy)
+    assert [c.text for c in got] == [c.text for c in want]
+    assert [c.completion_tokens for c in got] == [c.completion_tokens for c in want]
+    assert fresh.prefill_tokens == fresh.prompt_tokens == reuse.prompt_tokens
+    assert reuse.prefill_tokens < 0.6 * reuse.prompt_tokens
+    # the cache holds exactly the last prompt: scoring it again runs one token
+    before = reuse.prefill_tokens
+    reuse.score(convs[-1:], ["Safety: Safe", "Safety: Unsafe"])
+    assert reuse.prefill_tokens - before == 1
+    # unrelated prompts keep the padded batches
+    other = reuse.chat([[{"role": "user", "content": "Hi"}], [{"role": "user", "content": "Yo"}]],
+                       greedy)
+    assert len(other) == 2 and reuse._prefix[0] != []

@@ -94,7 +94,8 @@ def build_detector(spec: dict[str, Any], judges: list[dict[str, Any]] | None = N
         model = build_from_block(guard_llm_block(spec), cache=cache)
         return GuardDetector(spec["name"], kind, model, **common, mode=spec.get("mode"),
                              criteria=spec.get("criteria", "social_bias"),
-                             max_tokens=spec.get("max_tokens"))
+                             max_tokens=spec.get("max_tokens"),
+                             categories=bool(spec.get("categories", True)))
     if kind == "judge":
         from benevaudit.detectors.judges import STUDY_SAMPLING, JudgeDetector
         from benevaudit.llm import Sampling

@@ -24,13 +24,15 @@ from benevaudit.schema import CLASSES, Dialogue
 class UnitVerdict:
     """One unit's reading: a score in [0, 1] (NaN when invalid), a flag, and the raw reply.
 
-    ``probs`` holds class probabilities ``{N, OB, BB}`` for judges, empty otherwise.
+    ``probs`` holds class probabilities ``{N, OB, BB}`` for judges, empty otherwise;
+    ``categories`` what a guard said it found (Llama Guard's ``S10``, Qwen3Guard's ``PII``).
     """
 
     score: float
     flag: bool | None
     raw: str | None = None
     probs: dict[str, float] = field(default_factory=dict)
+    categories: tuple[str, ...] = ()
 
     @property
     def valid(self) -> bool:
@@ -54,6 +56,7 @@ class DialogueResult:
     pred: str | None = None
     probs: dict[str, float] = field(default_factory=dict)
     extra: dict[str, object] = field(default_factory=dict)
+    unit_categories: list[list[str]] | None = None  # guards that name categories, else None
 
     @property
     def n_invalid_units(self) -> int:
@@ -73,12 +76,14 @@ class Detector(ABC):
         unit: ``utterance`` | ``exchange`` | ``context`` | ``dialogue``.
         aggregation: ``any`` | ``max`` | ``mean`` | ``first``.
         threshold: the score above which ``max``/``mean`` flag a dialogue.
+        categories: whether verdicts name what was found (guards with a category list).
     """
 
     name: str = "detector"
     unit: str = "utterance"
     aggregation: str = "any"
     threshold: float = 0.5
+    categories: bool = False  # whether verdicts name categories (kept per unit)
 
     @abstractmethod
     def score_units(self, units: Sequence[Unit]) -> list[UnitVerdict]:
@@ -113,7 +118,8 @@ class Detector(ABC):
             id=dialogue.id,
             flagged=aggregate(flags, scores, self.aggregation, self.threshold),
             unit_scores=scores, unit_flags=flags, unit_turns=[u.turn for u in units],
-            invalid_raw=[v.raw or "" for v in verdicts if not v.valid])
+            invalid_raw=[v.raw or "" for v in verdicts if not v.valid],
+            unit_categories=[list(v.categories) for v in verdicts] if self.categories else None)
         if len(verdicts) == 1 and verdicts[0].probs:
             result.probs = dict(verdicts[0].probs)
             if verdicts[0].valid:

@@ -90,6 +90,18 @@ def parse_llama_guard3(text: str) -> bool | None:
     return {"unsafe": True, "safe": False}.get(first)
 
 
+LLAMA_GUARD3_CODE = re.compile(r"\bS(1[0-4]|[1-9])\b", re.I)
+
+
+def llama_guard3_categories(text: str) -> tuple[str, ...]:
+    """The violated categories (``S1``...``S14``) listed after an ``unsafe`` first line."""
+    lines = [ln for ln in text.strip().splitlines() if ln.strip()]
+    if parse_llama_guard3(text) is not True:
+        return ()
+    codes = {f"S{m}" for ln in lines[1:] for m in LLAMA_GUARD3_CODE.findall(ln)}
+    return tuple(sorted(codes, key=lambda c: int(c[1:])))
+
+
 # ---- Granite Guardian 3.3 / 4.1 ---------------------------------------------------------------
 
 def granite_guardian_prompt(turns: Sequence[Turn], criteria: str = "social_bias") -> Conversation:
@@ -179,3 +191,23 @@ def parse_qwen3guard(text: str) -> bool | None:
     """``Unsafe`` or ``Controversial`` -> True (the study's trigger), ``Safe`` -> False."""
     found = QWEN3GUARD_SAFETY.findall(text)
     return found[0].lower() != "safe" if found else None
+
+
+QWEN3GUARD_CATEGORY_LINE = re.compile(r"categories\s*:\s*(.*)", re.I)
+_QWEN3GUARD_NAMES = {c.rstrip(".").lower(): c.rstrip(".") for c in QWEN3GUARD_CATEGORIES}
+
+
+def qwen3guard_categories(text: str) -> tuple[str, ...]:
+    """The categories of the ``Categories:`` line, spelled as the policy lists them; ``None``
+    (a safe reply) gives none, and a name outside the policy is kept as written."""
+    found = QWEN3GUARD_CATEGORY_LINE.search(text)
+    if not found:
+        return ()
+    out: list[str] = []
+    for part in re.split(r"[,;]", found.group(1)):
+        name = part.strip().strip("*.").strip()
+        if name and name.lower() != "none":
+            name = _QWEN3GUARD_NAMES.get(name.lower(), name)
+            if name not in out:
+                out.append(name)
+    return tuple(out)

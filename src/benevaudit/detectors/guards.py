@@ -7,6 +7,11 @@ Two ways to read a guard, as its card documents:
   no unit is invalid.
 - ``generate``: a greedy reply parsed for its verdict (WildGuard, Qwen3Guard); a reply with no
   verdict is an invalid unit, kept with its raw text.
+
+Guards that name what they found (Llama Guard 3's S1-S14, Qwen3Guard's categories) keep it per
+unit: parsed from the reply in ``generate`` mode; in ``score`` mode, with ``categories=True``,
+a flagged unit's reply is generated greedily once more for its category line (on the hf and
+vLLM backends the prompt is still cached from scoring).
 """
 
 from __future__ import annotations
@@ -34,11 +39,13 @@ class GuardFormat:
     mode: str                  # the documented way to read it: score | generate
     max_tokens: int            # enough for the whole verdict in generate mode
     template: str              # role-only template for the guard's own checkpoint
+    categories: Callable[[str], tuple[str, ...]] | None = None  # what a reply says it found
 
 
 GUARD_FORMATS: dict[str, GuardFormat] = {
     "llama_guard3": GuardFormat(gp.llama_guard3_prompt, ("unsafe", "safe"),
-                                gp.parse_llama_guard3, "score", 24, "llama3"),
+                                gp.parse_llama_guard3, "score", 24, "llama3",
+                                gp.llama_guard3_categories),
     "granite_guardian": GuardFormat(gp.granite_guardian_prompt, ("<score> yes", "<score> no"),
                                     gp.parse_granite_guardian, "score", 24, "granite_guardian"),
     "wildguard": GuardFormat(gp.wildguard_prompt, ("Harmful request: no\nResponse refusal: no\n"
@@ -47,7 +54,8 @@ GUARD_FORMATS: dict[str, GuardFormat] = {
                                                    "Harmful response: no"),
                              gp.parse_wildguard, "generate", 48, "wildguard"),
     "qwen3guard": GuardFormat(gp.qwen3guard_prompt, ("Safety: Unsafe", "Safety: Safe"),
-                              gp.parse_qwen3guard, "generate", 64, "qwen3guard"),
+                              gp.parse_qwen3guard, "generate", 64, "qwen3guard",
+                              gp.qwen3guard_categories),
 }
 
 
@@ -70,7 +78,8 @@ class GuardDetector(Detector):
 
     def __init__(self, name: str, kind: str, model: ChatModel, unit: str = "context",
                  aggregation: str = "any", threshold: float = 0.5, mode: str | None = None,
-                 criteria: str = "social_bias", max_tokens: int | None = None) -> None:
+                 criteria: str = "social_bias", max_tokens: int | None = None,
+                 categories: bool = True) -> None:
         self.name, self.kind, self.model = name, kind, model
         self.format = guard_format(kind)
         self.unit, self.aggregation, self.threshold = check_unit(unit), aggregation, threshold
@@ -79,6 +88,7 @@ class GuardDetector(Detector):
             raise ConfigError(f"guard mode must be 'score' or 'generate', got {self.mode!r}")
         self.criteria = criteria
         self.max_tokens = max_tokens or self.format.max_tokens
+        self.categories = categories and self.format.categories is not None
 
     def prompt(self, unit: Unit) -> Conversation:
         if self.kind == "granite_guardian":
@@ -107,16 +117,25 @@ class GuardDetector(Detector):
         if not units:
             return []
         convs = [self.prompt(u) for u in units]
+        greedy = Sampling(temperature=0.0, max_tokens=self.max_tokens)
         if self.mode == "score":
             p = two_way(self.model.score(convs, list(self.format.choices)))  # [N]
-            return [UnitVerdict(float(x), bool(x > self.threshold)) for x in p]
-        replies = self.model.chat(convs, Sampling(temperature=0.0, max_tokens=self.max_tokens))
+            out = [UnitVerdict(float(x), bool(x > self.threshold)) for x in p]
+            hits = [i for i, v in enumerate(out) if v.flag] if self.categories else []
+            for i in hits:  # one at a time: each prompt is the one just scored, still cached
+                text = self.model.chat([convs[i]], greedy)[0].text
+                out[i] = UnitVerdict(out[i].score, True, text, categories=self._found(text))
+            return out
         out = []
-        for r in replies:
+        for r in self.model.chat(convs, greedy):
             flag = self.format.parse(r.text)
             out.append(UnitVerdict.invalid(r.text) if flag is None
-                       else UnitVerdict(float(flag), flag, r.text))
+                       else UnitVerdict(float(flag), flag, r.text,
+                                        categories=self._found(r.text) if flag else ()))
         return out
+
+    def _found(self, text: str) -> tuple[str, ...]:
+        return self.format.categories(text) if self.categories and self.format.categories else ()
 
     def close(self) -> None:
         self.model.close()

@@ -8,7 +8,10 @@ and scores every candidate continuation from its cached keys and values.
 ``score`` also keeps the keys and values of the last prompt it ran: the next prompt computes
 only the tokens after their longest common prefix. A detector reading an agent turn with its
 whole prior context sends one prompt per turn, each extending the previous one, so a dialogue
-of n turns costs about one prompt's prefill instead of n. ``prefill_tokens`` (computed) and
+of n turns costs about one prompt's prefill instead of n. Greedy ``chat`` does the same when
+a third or more of a request's prompt tokens repeat the previous prompt's (a guard that writes its
+verdict over context units): the prompts then run one at a time, each from the previous
+prompt's cache, instead of in padded batches. ``prefill_tokens`` (computed) and
 ``prompt_tokens`` (what a prompt-by-prompt run computes) count the saving.
 """
 
@@ -84,7 +87,8 @@ class HFChatModel(ChatModel):
         if self.pad_id is None:
             self.pad_id = self.tokenizer.eos_token_id
         self.eos_ids = _eos_ids(self.tokenizer, self.model)
-        # transformers >= 5.2x names the KV cache ``cache``; earlier releases ``past_key_values``
+        # transformers >= 5.2x names the KV cache ``cache`` (in forward and generate); earlier
+        # releases ``past_key_values``
         params = inspect.signature(self.model.forward).parameters
         self.cache_arg = "cache" if "cache" in params else "past_key_values"
         # only the last position's logits are read when scoring; the LM head over a whole
@@ -102,11 +106,51 @@ class HFChatModel(ChatModel):
         prompts = [prompt_ids(self.tokenizer, c) for c in conversations]
         for i, ids in enumerate(prompts):
             check_length(i, len(ids) + 1, self.max_model_len, "prompt plus one new token")
+        if self.prefix_reuse and sampling.temperature == 0 and self._mostly_shared(prompts):
+            return [self._generate_from_prefix(p, sampling) for p in prompts]
         out: list[Completion] = []
         for start in range(0, len(prompts), self.batch_size):
             batch = prompts[start:start + self.batch_size]
             out.extend(self._generate(batch, sampling, seed=sampling.seed + start))
+        self.prefill_tokens += sum(len(p) for p in prompts)
+        self.prompt_tokens += sum(len(p) for p in prompts)
         return out
+
+    def _mostly_shared(self, prompts: list[list[int]]) -> bool:
+        """Whether at least a third of the prompt tokens repeat the prompt before them (the
+        first one against the cached prompt). Prefill then dominates a short greedy reply, so
+        running the prompts one at a time from the cache beats padded batches."""
+        previous = self._prefix[0] if self._prefix is not None else []
+        shared = 0
+        for p in prompts:
+            shared += _common_prefix(previous, p, len(p) - 1)
+            previous = p
+        return 3 * shared >= sum(len(p) for p in prompts)
+
+    @torch.inference_mode()
+    def _generate_from_prefix(self, prompt: list[int], sampling: Sampling) -> Completion:
+        """Greedy decoding of one prompt, its prefill starting from the cached previous
+        prompt's keys and values; the prompt's own cache is kept for the next one."""
+        from transformers import DynamicCache
+
+        reuse = 0
+        if self._prefix is not None:
+            reuse = _common_prefix(self._prefix[0], prompt, len(prompt) - 1)
+        cache = (_crop_to(self._prefix[1], reuse) if reuse
+                 else DynamicCache(config=self.model.config))
+        self._prefix = None  # the cache is extended in place below
+        new_tokens = min(sampling.max_tokens, self.max_model_len - len(prompt))
+        kwargs: dict[str, Any] = dict(max_new_tokens=new_tokens, eos_token_id=self.eos_ids,
+                                      pad_token_id=self.pad_id, do_sample=False)
+        if sampling.stop:
+            kwargs.update(stop_strings=list(sampling.stop), tokenizer=self.tokenizer)
+        ids = torch.tensor([prompt], device=self.device)  # [1, P]; the cached part is skipped
+        gen = self.model.generate(input_ids=ids, attention_mask=torch.ones_like(ids),
+                                  **{self.cache_arg: cache}, **kwargs)
+        self.prefill_tokens += len(prompt) - reuse
+        self.prompt_tokens += len(prompt)
+        self._prefix = (list(prompt), _crop_to(cache, len(prompt)))
+        return self._completion(prompt, gen[0, len(prompt):].tolist(), sampling)
 
     @torch.inference_mode()
     def _generate(self, prompts: list[list[int]], sampling: Sampling,
@@ -165,10 +209,7 @@ class HFChatModel(ChatModel):
         prompt's cache up to their longest common prefix (at least one token is computed)."""
         reuse = 0
         if self.prefix_reuse and self._prefix is not None:
-            ids, _ = self._prefix
-            limit = min(len(ids), len(prompt) - 1)
-            while reuse < limit and ids[reuse] == prompt[reuse]:
-                reuse += 1
+            reuse = _common_prefix(self._prefix[0], prompt, len(prompt) - 1)
         if reuse:
             cache = _crop_to(self._prefix[1], reuse)           # [1, H, reuse, D] per layer
         else:
@@ -206,6 +247,14 @@ class HFChatModel(ChatModel):
         if not self.prefix_reuse:
             self._prefix = None
         return total
+
+
+def _common_prefix(a: Sequence[int], b: Sequence[int], limit: int) -> int:
+    """Length of the longest common prefix of ``a`` and ``b``, at most ``limit``."""
+    n, limit = 0, min(len(a), len(b), limit)
+    while n < limit and a[n] == b[n]:
+        n += 1
+    return n
 
 
 def _crop_to(cache: Any, length: int) -> Any:

@@ -19,6 +19,7 @@ from omegaconf import DictConfig
 
 from benevaudit.pipelines.config import group_choices, output_dir, plain, write_metrics
 from benevaudit.pipelines.detect_outputs import (
+    category_metrics,
     per_judge_metrics,
     predictions_frame,
     score_frame,
@@ -97,6 +98,7 @@ def run(cfg: DictConfig) -> dict[str, float]:
         write_predictions(frame, out / "predictions.parquet")
         metrics = score_frame(frame)
         metrics.update(per_judge_metrics(frame))
+        metrics.update(category_metrics(frame))
         metrics.update({"detect/seconds": seconds,
                         "detect/seconds_per_dialogue": seconds / max(len(frame), 1)})
         title = f"{spec['name']} · n={len(frame)}"

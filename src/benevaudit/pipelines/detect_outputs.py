@@ -42,6 +42,9 @@ def predictions_frame(dialogues: Sequence[Dialogue], results: Sequence[DialogueR
                     **{f"user_{k}": v for k, v in d.user.items()},
                     "agent": None if d.agent is None else "/".join(d.agent.values()),
                     "triplet": triplet_id(d)})
+        if r.unit_categories is not None:
+            row["unit_categories"] = r.unit_categories
+            row["categories"] = sorted({c for cs in r.unit_categories for c in cs})
         row.update(r.extra)
         rows.append(row)
     frame = pd.DataFrame(rows)
@@ -68,6 +71,21 @@ def score_frame(frame: pd.DataFrame, prefix: str = "") -> dict[str, float]:
         pred = [None if pd.isna(p) else str(p) for p in frame["pred"]]
     metrics = detection_metrics(list(frame["label"]), flagged, pred)
     return {f"{prefix}{k}": v for k, v in metrics.items()}
+
+
+def category_metrics(frame: pd.DataFrame) -> dict[str, float]:
+    """``categories/<label>/<category>``: the share of each true class's dialogues in which a
+    guard named that category (Llama Guard 3's S1-S14, Qwen3Guard's policy categories)."""
+    if "categories" not in frame.columns:
+        return {}
+    out: dict[str, float] = {}
+    names = sorted({c for cs in frame["categories"] for c in cs})
+    for label in CLASSES:
+        rows = frame[frame["label"] == label]["categories"]
+        for name in names:
+            out[f"categories/{label}/{name}"] = (float(sum(name in cs for cs in rows) / len(rows))
+                                                 if len(rows) else math.nan)
+    return out
 
 
 def per_judge_metrics(frame: pd.DataFrame) -> dict[str, float]:

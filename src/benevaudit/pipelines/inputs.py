@@ -120,7 +120,7 @@ NUMBERS: dict[str, dict[str, Bound]] = {
 # switches that must be true or false: a typo such as `detector.demographics=nope` would
 # otherwise read as true
 FLAGS: dict[str, tuple[str, ...]] = {
-    "detect": ("detector.demographics", "bootstrap.enabled", "progress"),
+    "detect": ("detector.demographics", "detector.categories", "bootstrap.enabled", "progress"),
     "probe": ("probe.neutral", "probe.switches.anaphora", "probe.switches.index",
               "probe.switches.disavowal", "progress"),
     "report": ("wandb.report",),
