@@ -71,40 +71,53 @@ def trie_size(prompts: list[list[int]]) -> int:
 
 
 def bench_prefix(kind: str, ds: list, threads: int, repeats: int) -> None:
+    """Reuse on vs off, alternating, best wall time of each. A guard that writes its verdict
+    also gets a third arm, reuse forced on, beside the backend's own choice between reuse and
+    padded batches (see ``HFChatModel._reuse_pays``)."""
     from benevaudit.detectors import make_units
-    from benevaudit.detectors.guards import GuardDetector
+    from benevaudit.detectors.guards import GuardDetector, guard_format
     from benevaudit.llm.hf import HFChatModel
     from benevaudit.llm.prompting import prompt_ids
 
-    models = {True: HFChatModel(threads=threads), False: HFChatModel(threads=threads,
-                                                                      prefix_reuse=False)}
-    best = {True: float("inf"), False: float("inf")}
-    scores: dict[bool, list[float]] = {}
+    arms = {"reuse": HFChatModel(threads=threads),
+            "naive": HFChatModel(threads=threads, prefix_reuse=False)}
+    if guard_format(kind).mode == "generate":
+        arms["forced"] = HFChatModel(threads=threads)
+        arms["forced"].decode_step_tokens = 0
+    best = {name: float("inf") for name in arms}
+    scores: dict[str, list[float]] = {}
+    flags: dict[str, list[bool | None]] = {}
     for _ in range(repeats):
-        for reuse in (True, False):
-            model = models[reuse]
-            model._prefix, model.prefill_tokens, model.prompt_tokens = None, 0, 0
+        for name, model in arms.items():
+            model._prefix, model._reply_tokens = None, None
+            model.prefill_tokens = model.prompt_tokens = 0
             det = GuardDetector(kind, kind, model, unit="context", categories=False)
             start = time.perf_counter()
             results = det.detect(ds)
-            best[reuse] = min(best[reuse], time.perf_counter() - start)
-            scores[reuse] = [s for r in results for s in r.unit_scores]
-    on, off = models[True], models[False]
-    units = len(scores[True])
-    if det.mode == "score":
-        same = f"max |score diff| {max(abs(a - b) for a, b in zip(*scores.values())):.1e}"
-    else:
-        same = f"same verdict on {sum(a == b for a, b in zip(*scores.values()))}/{units} units"
-    prompts = [prompt_ids(on.tokenizer, det.prompt(u)) for d in ds for u in make_units(d, "context")]
+            best[name] = min(best[name], time.perf_counter() - start)
+            scores[name] = [s for r in results for s in r.unit_scores]
+            flags[name] = [f for r in results for f in r.unit_flags]  # None: invalid
+    naive = arms["naive"].prefill_tokens
+    prompts = [prompt_ids(arms["reuse"].tokenizer, det.prompt(u))
+               for d in ds for u in make_units(d, "context")]
     floor = trie_size(prompts)
-    print(f"{kind:17s} {len(ds)} dialogues, {units} context units ({det.mode}): prompt tokens "
-          f"run {on.prefill_tokens:,} vs {off.prefill_tokens:,} naive "
-          f"({off.prefill_tokens / on.prefill_tokens:.2f}x fewer; floor of any exact reuse "
-          f"{floor:,}, {off.prefill_tokens / floor:.2f}x); wall {best[True]:.1f} s vs "
-          f"{best[False]:.1f} s ({best[False] / best[True]:.2f}x faster); {same}")
-    fewer, faster = off.prefill_tokens / on.prefill_tokens, best[False] / best[True]
-    print(f"  bars: prefill >= 4x fewer {'PASS' if fewer >= 4 else 'FAIL'}, "
-          f"wall >= 2x faster {'PASS' if faster >= 2 else 'FAIL'}")
+    units = len(scores["reuse"])
+    print(f"{kind:17s} {len(ds)} dialogues, {units} context units ({det.mode}); naive "
+          f"{naive:,} prompt tokens, {best['naive']:.1f} s; floor of any exact reuse "
+          f"{floor:,} ({naive / floor:.2f}x fewer)")
+    for name in [n for n in arms if n != "naive"]:
+        run = arms[name].prefill_tokens
+        if det.mode == "score":
+            same = (f"max |score diff| "
+                    f"{max(abs(a - b) for a, b in zip(scores[name], scores['naive'])):.1e}")
+        else:
+            same = (f"same verdict (or both invalid) on "
+                    f"{sum(a == b for a, b in zip(flags[name], flags['naive']))}/{units} units")
+        fewer, faster = naive / run, best["naive"] / best[name]
+        print(f"  {name:6s}: {run:,} prompt tokens run ({fewer:.2f}x fewer), {best[name]:.1f} s "
+              f"({faster:.2f}x faster); {same}; bars: prefill >= 4x fewer "
+              f"{'PASS' if fewer >= 4 else 'FAIL'}, wall >= 2x faster "
+              f"{'PASS' if faster >= 2 else 'FAIL'}")
 
 
 def bench_judge(ds: list, threads: int, max_tokens: int) -> None:

@@ -50,8 +50,8 @@ def test_greedy_chat_reuses_the_previous_prompt_and_keeps_its_replies():
                  tuple(turns))
     convs = [qwen3guard_prompt(u.turns) for u in make_units(d, "context")]
     greedy = Sampling(temperature=0.0, max_tokens=12)
-    reuse = HFChatModel(threads=1)
-    fresh = HFChatModel(threads=1, prefix_reuse=False)
+    reuse = HFChatModel(threads=1, batch_size=1)  # one-at-a-time loses no batching here
+    fresh = HFChatModel(threads=1, prefix_reuse=False, batch_size=8)
     got, want = reuse.chat(convs, greedy), fresh.chat(convs, greedy)
     assert [c.text for c in got] == [c.text for c in want]
     assert [c.completion_tokens for c in got] == [c.completion_tokens for c in want]
@@ -61,7 +61,15 @@ def test_greedy_chat_reuses_the_previous_prompt_and_keeps_its_replies():
     before = reuse.prefill_tokens
     reuse.score(convs[-1:], ["Safety: Safe", "Safety: Unsafe"])
     assert reuse.prefill_tokens - before == 1
-    # unrelated prompts keep the padded batches
-    other = reuse.chat([[{"role": "user", "content": "Hi"}], [{"role": "user", "content": "Yo"}]],
-                       greedy)
-    assert len(other) == 2 and reuse._prefix[0] != []
+    # the cost rule: repeated prompt tokens against DECODE_STEP_TOKENS per decoding step that
+    # batches would share; replies seen so far set the expected length
+    from benevaudit.llm.hf import DECODE_STEP_TOKENS
+
+    fresh._prefix, fresh._reply_tokens, fresh.batch_size = None, None, 4
+    prompts = [list(range(1000 + 100 * k)) for k in range(4)]  # each extends the one before
+    shared = 1000 + 1100 + 1200                                 # repeated tokens
+    assert fresh._reuse_pays(prompts, max_tokens=shared // (3 * DECODE_STEP_TOKENS) - 1)
+    assert not fresh._reuse_pays(prompts, max_tokens=shared // (3 * DECODE_STEP_TOKENS) + 1)
+    fresh._reply_tokens = 5.0  # short replies seen: reuse pays even with a large budget
+    assert fresh._reuse_pays(prompts, max_tokens=2000)
+    assert not fresh._reuse_pays([[1, 2], [3, 4]], max_tokens=1)  # nothing repeated

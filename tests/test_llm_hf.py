@@ -103,10 +103,13 @@ def _full_recompute(model, conv, choice: str) -> float:
 
 
 def test_kv_reuse_score_equals_full_recompute(model) -> None:
-    choices = ["yes", "No, it is not.", "The sky is blue"]  # one and several tokens
-    got = model.score([SKY], choices)[0]
-    want = [_full_recompute(model, SKY, c) for c in choices]
-    np.testing.assert_allclose(got, want, atol=1e-4)
+    # one and several tokens; then choices sharing their first tokens, which run once
+    for choices in (["yes", "No, it is not.", "The sky is blue"],
+                    ["<score> yes", "<score> no"], ["<score> yes </score>", "<score> no"],
+                    ["Safety: Unsafe", "Safety: Safe", "Safety: Controversial"]):
+        got = model.score([SKY], choices)[0]
+        want = [_full_recompute(model, SKY, c) for c in choices]
+        np.testing.assert_allclose(got, want, atol=1e-4)
 
 
 def test_prompt_longer_than_context_is_a_clear_error(model) -> None:

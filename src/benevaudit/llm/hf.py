@@ -8,10 +8,11 @@ and scores every candidate continuation from its cached keys and values.
 ``score`` also keeps the keys and values of the last prompt it ran: the next prompt computes
 only the tokens after their longest common prefix. A detector reading an agent turn with its
 whole prior context sends one prompt per turn, each extending the previous one, so a dialogue
-of n turns costs about one prompt's prefill instead of n. Greedy ``chat`` does the same when
-a third or more of a request's prompt tokens repeat the previous prompt's (a guard that writes its
-verdict over context units): the prompts then run one at a time, each from the previous
-prompt's cache, instead of in padded batches. ``prefill_tokens`` (computed) and
+of n turns costs about one prompt's prefill instead of n. Greedy ``chat`` (a guard writing its
+verdict over context units) runs its prompts one at a time from the previous prompt's cache
+when that saves more prefill than it loses decoding without batches: when the repeated prompt
+tokens outnumber ``DECODE_STEP_TOKENS`` times the extra decoding steps, counted from the replies
+seen so far (``max_tokens`` before the first). ``prefill_tokens`` (computed) and
 ``prompt_tokens`` (what a prompt-by-prompt run computes) count the saving.
 """
 
@@ -36,6 +37,10 @@ from benevaudit.llm.base import (
 )
 from benevaudit.llm.embedded import resolve_model
 from benevaudit.llm.prompting import check_length, choice_ids, prompt_ids, set_chat_template
+
+# about how many prompt tokens one decoding step costs on transformers' eager loop (SmolLM2 on
+# 2 CPU cores: 46 ms a step, 1.2 ms a prefill token); larger models make steps relatively cheaper
+DECODE_STEP_TOKENS = 32
 
 
 def load_hf(model: str, dtype: str, device: str, cache_dir: str | None) -> tuple[Any, Any, str]:
@@ -96,8 +101,10 @@ class HFChatModel(ChatModel):
         self.keep_last = {"logits_to_keep": 1} if "logits_to_keep" in params else {}
         self.prefix_reuse = prefix_reuse
         self._prefix: tuple[list[int], Any] | None = None  # (token ids, their KV cache)
-        self.prefill_tokens = 0   # prompt tokens run through the model by ``score``
-        self.prompt_tokens = 0    # prompt tokens ``score`` was asked about
+        self.prefill_tokens = 0   # prompt tokens run through the model
+        self.prompt_tokens = 0    # prompt tokens asked about (what no reuse would run)
+        self._reply_tokens: float | None = None  # mean length of the last greedy replies
+        self.decode_step_tokens = DECODE_STEP_TOKENS  # 0: always reuse a repeated prefix
 
     # ---- chat -------------------------------------------------------------------------------
 
@@ -106,26 +113,33 @@ class HFChatModel(ChatModel):
         prompts = [prompt_ids(self.tokenizer, c) for c in conversations]
         for i, ids in enumerate(prompts):
             check_length(i, len(ids) + 1, self.max_model_len, "prompt plus one new token")
-        if self.prefix_reuse and sampling.temperature == 0 and self._mostly_shared(prompts):
-            return [self._generate_from_prefix(p, sampling) for p in prompts]
-        out: list[Completion] = []
-        for start in range(0, len(prompts), self.batch_size):
-            batch = prompts[start:start + self.batch_size]
-            out.extend(self._generate(batch, sampling, seed=sampling.seed + start))
-        self.prefill_tokens += sum(len(p) for p in prompts)
-        self.prompt_tokens += sum(len(p) for p in prompts)
+        greedy = sampling.temperature == 0
+        if greedy and self.prefix_reuse and self._reuse_pays(prompts, sampling.max_tokens):
+            out = [self._generate_from_prefix(p, sampling) for p in prompts]
+        else:
+            out = []
+            for start in range(0, len(prompts), self.batch_size):
+                batch = prompts[start:start + self.batch_size]
+                out.extend(self._generate(batch, sampling, seed=sampling.seed + start))
+            self.prefill_tokens += sum(len(p) for p in prompts)
+            self.prompt_tokens += sum(len(p) for p in prompts)
+        if greedy and out:
+            self._reply_tokens = sum(c.completion_tokens for c in out) / len(out)
         return out
 
-    def _mostly_shared(self, prompts: list[list[int]]) -> bool:
-        """Whether at least a third of the prompt tokens repeat the prompt before them (the
-        first one against the cached prompt). Prefill then dominates a short greedy reply, so
-        running the prompts one at a time from the cache beats padded batches."""
+    def _reuse_pays(self, prompts: list[list[int]], max_tokens: int) -> bool:
+        """Whether one-at-a-time decoding from the cached previous prompt saves more prefill
+        (prompt tokens repeating the prompt before them, the first against the cache) than it
+        loses by not batching (``decode_step_tokens`` per extra decoding step)."""
         previous = self._prefix[0] if self._prefix is not None else []
         shared = 0
         for p in prompts:
             shared += _common_prefix(previous, p, len(p) - 1)
             previous = p
-        return 3 * shared >= sum(len(p) for p in prompts)
+        reply = min(max_tokens, self._reply_tokens if self._reply_tokens is not None
+                    else max_tokens)
+        batches = -(-len(prompts) // self.batch_size)
+        return shared > self.decode_step_tokens * (len(prompts) - batches) * reply
 
     @torch.inference_mode()
     def _generate_from_prefix(self, prompt: list[int], sampling: Sampling) -> Completion:
@@ -136,8 +150,12 @@ class HFChatModel(ChatModel):
         reuse = 0
         if self._prefix is not None:
             reuse = _common_prefix(self._prefix[0], prompt, len(prompt) - 1)
-        cache = (_crop_to(self._prefix[1], reuse) if reuse
-                 else DynamicCache(config=self.model.config))
+        if reuse:
+            cache = _crop_to(self._prefix[1], reuse)
+        elif "config" in inspect.signature(DynamicCache).parameters:  # older releases take none
+            cache = DynamicCache(config=self.model.config)
+        else:
+            cache = DynamicCache()
         self._prefix = None  # the cache is extended in place below
         new_tokens = min(sampling.max_tokens, self.max_model_len - len(prompt))
         kwargs: dict[str, Any] = dict(max_new_tokens=new_tokens, eos_token_id=self.eos_ids,
@@ -228,25 +246,37 @@ class HFChatModel(ChatModel):
     def _score_one(self, prompt: list[int], cands: list[list[int]]) -> np.ndarray:
         """Sum of log p(choice tokens | prompt), the prompt's cache shared by every choice.
 
-        Each longer choice extends the cache by its own tokens and is cropped back after, so
-        the cache still holds exactly the prompt for the next call's prefix reuse.
+        The tokens every choice starts with (``<score>`` of ``<score> yes``/``<score> no``)
+        run once; each choice then runs only what follows them, and the cache is cropped back,
+        so it still holds exactly the prompt for the next call's prefix reuse.
         """
         last, cache = self._prefill(prompt)
         first = torch.log_softmax(last.float(), dim=-1)  # [V]
         total = np.array([float(first[c[0]]) for c in cands], dtype=np.float64)
+        shared = _common_prefix(cands[0], cands[-1], min(len(c) for c in cands) - 1)
+        for c in cands[1:-1]:
+            shared = _common_prefix(cands[0], c, shared)
+        if shared:  # logits after each shared token: [shared, V]
+            ids = torch.tensor([cands[0][:shared]], device=self.device)
+            logp = torch.log_softmax(self._extend(ids, cache)[0].float(), dim=-1)
+            for j, c in enumerate(cands):
+                total[j] += float(logp[torch.arange(shared), torch.tensor(c[1:shared + 1])].sum())
         for j, c in enumerate(cands):
-            if len(c) < 2:
+            if len(c) < shared + 2:
                 continue
-            ids = torch.tensor([c[:-1]], device=self.device)            # [1, len(c)-1]
-            logits = self.model(input_ids=ids, use_cache=True,
-                                **{self.cache_arg: cache}).logits        # [1, len(c)-1, V]
-            logp = torch.log_softmax(logits[0].float(), dim=-1)
-            targets = torch.tensor(c[1:], device=self.device)
-            total[j] += float(logp[torch.arange(len(c) - 1), targets].sum())
-            _crop_to(cache, len(prompt))
+            ids = torch.tensor([c[shared:-1]], device=self.device)          # [1, r]
+            logp = torch.log_softmax(self._extend(ids, cache)[0].float(), dim=-1)
+            targets = torch.tensor(c[shared + 1:], device=self.device)
+            total[j] += float(logp[torch.arange(len(targets)), targets].sum())
+            _crop_to(cache, len(prompt) + shared)
+        _crop_to(cache, len(prompt))
         if not self.prefix_reuse:
             self._prefix = None
         return total
+
+    def _extend(self, ids: torch.Tensor, cache: Any) -> torch.Tensor:
+        """Logits ``[1, T, V]`` of ``ids`` run on top of ``cache`` (extended in place)."""
+        return self.model(input_ids=ids, use_cache=True, **{self.cache_arg: cache}).logits
 
 
 def _common_prefix(a: Sequence[int], b: Sequence[int], limit: int) -> int:
