@@ -10,8 +10,8 @@ Two ways to read a guard, as its card documents:
 
 Guards that name what they found (Llama Guard 3's S1-S14, Qwen3Guard's categories) keep it per
 unit: parsed from the reply in ``generate`` mode; in ``score`` mode, with ``categories=True``,
-a flagged unit's reply is generated greedily once more for its category line (on the hf and
-vLLM backends the prompt is still cached from scoring).
+the flagged units' replies are generated greedily for their category line (vLLM finds their
+prompts in its prefix cache from scoring; hf reuses what consecutive prompts share).
 """
 
 from __future__ import annotations
@@ -122,9 +122,10 @@ class GuardDetector(Detector):
             p = two_way(self.model.score(convs, list(self.format.choices)))  # [N]
             out = [UnitVerdict(float(x), bool(x > self.threshold)) for x in p]
             hits = [i for i, v in enumerate(out) if v.flag] if self.categories else []
-            for i in hits:  # one at a time: each prompt is the one just scored, still cached
-                text = self.model.chat([convs[i]], greedy)[0].text
-                out[i] = UnitVerdict(out[i].score, True, text, categories=self._found(text))
+            if hits:  # in unit order, so a dialogue's flagged turns extend one another
+                for i, r in zip(hits, self.model.chat([convs[i] for i in hits], greedy)):
+                    out[i] = UnitVerdict(out[i].score, True, r.text,
+                                         categories=self._found(r.text))
             return out
         out = []
         for r in self.model.chat(convs, greedy):

@@ -222,9 +222,11 @@ class HFChatModel(ChatModel):
         return np.stack(rows) if rows else np.zeros((0, len(cands)))  # [N, C]
 
     @torch.inference_mode()
-    def _prefill(self, prompt: list[int]) -> tuple[torch.Tensor, Any]:
-        """Last-position logits ``[V]`` and the KV cache of ``prompt``, reusing the previous
-        prompt's cache up to their longest common prefix (at least one token is computed)."""
+    def _prefill(self, prompt: list[int], extra: Sequence[int] = ()) -> tuple[torch.Tensor, Any]:
+        """Logits ``[1 + len(extra), V]`` at the prompt's last position and after each token of
+        ``extra``, run in the same forward pass, and the KV cache (prompt then extra), reusing
+        the previous prompt's cache up to their longest common prefix (at least one token is
+        computed). ``extra`` is not counted as prompt tokens."""
         reuse = 0
         if self.prefix_reuse and self._prefix is not None:
             reuse = _common_prefix(self._prefix[0], prompt, len(prompt) - 1)
@@ -232,42 +234,40 @@ class HFChatModel(ChatModel):
             cache = _crop_to(self._prefix[1], reuse)           # [1, H, reuse, D] per layer
         else:
             cache, self._prefix = None, None
-        new = torch.tensor([prompt[reuse:]], device=self.device)  # [1, P - reuse]
+        new = torch.tensor([prompt[reuse:] + list(extra)], device=self.device)  # [1, T]
         kwargs = {self.cache_arg: cache} if cache is not None else {}
-        out = self.model(input_ids=new, use_cache=True, **kwargs, **self.keep_last)
+        keep = {"logits_to_keep": len(extra) + 1} if self.keep_last else {}
+        out = self.model(input_ids=new, use_cache=True, **kwargs, **keep)
         cache = out.cache if self.cache_arg == "cache" else out.past_key_values
         self.prefill_tokens += len(prompt) - reuse
         self.prompt_tokens += len(prompt)
         if self.prefix_reuse:
-            self._prefix = (list(prompt), cache)
-        return out.logits[0, -1], cache
+            self._prefix = (list(prompt), cache)  # cropped back to the prompt by the caller
+        return out.logits[0, -(len(extra) + 1):], cache
 
     @torch.inference_mode()
     def _score_one(self, prompt: list[int], cands: list[list[int]]) -> np.ndarray:
         """Sum of log p(choice tokens | prompt), the prompt's cache shared by every choice.
 
         The tokens every choice starts with (``<score>`` of ``<score> yes``/``<score> no``)
-        run once; each choice then runs only what follows them, and the cache is cropped back,
-        so it still holds exactly the prompt for the next call's prefix reuse.
+        run in the prompt's own forward pass; each choice then runs only what follows them
+        (nothing when one token is left, as for yes/no), and the cache is cropped back, so it
+        still holds exactly the prompt for the next call's prefix reuse.
         """
-        last, cache = self._prefill(prompt)
-        first = torch.log_softmax(last.float(), dim=-1)  # [V]
-        total = np.array([float(first[c[0]]) for c in cands], dtype=np.float64)
         shared = _common_prefix(cands[0], cands[-1], min(len(c) for c in cands) - 1)
         for c in cands[1:-1]:
             shared = _common_prefix(cands[0], c, shared)
-        if shared:  # logits after each shared token: [shared, V]
-            ids = torch.tensor([cands[0][:shared]], device=self.device)
-            logp = torch.log_softmax(self._extend(ids, cache)[0].float(), dim=-1)
-            for j, c in enumerate(cands):
-                total[j] += float(logp[torch.arange(shared), torch.tensor(c[1:shared + 1])].sum())
+        logits, cache = self._prefill(prompt, cands[0][:shared])  # [1 + shared, V]
+        logp = torch.log_softmax(logits.float(), dim=-1)
+        total = np.array([float(logp[torch.arange(shared + 1), torch.tensor(c[:shared + 1])].sum())
+                          for c in cands], dtype=np.float64)
         for j, c in enumerate(cands):
             if len(c) < shared + 2:
                 continue
             ids = torch.tensor([c[shared:-1]], device=self.device)          # [1, r]
-            logp = torch.log_softmax(self._extend(ids, cache)[0].float(), dim=-1)
+            rest = torch.log_softmax(self._extend(ids, cache)[0].float(), dim=-1)
             targets = torch.tensor(c[shared + 1:], device=self.device)
-            total[j] += float(logp[torch.arange(len(targets)), targets].sum())
+            total[j] += float(rest[torch.arange(len(targets)), targets].sum())
             _crop_to(cache, len(prompt) + shared)
         _crop_to(cache, len(prompt))
         if not self.prefix_reuse:
