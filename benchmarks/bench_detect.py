@@ -25,6 +25,8 @@ import resource
 import subprocess
 import time
 
+from bench_cobia import distinct_prefix_tokens  # the token-trie floor, beside this script
+
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
@@ -54,20 +56,6 @@ def dialogues(n: int, turns: int, corpus: str | None) -> list:
         raise SystemExit(f"only {len(picked)} dialogues of {corpus or 'the scripted corpus'} "
                          f"have {turns} turns")
     return picked
-
-
-def trie_size(prompts: list[list[int]]) -> int:
-    """Distinct prefixes of ``prompts``: the fewest prompt tokens any exact KV reuse computes."""
-    root: dict = {}
-    size = 0
-    for ids in prompts:
-        node = root
-        for tok in ids:
-            if tok not in node:
-                node[tok] = {}
-                size += 1
-            node = node[tok]
-    return size
 
 
 def bench_prefix(kind: str, ds: list, threads: int, repeats: int) -> None:
@@ -100,7 +88,7 @@ def bench_prefix(kind: str, ds: list, threads: int, repeats: int) -> None:
     naive = arms["naive"].prefill_tokens
     prompts = [prompt_ids(arms["reuse"].tokenizer, det.prompt(u))
                for d in ds for u in make_units(d, "context")]
-    floor = trie_size(prompts)
+    floor = distinct_prefix_tokens(prompts)
     units = len(scores["reuse"])
     print(f"{kind:17s} {len(ds)} dialogues, {units} context units ({det.mode}); naive "
           f"{naive:,} prompt tokens, {best['naive']:.1f} s; floor of any exact reuse "

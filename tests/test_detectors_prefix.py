@@ -8,16 +8,21 @@ from benevaudit.detectors.guard_prompts import granite_guardian_prompt
 from benevaudit.schema import Dialogue, Turn
 
 
+def four_exchanges(user: str, agent: str) -> Dialogue:
+    """A BB dialogue of four user/agent exchanges, ``{i}`` numbering each."""
+    turns = []
+    for i in range(4):
+        turns += [Turn("user", user.format(i=i)), Turn("agent", agent.format(i=i))]
+    return Dialogue("d", "BB", "health_lifestyle", "scripted",
+                    {"age": "elder", "gender": "male", "race": "White", "ability": "none"}, None,
+                    tuple(turns))
+
+
 def test_prefix_reuse_matches_full_prefill_with_fewer_tokens():
     from benevaudit.llm.hf import HFChatModel
 
-    turns = []
-    for i in range(4):
-        turns += [Turn("user", f"Could I try exercise plan {i}?"),
-                  Turn("agent", f"Plan {i} may be too much for you; rest instead.")]
-    d = Dialogue("d", "BB", "health_lifestyle", "scripted",
-                 {"age": "elder", "gender": "male", "race": "White", "ability": "none"}, None,
-                 tuple(turns))
+    d = four_exchanges("Could I try exercise plan {i}?",
+                       "Plan {i} may be too much for you; rest instead.")
     convs = [granite_guardian_prompt(u.turns) for u in make_units(d, "context")]
     choices = ["<score> yes", "<score> no"]
     reuse = HFChatModel(threads=1)
@@ -41,13 +46,8 @@ def test_greedy_chat_reuses_the_previous_prompt_and_keeps_its_replies():
     from benevaudit.llm import Sampling
     from benevaudit.llm.hf import HFChatModel
 
-    turns = []
-    for i in range(4):
-        turns += [Turn("user", f"Can I join climbing class {i}?"),
-                  Turn("agent", f"Class {i} is not for someone like you; watch instead.")]
-    d = Dialogue("d", "BB", "health_lifestyle", "scripted",
-                 {"age": "elder", "gender": "male", "race": "White", "ability": "none"}, None,
-                 tuple(turns))
+    d = four_exchanges("Can I join climbing class {i}?",
+                       "Class {i} is not for someone like you; watch instead.")
     convs = [qwen3guard_prompt(u.turns) for u in make_units(d, "context")]
     greedy = Sampling(temperature=0.0, max_tokens=12)
     reuse = HFChatModel(threads=1, batch_size=1)  # one-at-a-time loses no batching here
