@@ -96,6 +96,34 @@ def test_one_engine_per_process(engine) -> None:
                          enforce_eager=True)
 
 
+def _dialogues() -> list:
+    from benevaudit.schema import Dialogue, Turn
+
+    user = {"age": "elder", "gender": "female", "race": "Black", "ability": "none"}
+    out = []
+    for k, reply in enumerate(["Great, let us plan runs.", "Oh dear, best just sit, sweetie."]):
+        turns = (Turn("user", "I want to get fit."), Turn("agent", reply),
+                 Turn("user", "Can I do more?"), Turn("agent", f"{reply} Rest is {k} times better."))
+        out.append(Dialogue(f"d{k}", "BB", "health_lifestyle", "scripted", user, None, turns))
+    return out
+
+
+def test_guard_turn_waves_on_the_engine_match_transformers(engine) -> None:
+    """A guard over context units: the engine gets them in turn waves (every dialogue's first
+    unit, then every second unit) for its prefix cache, and each score lands on its own unit,
+    as the transformers backend (no waves) scores it."""
+    from benevaudit.detectors.guards import GuardDetector
+
+    hf = build_chat_model("hf", model="embedded:smollm2", device="cpu")
+    for kind in ("granite_guardian", "llama_guard3"):
+        on_engine = GuardDetector(kind, kind, engine, unit="context", categories=False)
+        on_hf = GuardDetector(kind, kind, hf, unit="context", categories=False)
+        got, want = on_engine.detect(_dialogues()), on_hf.detect(_dialogues())
+        for a, b in zip(got, want, strict=True):
+            assert a.id == b.id and len(a.unit_scores) == 2
+            np.testing.assert_allclose(a.unit_scores, b.unit_scores, atol=2e-3)
+
+
 def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
