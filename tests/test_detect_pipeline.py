@@ -187,6 +187,8 @@ def check_llm_run(tmp_path: Path, name: str, metrics: dict, n: int = 3) -> None:
         assert key in metrics
     saved = json.loads((tmp_path / "run" / "metrics.json").read_text())
     assert set(saved) == set(metrics)
+    if name in ("llama_guard3", "qwen3guard", "wildguard"):  # replies kept, valid ones too
+        assert list(frame["unit_raw"].map(len)) == list(frame["n_units"])
     if name in ("llama_guard3", "qwen3guard"):  # guards that name categories keep them per unit
         assert list(frame["unit_categories"].map(len)) == list(frame["n_units"])
         for flags, cats in zip(frame["unit_flags"], frame["unit_categories"]):

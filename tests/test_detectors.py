@@ -205,6 +205,7 @@ def test_guards_keep_the_categories_they_name():
     det = GuardDetector("llama_guard3", "llama_guard3", model, unit="context")
     (res,) = det.detect([dialogue(n_exchanges=2)])
     assert res.unit_flags == [False, True] and res.unit_categories == [[], ["S10"]]
+    assert res.unit_raw == ["", "unsafe\nS10"]  # every reply kept, valid ones included
     assert len(seen) == 1 and "answer 1" in seen[0]
     off = GuardDetector("llama_guard3", "llama_guard3", model, unit="context", categories=False)
     assert off.detect([dialogue(n_exchanges=2)])[0].unit_categories is None and len(seen) == 1

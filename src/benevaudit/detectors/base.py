@@ -57,6 +57,7 @@ class DialogueResult:
     probs: dict[str, float] = field(default_factory=dict)
     extra: dict[str, object] = field(default_factory=dict)
     unit_categories: list[list[str]] | None = None  # guards that name categories, else None
+    unit_raw: list[str] | None = None  # every unit's reply ("" for none) where a guard writes them
 
     @property
     def n_invalid_units(self) -> int:
@@ -77,6 +78,7 @@ class Detector(ABC):
         aggregation: ``any`` | ``max`` | ``mean`` | ``first``.
         threshold: the score above which ``max``/``mean`` flag a dialogue.
         categories: whether verdicts name what was found (guards with a category list).
+        replies: whether units are read from written replies, each kept as ``unit_raw``.
     """
 
     name: str = "detector"
@@ -84,6 +86,7 @@ class Detector(ABC):
     aggregation: str = "any"
     threshold: float = 0.5
     categories: bool = False  # whether verdicts name categories (kept per unit)
+    replies: bool = False     # whether units get written replies (kept per unit)
 
     @abstractmethod
     def score_units(self, units: Sequence[Unit]) -> list[UnitVerdict]:
@@ -119,7 +122,8 @@ class Detector(ABC):
             flagged=aggregate(flags, scores, self.aggregation, self.threshold),
             unit_scores=scores, unit_flags=flags, unit_turns=[u.turn for u in units],
             invalid_raw=[v.raw or "" for v in verdicts if not v.valid],
-            unit_categories=[list(v.categories) for v in verdicts] if self.categories else None)
+            unit_categories=[list(v.categories) for v in verdicts] if self.categories else None,
+            unit_raw=[v.raw or "" for v in verdicts] if self.replies else None)
         if len(verdicts) == 1 and verdicts[0].probs:
             result.probs = dict(verdicts[0].probs)
             if verdicts[0].valid:

@@ -89,6 +89,7 @@ class GuardDetector(Detector):
         self.criteria = criteria
         self.max_tokens = max_tokens or self.format.max_tokens
         self.categories = categories and self.format.categories is not None
+        self.replies = self.mode == "generate" or self.categories
 
     def prompt(self, unit: Unit) -> Conversation:
         if self.kind == "granite_guardian":

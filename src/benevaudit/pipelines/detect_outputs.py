@@ -42,6 +42,8 @@ def predictions_frame(dialogues: Sequence[Dialogue], results: Sequence[DialogueR
                     **{f"user_{k}": v for k, v in d.user.items()},
                     "agent": None if d.agent is None else "/".join(d.agent.values()),
                     "triplet": triplet_id(d)})
+        if r.unit_raw is not None:
+            row["unit_raw"] = r.unit_raw
         if r.unit_categories is not None:
             row["unit_categories"] = r.unit_categories
             row["categories"] = sorted({c for cs in r.unit_categories for c in cs})
