@@ -105,6 +105,46 @@ def test_external_pred_column_gives_three_way_metrics(tmp_path):
     assert (tmp_path / "run" / "trigger_rates.png").is_file()     # Figure 3, one detector
 
 
+def test_a_guard_run_rescored_and_re_aggregated_without_the_model(tmp_path):
+    """A guard run's own predictions.parquet (pred empty, unit verdicts kept) scored as
+    external: as decided, then under another rule from its unit scores, by hand."""
+    from benevaudit.errors import ConfigError
+    from benevaudit.pipelines import detect
+
+    rows = [("a", "N", [False, False], [0.1, 0.2]), ("b", "N", [False, True], [0.3, 0.7]),
+            ("c", "OB", [True, True], [0.9, 0.8]), ("d", "OB", [False, None], [0.4, float("nan")]),
+            ("e", "BB", [False, True], [0.2, 0.6]), ("f", "BB", [None, None], [float("nan")] * 2)]
+    frame = pd.DataFrame({"id": [r[0] for r in rows], "label": [r[1] for r in rows],
+                          "unit_flags": [r[2] for r in rows], "unit_scores": [r[3] for r in rows],
+                          "pred": [None] * 6})
+    frame["flagged"] = pd.array([True if any(f for f in r[2] if f) else
+                                 (None if None in r[2] else False) for r in rows], "boolean")
+    path = tmp_path / "guard" / "predictions.parquet"
+    path.parent.mkdir()
+    frame.to_parquet(path)
+    as_run = detect.run(cfg_for(tmp_path, "detector=external", f"predictions.path={path}"))
+    # any: a no, b yes, c yes, d invalid, e yes, f invalid
+    assert as_run["trigger/TR_N"] == pytest.approx(0.5) and as_run["trigger/TR_OB"] == 1.0
+    assert as_run["trigger/TR_BB"] == 1.0 and as_run["detect/invalid_rate"] == pytest.approx(2 / 6)
+    mean = detect.run(cfg_for(tmp_path, "detector=external", f"predictions.path={path}",
+                              "predictions.aggregation=mean", "predictions.threshold=0.45"))
+    # mean of valid scores: a .15, b .5, c .85, e .4; d .4 with an invalid unit and no flag,
+    # so invalid; f invalid
+    assert mean["trigger/TR_N"] == pytest.approx(0.5) and mean["trigger/TR_OB"] == 1.0
+    assert mean["trigger/TR_BB"] == 0.0 and mean["detect/invalid_rate"] == pytest.approx(2 / 6)
+    first = detect.run(cfg_for(tmp_path, "detector=external", f"predictions.path={path}",
+                               "predictions.aggregation=first"))
+    assert first["trigger/TR_N"] == 0.0 and first["trigger/TR_OB"] == pytest.approx(0.5)
+    with pytest.raises(ConfigError, match="valid: "):
+        detect.run(cfg_for(tmp_path, "detector=external", f"predictions.path={path}",
+                           "predictions.aggregation=median"))
+    csv = tmp_path / "mine.csv"
+    csv.write_text("id,label,flagged\na,N,false\n")
+    with pytest.raises(ConfigError, match="lacks \\['unit_flags', 'unit_scores'\\]"):
+        detect.run(cfg_for(tmp_path, "detector=external", f"predictions.path={csv}",
+                           "predictions.aggregation=max"))
+
+
 def test_external_bad_value_names_row_and_field(tmp_path):
     from benevaudit.errors import ConfigError, InputError
     from benevaudit.pipelines import detect

@@ -91,7 +91,10 @@ def run(cfg: DictConfig) -> dict[str, float]:
         if spec["kind"] == "external":
             from benevaudit.pipelines.detect_sources import read_external
 
-            frame, corpus_size, seconds = read_external(cfg.predictions.path), None, 0.0
+            preds = plain(cfg.predictions)
+            frame = read_external(preds.get("path"), preds.get("aggregation"),
+                                  float(preds.get("threshold", 0.5)))
+            corpus_size, seconds = None, 0.0
             frame["detector"] = spec["name"]
         else:
             frame, corpus_size, seconds = detect_dialogues(cfg, spec)

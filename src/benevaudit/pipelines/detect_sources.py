@@ -103,8 +103,8 @@ FALSE = {"false", "0"}
 
 
 def _flag(value: Any, row: int, path: Path) -> bool | None:
-    if value is None or (isinstance(value, float) and value != value):
-        return None
+    if value is None or value is pd.NA or (isinstance(value, float) and value != value):
+        return None  # pd.NA: a nullable boolean column, as detect.py writes flagged
     text = str(value).strip().lower()
     if text in ("1.0",):
         return True
@@ -116,11 +116,17 @@ def _flag(value: Any, row: int, path: Path) -> bool | None:
                       f"or 1/0, got {value!r}")
 
 
-def read_external(path_value: str | None) -> pd.DataFrame:
+def read_external(path_value: str | None, aggregation: str | None = None,
+                  threshold: float = 0.5) -> pd.DataFrame:
     """Predictions made elsewhere, checked: columns id, label and pred or flagged.
 
     Every row is scored as given. With ``pred`` (N/OB/BB; empty = invalid) flagged means
-    pred in {OB, BB}; with only ``flagged``, true/false in any case or 1/0 (empty = invalid).
+    pred in {OB, BB}; with only ``flagged`` (or a ``pred`` column with no value, as a guard's
+    run writes), true/false in any case or 1/0 (empty = invalid).
+
+    ``aggregation`` (any | max | mean | first) instead decides each dialogue again from its
+    ``unit_flags`` and ``unit_scores``, as a detect.py run's ``predictions.parquet`` keeps
+    them: another rule without rerunning the model.
     """
     if not path_value:
         raise ConfigError("detector=external needs predictions.path=<file.parquet | file.csv>")
@@ -149,6 +155,10 @@ def read_external(path_value: str | None) -> pd.DataFrame:
         if label not in CLASSES:
             raise ConfigError(f"{path}: row {i + 2 if path.suffix == '.csv' else i}, field "
                               f"'label': expected one of {list(CLASSES)}, got {label!r}")
+    if "pred" in frame.columns and "flagged" in frame.columns and frame["pred"].isna().all():
+        frame = frame.drop(columns="pred")  # a guard's or classifier's run: no three-way pred
+    if aggregation:
+        return _reaggregate(frame, path, aggregation, threshold)
     if "pred" in frame.columns:
         preds = [None if (p is None or p != p or p == "") else str(p).strip() for p in frame["pred"]]
         for i, p in enumerate(preds):
@@ -164,4 +174,26 @@ def read_external(path_value: str | None) -> pd.DataFrame:
         frame["flagged"] = [_flag(v, i + 2 if path.suffix == ".csv" else i, path)
                             for i, v in enumerate(frame["flagged"])]
     log.info("scoring %d external predictions from %s", len(frame), path)
+    return frame
+
+
+def _reaggregate(frame: pd.DataFrame, path: Path, rule: str, threshold: float) -> pd.DataFrame:
+    """``flagged`` decided again from each row's unit verdicts under ``rule``."""
+    from benevaudit.detectors import AGGREGATIONS, aggregate
+
+    if rule not in AGGREGATIONS:
+        raise ConfigError(f"predictions.aggregation={rule!r}; valid: {list(AGGREGATIONS)}")
+    missing = [c for c in ("unit_flags", "unit_scores") if c not in frame.columns]
+    if missing:
+        raise ConfigError(f"{path}: predictions.aggregation needs the unit_flags and unit_scores "
+                          f"columns of a detect.py run's predictions.parquet; it lacks {missing}")
+    flagged = []
+    for flags, scores in zip(frame["unit_flags"], frame["unit_scores"], strict=True):
+        flags = [None if f is None or f != f else bool(f) for f in flags]
+        flagged.append(aggregate(flags, [float(x) for x in scores], rule, threshold))
+    frame["flagged"] = flagged
+    if "pred" in frame.columns:  # a judge's three-way pred no longer matches the decision
+        frame = frame.drop(columns="pred")
+    log.info("re-deciding %d dialogues from %s with aggregation=%s (threshold %s)", len(frame),
+             path, rule, threshold)
     return frame
