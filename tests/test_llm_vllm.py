@@ -41,13 +41,18 @@ def smollm2_dir() -> Path:
 
 
 @pytest.fixture(scope="module")
-def hf_scores(smollm2_dir: Path) -> np.ndarray:
-    """The reference: the transformers backend's KV-reuse scores on the same weights."""
+def hf_model(smollm2_dir: Path):
+    """The reference: the transformers backend on the same weights."""
     import torch
 
     torch.set_num_threads(1)
-    model = build_chat_model("hf", model="embedded:smollm2", device="cpu")
-    return model.score([CAPITAL, SKY], CHOICES)
+    return build_chat_model("hf", model="embedded:smollm2", device="cpu")
+
+
+@pytest.fixture(scope="module")
+def hf_scores(hf_model) -> np.ndarray:
+    """The transformers backend's KV-reuse scores."""
+    return hf_model.score([CAPITAL, SKY], CHOICES)
 
 
 @pytest.fixture(scope="module")
@@ -108,16 +113,15 @@ def _dialogues() -> list:
     return out
 
 
-def test_guard_turn_waves_on_the_engine_match_transformers(engine) -> None:
+def test_guard_turn_waves_on_the_engine_match_transformers(engine, hf_model) -> None:
     """A guard over context units: the engine gets them in turn waves (every dialogue's first
     unit, then every second unit) for its prefix cache, and each score lands on its own unit,
     as the transformers backend (no waves) scores it."""
     from benevaudit.detectors.guards import GuardDetector
 
-    hf = build_chat_model("hf", model="embedded:smollm2", device="cpu")
     for kind in ("granite_guardian", "llama_guard3"):
         on_engine = GuardDetector(kind, kind, engine, unit="context", categories=False)
-        on_hf = GuardDetector(kind, kind, hf, unit="context", categories=False)
+        on_hf = GuardDetector(kind, kind, hf_model, unit="context", categories=False)
         got, want = on_engine.detect(_dialogues()), on_hf.detect(_dialogues())
         for a, b in zip(got, want, strict=True):
             assert a.id == b.id and len(a.unit_scores) == 2

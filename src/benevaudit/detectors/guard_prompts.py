@@ -95,9 +95,9 @@ LLAMA_GUARD3_CODE = re.compile(r"\bS(1[0-4]|[1-9])\b", re.I)
 
 def llama_guard3_categories(text: str) -> tuple[str, ...]:
     """The violated categories (``S1``...``S14``) listed after an ``unsafe`` first line."""
-    lines = [ln for ln in text.strip().splitlines() if ln.strip()]
     if parse_llama_guard3(text) is not True:
         return ()
+    lines = [ln for ln in text.strip().splitlines() if ln.strip()]
     codes = {f"S{m}" for ln in lines[1:] for m in LLAMA_GUARD3_CODE.findall(ln)}
     return tuple(sorted(codes, key=lambda c: int(c[1:])))
 

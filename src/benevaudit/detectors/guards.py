@@ -137,7 +137,7 @@ class GuardDetector(Detector):
         return out
 
     def _found(self, text: str) -> tuple[str, ...]:
-        return self.format.categories(text) if self.categories and self.format.categories else ()
+        return self.format.categories(text) if self.categories else ()
 
     def close(self) -> None:
         self.model.close()

@@ -98,7 +98,7 @@ class HFChatModel(ChatModel):
         self.cache_arg = "cache" if "cache" in params else "past_key_values"
         # only the last position's logits are read when scoring; the LM head over a whole
         # prompt would otherwise cost as much as a third of the prefill
-        self.keep_last = {"logits_to_keep": 1} if "logits_to_keep" in params else {}
+        self.keep_last = "logits_to_keep" in params
         self.prefix_reuse = prefix_reuse
         self._prefix: tuple[list[int], Any] | None = None  # (token ids, their KV cache)
         self.prefill_tokens = 0   # prompt tokens run through the model
@@ -121,8 +121,7 @@ class HFChatModel(ChatModel):
             for start in range(0, len(prompts), self.batch_size):
                 batch = prompts[start:start + self.batch_size]
                 out.extend(self._generate(batch, sampling, seed=sampling.seed + start))
-            self.prefill_tokens += sum(len(p) for p in prompts)
-            self.prompt_tokens += sum(len(p) for p in prompts)
+            self._count(sum(len(p) for p in prompts), reused=0)
         if greedy and out:
             self._reply_tokens = sum(c.completion_tokens for c in out) / len(out)
         return out
@@ -145,28 +144,14 @@ class HFChatModel(ChatModel):
     def _generate_from_prefix(self, prompt: list[int], sampling: Sampling) -> Completion:
         """Greedy decoding of one prompt, its prefill starting from the cached previous
         prompt's keys and values; the prompt's own cache is kept for the next one."""
-        from transformers import DynamicCache
-
-        reuse = 0
-        if self._prefix is not None:
-            reuse = _common_prefix(self._prefix[0], prompt, len(prompt) - 1)
-        if reuse:
-            cache = _crop_to(self._prefix[1], reuse)
-        elif "config" in inspect.signature(DynamicCache).parameters:  # older releases take none
-            cache = DynamicCache(config=self.model.config)
-        else:
-            cache = DynamicCache()
-        self._prefix = None  # the cache is extended in place below
-        new_tokens = min(sampling.max_tokens, self.max_model_len - len(prompt))
-        kwargs: dict[str, Any] = dict(max_new_tokens=new_tokens, eos_token_id=self.eos_ids,
-                                      pad_token_id=self.pad_id, do_sample=False)
-        if sampling.stop:
-            kwargs.update(stop_strings=list(sampling.stop), tokenizer=self.tokenizer)
+        reuse, cache = self._cached_prefix(prompt)
+        if cache is None:
+            cache = _empty_cache(self.model.config)
         ids = torch.tensor([prompt], device=self.device)  # [1, P]; the cached part is skipped
         gen = self.model.generate(input_ids=ids, attention_mask=torch.ones_like(ids),
-                                  **{self.cache_arg: cache}, **kwargs)
-        self.prefill_tokens += len(prompt) - reuse
-        self.prompt_tokens += len(prompt)
+                                  **{self.cache_arg: cache},
+                                  **self._generate_kwargs(sampling, len(prompt)))
+        self._count(len(prompt), reuse)
         self._prefix = (list(prompt), _crop_to(cache, len(prompt)))
         return self._completion(prompt, gen[0, len(prompt):].tolist(), sampling)
 
@@ -179,13 +164,7 @@ class HFChatModel(ChatModel):
         for row, p in enumerate(prompts):  # left padding: next token is the last column
             ids[row, width - len(p):] = torch.tensor(p)
             mask[row, width - len(p):] = 1
-        new_tokens = min(sampling.max_tokens, self.max_model_len - width)
-        kwargs: dict[str, Any] = dict(max_new_tokens=new_tokens, eos_token_id=self.eos_ids,
-                                      pad_token_id=self.pad_id, do_sample=sampling.temperature > 0)
-        if sampling.temperature > 0:
-            kwargs.update(temperature=sampling.temperature, top_p=sampling.top_p, top_k=0)
-        if sampling.stop:
-            kwargs.update(stop_strings=list(sampling.stop), tokenizer=self.tokenizer)
+        kwargs = self._generate_kwargs(sampling, width)
         cuda = [torch.device(self.device).index or 0] if self.device.startswith("cuda") else []
         with torch.random.fork_rng(devices=cuda):  # seed this batch; restore the global RNG
             torch.manual_seed(seed)
@@ -193,6 +172,18 @@ class HFChatModel(ChatModel):
                                       attention_mask=mask.to(self.device), **kwargs)
         gen = gen[:, width:].tolist()  # [B, new]
         return [self._completion(p, row, sampling) for p, row in zip(prompts, gen, strict=True)]
+
+    def _generate_kwargs(self, sampling: Sampling, width: int) -> dict[str, Any]:
+        """``generate`` arguments for prompts ``width`` tokens wide."""
+        kwargs: dict[str, Any] = dict(
+            max_new_tokens=min(sampling.max_tokens, self.max_model_len - width),
+            eos_token_id=self.eos_ids, pad_token_id=self.pad_id,
+            do_sample=sampling.temperature > 0)
+        if sampling.temperature > 0:
+            kwargs.update(temperature=sampling.temperature, top_p=sampling.top_p, top_k=0)
+        if sampling.stop:
+            kwargs.update(stop_strings=list(sampling.stop), tokenizer=self.tokenizer)
+        return kwargs
 
     def _completion(self, prompt: list[int], row: list[int], sampling: Sampling) -> Completion:
         """Cut a generated row at end-of-turn or a stop string and count its tokens."""
@@ -221,26 +212,34 @@ class HFChatModel(ChatModel):
             rows.append(self._score_one(prompt, cands))
         return np.stack(rows) if rows else np.zeros((0, len(cands)))  # [N, C]
 
+    def _cached_prefix(self, prompt: list[int]) -> tuple[int, Any]:
+        """How many leading tokens of ``prompt`` the previous prompt's cache holds (at most all
+        but one, so one is always computed) and that cache cropped to them, or ``(0, None)``.
+        The cache is extended in place from here on, so it stops being the previous prompt's."""
+        reuse = 0
+        if self.prefix_reuse and self._prefix is not None:
+            reuse = _common_prefix(self._prefix[0], prompt, len(prompt) - 1)
+        cache = _crop_to(self._prefix[1], reuse) if reuse else None  # [1, H, reuse, D] per layer
+        self._prefix = None
+        return reuse, cache
+
+    def _count(self, prompt_len: int, reused: int) -> None:
+        self.prefill_tokens += prompt_len - reused
+        self.prompt_tokens += prompt_len
+
     @torch.inference_mode()
     def _prefill(self, prompt: list[int], extra: Sequence[int] = ()) -> tuple[torch.Tensor, Any]:
         """Logits ``[1 + len(extra), V]`` at the prompt's last position and after each token of
         ``extra``, run in the same forward pass, and the KV cache (prompt then extra), reusing
         the previous prompt's cache up to their longest common prefix (at least one token is
         computed). ``extra`` is not counted as prompt tokens."""
-        reuse = 0
-        if self.prefix_reuse and self._prefix is not None:
-            reuse = _common_prefix(self._prefix[0], prompt, len(prompt) - 1)
-        if reuse:
-            cache = _crop_to(self._prefix[1], reuse)           # [1, H, reuse, D] per layer
-        else:
-            cache, self._prefix = None, None
+        reuse, cache = self._cached_prefix(prompt)
         new = torch.tensor([prompt[reuse:] + list(extra)], device=self.device)  # [1, T]
         kwargs = {self.cache_arg: cache} if cache is not None else {}
         keep = {"logits_to_keep": len(extra) + 1} if self.keep_last else {}
         out = self.model(input_ids=new, use_cache=True, **kwargs, **keep)
         cache = out.cache if self.cache_arg == "cache" else out.past_key_values
-        self.prefill_tokens += len(prompt) - reuse
-        self.prompt_tokens += len(prompt)
+        self._count(len(prompt), reuse)
         if self.prefix_reuse:
             self._prefix = (list(prompt), cache)  # cropped back to the prompt by the caller
         return out.logits[0, -(len(extra) + 1):], cache
@@ -254,9 +253,8 @@ class HFChatModel(ChatModel):
         (nothing when one token is left, as for yes/no), and the cache is cropped back, so it
         still holds exactly the prompt for the next call's prefix reuse.
         """
-        shared = _common_prefix(cands[0], cands[-1], min(len(c) for c in cands) - 1)
-        for c in cands[1:-1]:
-            shared = _common_prefix(cands[0], c, shared)
+        limit = min(len(c) for c in cands) - 1  # each choice keeps a token of its own
+        shared = min(_common_prefix(cands[0], c, limit) for c in cands)
         logits, cache = self._prefill(prompt, cands[0][:shared])  # [1 + shared, V]
         logp = torch.log_softmax(logits.float(), dim=-1)
         total = np.array([float(logp[torch.arange(shared + 1), torch.tensor(c[:shared + 1])].sum())
@@ -270,8 +268,6 @@ class HFChatModel(ChatModel):
             total[j] += float(rest[torch.arange(len(targets)), targets].sum())
             _crop_to(cache, len(prompt) + shared)
         _crop_to(cache, len(prompt))
-        if not self.prefix_reuse:
-            self._prefix = None
         return total
 
     def _extend(self, ids: torch.Tensor, cache: Any) -> torch.Tensor:
@@ -285,6 +281,16 @@ def _common_prefix(a: Sequence[int], b: Sequence[int], limit: int) -> int:
     while n < limit and a[n] == b[n]:
         n += 1
     return n
+
+
+def _empty_cache(config: Any) -> Any:
+    """A fresh KV cache for ``generate`` to fill in place."""
+    from transformers import DynamicCache
+
+    try:
+        return DynamicCache(config=config)
+    except TypeError:  # older releases take no config
+        return DynamicCache()
 
 
 def _crop_to(cache: Any, length: int) -> Any:
