@@ -64,6 +64,8 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     put("nocols.csv", "id,label\nx,N\n")
     put("badlabel.csv", f"id,human_label\n{corpus[0].id},maybe\n")
     put("unknownid.csv", "id,human_label\nnot-in-corpus,N\n")
+    out["predictions"] = d / "predictions.parquet"
+    out["predictions"].write_bytes(parquet_bytes(DETECTED))
     return out
 
 
@@ -168,7 +170,7 @@ EVALUATE = [
     (["ckpt={empty_ckpt}"], "empty.ckpt: the file is empty"),
     (["ckpt={other_ckpt}"], "other.ckpt: a zip archive without data.pkl"),
     (["ckpt=/no/such/run"], "ckpt=/no/such/run: no such file or directory"),
-    (["ckpt={broken_config}"], "config.json is not valid JSON"),
+    (["ckpt={broken_config}"], "config.json:line 1: not valid JSON"),
     (["ckpt={no_weights}"], "has config.json but no weights"),
     (["ckpt={model}", "lexicon.path={truncated_json}"], "truncated.json: not a cue lexicon"),
     (["ckpt={model}", "lexicon.path={notalist_json}"],
@@ -219,7 +221,7 @@ ANALYZE = [
     (["self_bleu.n_seeds=0"], "self_bleu.n_seeds=0: expected a positive integer"),
     (["vendi.batch_size=0"], "vendi.batch_size=0"),
     (["vendi.max_per_cell=-5"], "vendi.max_per_cell=-5"),
-    (["vendi.embedder={broken_config}"], "vendi.embedder", "config.json is not valid JSON"),
+    (["vendi.embedder={broken_config}"], "vendi.embedder", "config.json:line 1: not valid JSON"),
     (["vendi.device=tpu"], "vendi.device='tpu'; valid: auto, cpu, cuda"),
     (["annotation.n_per_class=0"], "annotation.n_per_class=0"),
 ]
@@ -307,7 +309,7 @@ PROBE = [
     (["probe=fairdialogue_recommendation", "probe.k=0"], "probe.k=0: expected a positive integer"),
     (["probe=fairdialogue_recommendation", "probe.sampling.max_tokens=lots"],
      "probe.sampling.max_tokens='lots': expected a positive integer or auto"),
-    (["probe=fairdialogue_decision", "probe.answers.path={nocols_csv}"], "missing columns"),
+    (["probe=fairdialogue_decision", "probe.answers.path={nocols_csv}"], "missing column(s)"),
     (["probe=fairdialogue_decision", "probe.answers.path=/no/such.csv"], "probe.answers.path: no"),
     (["probe=fairdialogue_decision", "probe.text_style=shout"], "probe.text_style must be one"),
     (["probe=fairdialogue_decision", "probe.mode=video"], "probe.mode must be one of"),
@@ -336,6 +338,175 @@ def test_detect_probe_and_report(name: str, quiet: list[str], case: tuple, files
     overrides, *expected = case
     line = fails_cleanly(name, tmp_path, [*quiet, *overrides], files, capsys)
     assert all(e.format(**files) in line for e in expected), line
+
+
+# Every path option crossed with the kinds of bad file that apply to its format. A case is
+# (entrypoint, overrides with {bad} for the bad path, the file's suffix, kinds); each bad file
+# must give exit 2, one `error:` line that names it, and the kind's phrase below.
+RANDOM = b"\xff\xfe\x00\x9c" + bytes(range(255, -1, -1)) * 4   # not UTF-8, not any format
+TEXT = b"these are notes, not a binary file\n"
+LATIN1 = {".jsonl": '{"id": "caf\xe9"}\n', ".json": '{"N": [{"word": "caf\xe9", "score": 1}]}',
+          ".csv": "id,label\ncaf\xe9,N\n", ".txt": "Tell me, caf\xe9: {question}\n",
+          ".jinja": "{{ messages }} caf\xe9\n", ".yaml": "seed: caf\xe9\n"}
+SAYS = {"missing": "", "empty": "empty", "random": "UTF-8", "latin1": "UTF-8"}
+TEXT_KINDS = ("missing", "empty", "random", "latin1", "shape")
+
+
+def bad_file(folder: Path, kind: str, suffix: str, shape: bytes | None = None) -> Path:
+    """One bad file of ``kind`` (missing, empty, random, latin1, text, shape) under ``folder``."""
+    if kind == "missing":
+        return folder / "no" / f"such{suffix}"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{kind}{suffix}"
+    data = {"empty": b"", "random": RANDOM, "text": TEXT, "shape": shape or b""}.get(kind)
+    path.write_bytes(LATIN1[suffix].encode("latin-1") if kind == "latin1" else data)
+    return path
+
+
+def parquet_bytes(columns: dict[str, list]) -> bytes:
+    import io
+
+    import pandas as pd
+
+    buffer = io.BytesIO()
+    pd.DataFrame(columns).to_parquet(buffer, index=False)
+    return buffer.getvalue()
+
+
+DETECTED = {"id": ["a", "b"], "label": ["N", "BB"], "pred": ["N", "BB"],
+            "user_ability": ["none", "blind"]}
+# (entrypoint, overrides, suffix, kinds, {kind: phrase} beyond SAYS, shape file's bytes)
+PATHS = [
+    ("train", ["experiment=smoke", "data=corpus", "data.path={bad}"], ".jsonl", TEXT_KINDS,
+     {"shape": "expected a JSON object (one dialogue)"}, b"[1, 2]\n"),
+    ("train", ["experiment=smoke", "data=corpus", "data.path={bad}"], ".parquet",
+     ("empty", "text"), {"text": "not a readable Parquet file"}, None),
+    ("train", ["experiment=smoke", "data=corpus", "data.path={bad}"], ".jsonl.gz",
+     ("random",), {"random": "not a readable gzip file"}, None),
+    ("train", ["experiment=smoke", "resume={bad}"], ".ckpt", ("missing", "empty", "text",
+     "random"), {"text": "not a PyTorch checkpoint", "random": "not a PyTorch checkpoint"}, None),
+    ("train", ["experiment=smoke", "intervention=mask", "lexicon.path={bad}"], ".json",
+     TEXT_KINDS, {"shape": "expected an object"}, b"[1, 2]"),
+    ("evaluate", ["data=tiny", "ckpt={bad}"], ".ckpt", ("missing", "empty", "text", "random"),
+     {"text": "not a PyTorch checkpoint", "random": "not a PyTorch checkpoint"}, None),
+    ("evaluate", ["data=tiny", "ckpt={model}", "intervention=mask", "lexicon.path={bad}"],
+     ".json", ("empty", "random", "latin1"), {}, None),
+    ("attribute", ["data=tiny", "ckpt={bad}"], ".ckpt", ("missing", "empty", "text", "random"),
+     {"text": "not a PyTorch checkpoint", "random": "not a PyTorch checkpoint"}, None),
+    ("analyze", ["progress=false", "data.path={bad}"], ".jsonl", TEXT_KINDS,
+     {"shape": "field 'turns': missing"}, b'{"id": "a", "label": "N", "role": "r", '
+     b'"generator": "g", "user": {}, "agent": null}\n'),
+    ("analyze", ["progress=false", "data.path={corpus}", "annotation.labels_path={bad}"], ".csv",
+     TEXT_KINDS, {"shape": "missing column(s) ['human_label']"}, b"id,label\nx,N\n"),
+    ("generate", ["progress=false", "generator=smollm2", "generator.llm.chat_template={bad}"],
+     ".jinja", ("empty", "random", "latin1"), {}, None),
+    ("detect", [*QUIET, "data=corpus", "data.path={bad}"], ".jsonl", TEXT_KINDS,
+     {"shape": "expected a JSON object (one dialogue)"}, b'"a dialogue"\n'),
+    ("detect", [*QUIET, "detector=finetuned", "ckpt={bad}"], ".ckpt", ("missing", "empty",
+     "text"), {"text": "not a PyTorch checkpoint"}, None),
+    ("detect", [*QUIET, "detector=external", "predictions.path={bad}"], ".csv", TEXT_KINDS,
+     {"shape": "needs columns id, label and pred or flagged"}, b"id,label\na,N\n"),
+    ("detect", [*QUIET, "detector=external", "predictions.path={bad}"], ".parquet",
+     ("missing", "empty", "text", "random", "shape"),
+     {"text": "not a Parquet file", "random": "not a Parquet file",
+      "shape": "needs columns id, label and pred or flagged"}, parquet_bytes({"x": [1]})),
+    ("detect", [*QUIET, "flips.with={bad}", "flips.without={predictions}"], ".parquet",
+     ("missing", "empty", "text", "shape"), {"text": "not a Parquet file",
+      "shape": "missing column(s) ['pred', 'user_ability']"},
+     parquet_bytes({"id": ["a"], "label": ["N"]})),
+    ("detect", [*QUIET, "llm_cache={bad}"], ".sqlite", ("text", "random"),
+     {"text": "not a SQLite database", "random": "not a SQLite database"}, None),
+    ("probe", [*QUIET, "probe=cobia", "probe.dan_template={bad}"], ".txt",
+     ("missing", "empty", "random", "latin1", "shape"),
+     {"shape": "expected exactly one '{{question}}' placeholder"}, b"no placeholder here\n"),
+    ("probe", [*QUIET, "probe=cobia", "probe.human_labels={bad}"], ".csv", TEXT_KINDS,
+     {"shape": "expected columns id, method and at least one annotator"}, b"id,method\na,hcc\n"),
+    ("probe", [*QUIET, "probe=fairdialogue_decision", "probe.answers.path={bad}"], ".csv",
+     TEXT_KINDS, {"shape": "missing column(s) ['task', 'attribute', 'group', 'answer']"},
+     b"item\n1\n"),
+    ("probe", [*QUIET, "+target.llm.chat_template={bad}"], ".jinja",
+     ("missing", "empty", "random", "latin1"), {}, None),
+]
+CASES = [(name, overrides, suffix, kind, {**SAYS, **says}.get(kind, ""), shape)
+         for name, overrides, suffix, kinds, says, shape in PATHS for kind in kinds]
+
+
+@pytest.mark.parametrize("name, overrides, suffix, kind, says, shape", CASES, ids=[
+    f"{c[0]} {next(o for o in c[1] if '{bad}' in o).split('=')[0]} {c[3]}{c[2]}" for c in CASES])
+def test_every_path_option_fails_cleanly_on_every_bad_file(
+        name: str, overrides: list[str], suffix: str, kind: str, says: str, shape: bytes | None,
+        files, tmp_path, capsys) -> None:
+    bad = bad_file(tmp_path / "bad", kind, suffix, shape)
+    line = fails_cleanly(name, tmp_path, [o.replace("{bad}", str(bad)) for o in overrides],
+                         files, capsys)
+    assert str(bad) in line and says.format() in line, line
+
+
+def cobia_folder(root: Path) -> Path:
+    """The CoBia files of the project's own stand-in (invented groups), to spoil one of."""
+    from benevaudit.probes.cobia.stand_in import write_stand_in
+
+    return write_stand_in(root / "cobia")
+
+
+@pytest.mark.parametrize("name, kind, says", [
+    ("cobia_dataset.json", "empty", "empty"), ("cobia_dataset.json", "random", "UTF-8"),
+    ("group_chars.json", "latin1", "UTF-8"), ("negative_description.json", "shape",
+                                              "expected a JSON object"),
+    ("cobia_dataset.json", "truncated", "not valid JSON"),
+])
+def test_a_bad_cobia_file_fails_cleanly(name: str, kind: str, says: str, files, tmp_path,
+                                        capsys) -> None:
+    folder = cobia_folder(tmp_path)
+    data = {"empty": b"", "random": RANDOM, "shape": b"[1, 2]",
+            "latin1": LATIN1[".json"].encode("latin-1"),
+            "truncated": (folder / name).read_bytes()[:40]}[kind]
+    (folder / name).write_bytes(data)
+    line = fails_cleanly("probe", tmp_path, [*QUIET, "probe=cobia_hcc",
+                                             f"probe.data.path={folder}"], files, capsys)
+    assert str(folder / name) in line and says in line, line
+
+
+def spoiled_run(root: Path, files: dict[str, Path], name: str, data: bytes) -> Path:
+    """A train run directory (model/ and .hydra/config.yaml) with ``name`` overwritten."""
+    import shutil
+
+    run = root / "run"
+    shutil.copytree(files["model"], run / "model")
+    (run / ".hydra").mkdir()
+    (run / ".hydra" / "config.yaml").write_text("seed: 1\n")
+    (run / "metrics.json").write_text('{"test/macro_f1": 0.5}\n')
+    (run / name).write_bytes(data)
+    return run
+
+
+SPOILED = [
+    ("evaluate", ["data=tiny", "ckpt={run}"], ".hydra/config.yaml", b"", "empty"),
+    ("evaluate", ["data=tiny", "ckpt={run}"], ".hydra/config.yaml", RANDOM, "UTF-8"),
+    ("attribute", ["data=tiny", "ckpt={run}"], ".hydra/config.yaml", b"a: [1\n", "not valid YAML"),
+    ("detect", [*QUIET, "detector=finetuned", "ckpt={run}"], ".hydra/config.yaml",
+     b"- a list\n", "expected a mapping"),
+    ("evaluate", ["data=tiny", "ckpt={run}"], "model/config.json", RANDOM, "UTF-8"),
+    ("report", ["runs={run}"], "metrics.json", b"", "metrics.json is half written or not JSON"),
+    ("report", ["runs={run}"], "metrics.json", RANDOM, "metrics.json is half written or not JSON"),
+    ("report", ["runs={run}"], ".hydra/config.yaml", b"a: [1\n", "unreadable YAML"),
+    ("report", ["runs={run}/metrics.json"], "metrics.json", b"{}", "a file, not a directory"),
+    ("generate", ["progress=false", "out_dir={run}"], "manifest.json", b"{\"count\": 3",
+     "not valid JSON"),
+]
+
+
+@pytest.mark.parametrize("name, overrides, spoilt, data, says", SPOILED, ids=[
+    f"{c[0]} {c[2]} {c[4]}" for c in SPOILED])
+def test_a_spoiled_run_directory_fails_cleanly(name: str, overrides: list[str], spoilt: str,
+                                               data: bytes, says: str, files, tmp_path,
+                                               capsys) -> None:
+    """Run directories read back: a training run's config and model, a run named for the
+    report, the out_dir a generation resumes."""
+    run = spoiled_run(tmp_path, files, spoilt, data)
+    line = fails_cleanly(name, tmp_path, [o.replace("{run}", str(run)) for o in overrides],
+                         files, capsys)
+    assert str(run) in line and says in line, line
 
 
 @pytest.mark.parametrize("name, overrides", [

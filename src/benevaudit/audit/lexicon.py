@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from benevaudit.errors import InputError
+from benevaudit.files import read_text
 from benevaudit.schema import CLASSES
 
 
@@ -55,7 +56,7 @@ def load_lexicon(path: str | Path) -> Lexicon:
         raise FileNotFoundError(f"{path}: no cue lexicon here (expected a cue_lexicon.json "
                                 "written by train.py or attribute.py)")
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
+        raw = json.loads(read_text(path, expected="a cue_lexicon.json written by train.py"))
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
         raise InputError(f"{path}: not a cue lexicon: not valid JSON ({e}); expected "
                          "{class: [{word, score}]} as written by train.py") from None

@@ -26,6 +26,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from benevaudit.errors import BenevauditError
+from benevaudit.files import read_json
 from benevaudit.schema import ARROW_SCHEMA, Dialogue
 
 MANIFEST = "manifest.json"
@@ -64,7 +65,7 @@ def write_manifest(out_dir: Path, ids: Sequence[str], params: dict[str, Any]) ->
     path = out_dir / MANIFEST
     digest = ids_digest(ids)
     if path.is_file():
-        old = json.loads(path.read_text(encoding="utf-8"))
+        old = read_json(path, expected="the manifest.json generate.py writes in out_dir")
         if old.get("ids_sha256") != digest or old.get("params") != params:
             changed = sorted(k for k in set(old.get("params", {})) | set(params)
                              if old.get("params", {}).get(k) != params.get(k))

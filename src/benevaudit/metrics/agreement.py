@@ -22,6 +22,7 @@ import numpy as np
 
 from benevaudit.schema import AGENT_FIELDS, CLASSES, USER_FIELDS, Dialogue
 from benevaudit.errors import InputError
+from benevaudit.files import csv_text, describe_columns
 from benevaudit.text import render_turns
 
 SUBSET_COLUMNS: tuple[str, ...] = (
@@ -103,12 +104,12 @@ def read_human_labels(path: str | Path, classes: Sequence[str] = CLASSES) -> dic
                                 "id, human_label)")
     labels: dict[str, str] = {}
     canonical = {c.upper(): c for c in classes}
-    with open(path, newline="", encoding="utf-8") as f:
+    with csv_text(path, "annotation.labels_path", "a CSV with columns id, human_label") as f:
         reader = csv.DictReader(f)
         missing = {"id", "human_label"} - set(reader.fieldnames or ())
         if missing:
-            raise InputError(f"{path}: missing column(s) {sorted(missing)}; found "
-                             f"{reader.fieldnames}")
+            raise InputError(f"{path}: missing column(s) {sorted(missing)}; "
+                             f"{describe_columns(reader.fieldnames or [])}")
         for line, row in enumerate(reader, start=2):
             value = (row["human_label"] or "").strip()
             if not value:

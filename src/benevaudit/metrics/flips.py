@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from benevaudit.errors import InputError
 from benevaudit.metrics.detection import is_missing
 from benevaudit.schema import ABILITIES
 
@@ -27,10 +28,10 @@ REQUIRED = ("id", "label", "pred", "user_ability")
 def _check(frame: pd.DataFrame, name: str) -> None:
     missing = [c for c in REQUIRED if c not in frame.columns]
     if missing:
-        raise ValueError(f"flips: the {name} predictions lack column(s) {missing}; "
+        raise InputError(f"flips: the {name} predictions lack column(s) {missing}; "
                          f"expected {list(REQUIRED)} (predictions.parquet of a judge run)")
     if not frame["id"].is_unique:
-        raise ValueError(f"flips: the {name} predictions repeat ids, e.g. "
+        raise InputError(f"flips: the {name} predictions repeat ids, e.g. "
                          f"{frame['id'][frame['id'].duplicated()].iloc[0]!r}")
 
 
@@ -49,11 +50,11 @@ def pair_runs(with_df: pd.DataFrame, without_df: pd.DataFrame) -> pd.DataFrame:
     both = with_df[list(REQUIRED)].merge(without_df[["id", "label", "pred"]], on="id",
                                          suffixes=("_with", "_without"))
     if both.empty:
-        raise ValueError("flips: the two runs share no dialogue id; point flips.with and "
+        raise InputError("flips: the two runs share no dialogue id; point flips.with and "
                          "flips.without at runs of the same judge on the same evaluation set")
     differ = both["label_with"].astype(str) != both["label_without"].astype(str)
     if differ.any():
-        raise ValueError(f"flips: dialogue {both['id'][differ].iloc[0]!r} has different labels "
+        raise InputError(f"flips: dialogue {both['id'][differ].iloc[0]!r} has different labels "
                          f"in the two runs; they must score the same corpus")
     return both.rename(columns={"label_with": "label"}).drop(columns="label_without")
 

@@ -12,6 +12,8 @@ from typing import Any
 import pandas as pd
 
 from benevaudit.detectors import DialogueResult
+from benevaudit.errors import InputError
+from benevaudit.files import read_parquet
 from benevaudit.schema import CLASSES, Dialogue
 
 log = logging.getLogger(__name__)
@@ -141,12 +143,15 @@ def write_bootstrap(frame: pd.DataFrame, settings: dict[str, Any], corpus_size: 
 
 def read_run_predictions(value: str, which: str) -> pd.DataFrame:
     """predictions.parquet of a run directory (or the file itself)."""
+    from benevaudit.metrics.flips import REQUIRED
+
     path = Path(value).expanduser()
     if path.is_dir():
         path = path / "predictions.parquet"
     if not path.is_file():
         raise FileNotFoundError(f"flips.{which}={value}: no predictions.parquet there")
-    return pd.read_parquet(path)
+    return read_parquet(path, f"flips.{which}", "the predictions.parquet of a detect.py judge "
+                        "run", REQUIRED)
 
 
 def write_flips(with_value: str, without_value: str, out: Path) -> dict[str, float]:
@@ -156,7 +161,10 @@ def write_flips(with_value: str, without_value: str, out: Path) -> dict[str, flo
 
     with_df = read_run_predictions(with_value, "with")
     without_df = read_run_predictions(without_value, "without")
-    table = flip_table(with_df, without_df)
+    try:
+        table = flip_table(with_df, without_df)
+    except InputError as e:     # name the two files the mismatch is between
+        raise InputError(f"flips.with={with_value}, flips.without={without_value}: {e}") from None
     table.to_csv(out / "flips.csv", index=False)
     name = str(with_df["detector"].iloc[0]) if "detector" in with_df.columns and len(with_df) \
         else "judge"

@@ -13,6 +13,7 @@ import pandas as pd
 
 from benevaudit.detectors import DialogueResult
 from benevaudit.errors import ConfigError, InputError
+from benevaudit.files import describe_columns, read_csv, read_parquet
 from benevaudit.schema import CLASSES, Dialogue
 from benevaudit.splits import _rank, assign_splits
 
@@ -116,6 +117,9 @@ def _flag(value: Any, row: int, path: Path) -> bool | None:
                       f"or 1/0, got {value!r}")
 
 
+EXTERNAL = "predictions with columns id, label and pred or flagged"
+
+
 def read_external(path_value: str | None, aggregation: str | None = None,
                   threshold: float = 0.5) -> pd.DataFrame:
     """Predictions made elsewhere, checked: columns id, label and pred or flagged.
@@ -134,16 +138,19 @@ def read_external(path_value: str | None, aggregation: str | None = None,
     if not path.is_file():
         raise FileNotFoundError(f"predictions.path={path_value}: no such file")
     if path.suffix == ".parquet":
-        frame = pd.read_parquet(path)
+        frame = read_parquet(path, "predictions.path", EXTERNAL)
     elif path.suffix == ".csv":
-        frame = pd.read_csv(path, dtype={"id": str, "label": str, "pred": str, "flagged": str},
-                            keep_default_na=False, na_values=[""])
+        frame = read_csv(path, "predictions.path", (), EXTERNAL, dtype={
+            "id": str, "label": str, "pred": str, "flagged": str},
+            keep_default_na=False, na_values=[""])
     else:
         raise ConfigError(f"predictions.path={path_value}: expected a .parquet or .csv file")
     missing = [c for c in ("id", "label") if c not in frame.columns]
     if missing or not ({"pred", "flagged"} & set(frame.columns)):
         raise ConfigError(f"{path}: needs columns id, label and pred or flagged; "
-                          f"it has {list(frame.columns)}")
+                          f"{describe_columns(frame.columns)}")
+    if frame.empty:
+        raise InputError(f"predictions.path={path}: no rows (expected {EXTERNAL})")
     frame = frame.copy()
     frame["id"] = frame["id"].astype(str)
     repeated = frame["id"][frame["id"].duplicated()]

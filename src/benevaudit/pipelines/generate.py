@@ -84,6 +84,9 @@ def check_llm_block(block: dict[str, Any], key: str) -> None:
     if template and "{" not in str(template) and not Path(str(template)).is_file():
         raise ConfigError(f"{key}.chat_template={template}: no such template file (expected "
                           "a .jinja file or an inline Jinja string)")
+    from benevaudit.pipelines.inputs import check_template_file
+
+    check_template_file(template, f"{key}.chat_template")
 
 
 def check_generator(cfg: DictConfig) -> None:

@@ -11,9 +11,7 @@ columns). A failure is one :class:`~benevaudit.errors.ConfigError` or
 
 from __future__ import annotations
 
-import json
 import math
-import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,9 +19,13 @@ from typing import Any
 from omegaconf import DictConfig, OmegaConf
 
 from benevaudit.errors import ConfigError, InputError
+from benevaudit.files import (
+    check_located, check_model_dir, check_sqlite, check_torch_file, read_json, read_text,
+)
 from benevaudit.schema import SPLITS
 
 _ABSENT = object()
+RESUMED = "the manifest.json generate.py wrote in out_dir"
 
 
 @dataclass(frozen=True)
@@ -147,7 +149,7 @@ def check_detect(cfg: DictConfig) -> None:
     if value_at(cfg, "detector.kind") == "finetuned" and ckpt not in (_ABSENT, None, ""):
         from benevaudit.pipelines.evaluate import locate
 
-        check_weights("ckpt", locate(str(ckpt))[0])
+        check_located("ckpt", locate(str(ckpt)))
 
 
 def check_reply_budget(cfg: DictConfig) -> None:
@@ -177,49 +179,27 @@ def check_numbers(cfg: DictConfig, bounds: dict[str, Bound]) -> None:
             raise ConfigError(f"{key}={value!r}: expected {bound.describe()}")
 
 
-def check_torch_file(key: str, path: Path) -> None:
-    """A ``.ckpt`` must be what ``torch.save`` writes (a zip holding ``data.pkl``, or the legacy
-    pickle), not a text file or a torn copy, so it fails here instead of inside unpickling."""
-    if path.stat().st_size == 0:
-        raise InputError(f"{key}={path}: the file is empty (expected a PyTorch checkpoint "
-                         "written by train.py)")
-    if zipfile.is_zipfile(path):
-        with zipfile.ZipFile(path) as zf:
-            if any(n.endswith("data.pkl") for n in zf.namelist()):
-                return
-        raise InputError(f"{key}={path}: a zip archive without data.pkl, not a PyTorch "
-                         "checkpoint (expected a .ckpt written by train.py)")
-    with open(path, "rb") as f:
-        if f.read(1) == b"\x80":   # the legacy (pre-zip) torch.save format is a raw pickle
-            return
-    raise InputError(f"{key}={path}: not a PyTorch checkpoint (expected a .ckpt written by "
-                     "train.py, a zip archive; this file is neither that nor a pickle, or it "
-                     "was cut short)")
+def check_template_file(template: Any, key: str) -> None:
+    """A chat template given as a file (not inline Jinja, which has braces) must read as UTF-8
+    text; a path that is not there would otherwise be taken for the template itself."""
+    if template and "{" not in str(template):
+        read_text(Path(str(template)).expanduser(), key, "a Jinja chat template (.jinja)")
 
 
-def check_model_dir(key: str, path: Path) -> None:
-    """A transformers model directory: parseable ``config.json``, weights and a tokenizer."""
-    config = path / "config.json"
-    try:
-        json.loads(config.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise InputError(f"{key}: {config} is not valid JSON ({e})") from None
-    weights = ("model.safetensors", "pytorch_model.bin", "model.safetensors.index.json",
-               "pytorch_model.bin.index.json")
-    if not any((path / w).is_file() for w in weights):
-        raise InputError(f"{key}: {path} has config.json but no weights (expected one of "
-                         f"{', '.join(weights)})")
-    if not any((path / t).is_file() for t in ("tokenizer.json", "vocab.txt")):
-        raise InputError(f"{key}: {path} has no tokenizer (expected tokenizer.json or vocab.txt "
-                         "beside config.json, as train.py saves them)")
-
-
-def check_weights(key: str, path: Path) -> None:
-    """The located weights of ``ckpt=``: a Lightning checkpoint or a model directory."""
-    if path.is_file():
-        check_torch_file(key, path)
-    else:
-        check_model_dir(key, path)
+def check_chat_templates(cfg: DictConfig) -> None:
+    """The chat template files of every llm block a probe or detect run loads: the target,
+    the detector and each judge."""
+    blocks = {"target.llm": value_at(cfg, "target.llm"),
+              "detector.llm": value_at(cfg, "detector.llm")}
+    judges = value_at(cfg, "probe.judges")
+    for name, spec in (judges.items() if isinstance(judges, dict) else []):
+        blocks[f"probe.judges.{name}.llm"] = (spec or {}).get("llm")
+    models = value_at(cfg, "judges.models")
+    for i, spec in enumerate(models if isinstance(models, list) else []):
+        blocks[f"judges.models[{i}].llm"] = (spec or {}).get("llm")
+    for key, block in blocks.items():
+        if isinstance(block, dict):
+            check_template_file(block.get("chat_template"), f"{key}.chat_template")
 
 
 def check_lexicon_and_intervention(cfg: DictConfig) -> None:
@@ -289,7 +269,7 @@ def check_checkpoint(cfg: DictConfig) -> None:
                           "directory, or a .ckpt file>")
     ckpt = value_at(cfg, "ckpt")
     if ckpt is not _ABSENT:
-        check_weights("ckpt", locate(str(ckpt))[0])
+        check_located("ckpt", locate(str(ckpt)))
     resume = value_at(cfg, "resume")
     if resume not in (_ABSENT, None, "last"):
         path = Path(str(resume))
@@ -309,6 +289,11 @@ def check_inputs(cfg: DictConfig, entrypoint: str) -> None:
         check_detect(cfg)
     if entrypoint == "probe":
         check_reply_budget(cfg)
+    if entrypoint in ("probe", "detect"):
+        check_chat_templates(cfg)
+    cache = value_at(cfg, "llm_cache")
+    if cache not in (_ABSENT, None, ""):
+        check_sqlite(cache, "llm_cache")
     check_data(cfg)
     check_split(cfg)
     if entrypoint in ("evaluate", "attribute", "train"):
@@ -326,3 +311,6 @@ def check_inputs(cfg: DictConfig, entrypoint: str) -> None:
         from benevaudit.pipelines.generate import check_generator
 
         check_generator(cfg)
+        manifest = Path(str(value_at(cfg, "out_dir"))) / "manifest.json"   # a run to resume
+        if manifest.is_file() and not isinstance(read_json(manifest, expected=RESUMED), dict):
+            raise InputError(f"{manifest}: expected a JSON object ({RESUMED})")

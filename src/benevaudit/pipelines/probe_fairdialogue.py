@@ -17,6 +17,7 @@ import pandas as pd
 from omegaconf import DictConfig
 
 from benevaudit.errors import ConfigError
+from benevaudit.files import read_csv
 from benevaudit.llm import ChatModel, Conversation, Sampling, build_from_block
 from benevaudit.pipelines.config import output_dir, plain, write_metrics
 from benevaudit.probes.fairdialogue import render, scoring
@@ -54,11 +55,8 @@ def read_answers(path: str) -> list[dict[str, Any]]:
     if not file.is_file():
         raise ConfigError(f"probe.answers.path: no file at {path!r}; expected a CSV with the "
                           f"columns {list(CSV_COLUMNS)}")
-    table = pd.read_csv(file, dtype=str, keep_default_na=False)
-    missing = [c for c in CSV_COLUMNS if c not in table.columns]
-    if missing:
-        raise ConfigError(f"{file}: missing columns {missing}; expected {list(CSV_COLUMNS)}, "
-                          f"found {list(table.columns)}")
+    table = read_csv(file, "probe.answers.path", CSV_COLUMNS, f"a CSV with columns "
+                     f"{list(CSV_COLUMNS)}", dtype=str, keep_default_na=False)
     for i, row in table.iterrows():
         empty = [c for c in CSV_COLUMNS[:4] if not str(row[c]).strip()]
         if empty:

@@ -14,7 +14,7 @@ from omegaconf import DictConfig
 
 from benevaudit.pipelines.config import output_dir, plain
 from benevaudit.report.build import ReportFiles, build_report
-from benevaudit.report.runs import expand
+from benevaudit.report.runs import check_named, expand
 
 log = logging.getLogger(__name__)
 
@@ -25,6 +25,7 @@ def run(cfg: DictConfig) -> ReportFiles:
     check_inputs(cfg, "report")
     out = output_dir(cfg)
     roots = expand(plain(cfg.runs))
+    check_named(roots)
     boot = plain(cfg.bootstrap)
     files = build_report(roots, out, str(cfg.title), int(boot["n_resamples"]), int(boot["seed"]))
     bad = sum(r.status != "ok" for r in files.runs)

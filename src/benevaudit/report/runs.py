@@ -19,6 +19,8 @@ from typing import Any
 
 import yaml
 
+from benevaudit.errors import InputError
+
 try:  # the C loader reads a thousand configs several times faster
     from yaml import CSafeLoader as _Loader
 except ImportError:  # pragma: no cover - libyaml missing
@@ -97,6 +99,10 @@ def expand(spec: str | Path | Sequence[str | Path]) -> list[Path]:
         matched = sorted(glob(text, recursive=True)) if any(c in text for c in "*?[") else [text]
         if not matched or not all(Path(m).exists() for m in matched):
             raise FileNotFoundError(f"runs={text}: no such directory (or the glob matched none)")
+        files = [m for m in matched if not Path(m).is_dir()]
+        if files:
+            raise InputError(f"runs={files[0]}: a file, not a directory (expected a run or "
+                             "sweep directory, or a glob of them)")
         roots += [Path(m) for m in matched]
     return roots
 
@@ -160,6 +166,16 @@ def read_run(path: Path, name: str) -> Run:
     _read_metrics(run)
     _read_hydra(run)
     return run
+
+
+def check_named(roots: Sequence[Path]) -> None:
+    """A run named itself in ``runs=`` must read: its unreadable metrics.json or .hydra YAML is
+    an error naming it (runs found under a sweep directory are listed in the report instead)."""
+    for root in roots:
+        if _is_run(root):
+            run = read_run(root, root.name)
+            if run.status == BROKEN:
+                raise InputError(f"runs={root}: {run.reason}")
 
 
 def collect(roots: Sequence[Path], exclude: Path | None = None) -> list[Run]:

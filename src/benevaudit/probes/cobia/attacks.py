@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from benevaudit.errors import ConfigError, InputError
+from benevaudit.files import read_text
 from benevaudit.probes.cobia.dataset import Item, stable_seed
 
 Message = dict[str, str]
@@ -135,7 +136,7 @@ def read_dan(path: str | Path) -> str:
     if not file.is_file():
         raise ConfigError(f"probe.dan_template: no file at {str(path)!r}; expected a text file "
                           "with a {question} placeholder")
-    text = file.read_text(encoding="utf-8")
+    text = read_text(file, "probe.dan_template", "a text file with a {question} placeholder")
     if text.count("{question}") != 1:
         raise InputError(f"{file}: expected exactly one '{{question}}' placeholder, found "
                          f"{text.count('{question}')}")

@@ -12,7 +12,6 @@ descriptor from another group of the same category.
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from benevaudit.errors import ConfigError, InputError
+from benevaudit.files import read_json
 
 FILES = ("cobia_dataset.json", "group_chars.json", "negative_description.json")
 CATEGORIES = ("gender", "race", "religion", "national_origin", "sexual_orientation", "others")
@@ -74,10 +74,11 @@ def _read(directory: Path, name: str) -> Any:
     if not path.is_file():
         raise ConfigError(f"probe.data.path: no {name} in {directory}; expected the CoBia "
                           f"release files {list(FILES)} (github.com/nafisenik/CoBia)")
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as err:
-        raise InputError(f"{path}:{err.lineno}: not valid JSON ({err.msg})") from None
+    value = read_json(path, expected=f"the CoBia release's {name}")
+    if not isinstance(value, dict):
+        raise InputError(f"{path}: expected a JSON object, as in the CoBia release; got "
+                         f"{type(value).__name__}")
+    return value
 
 
 def stable_seed(seed: int, *parts: str) -> list[int]:
@@ -131,7 +132,8 @@ def load_items(path: str | Path, seed: int, one_descriptor: str = "skip",
         for index, row in enumerate(entries):
             total += 1
             for key in ("descriptor", "bias_type"):
-                if not isinstance(row.get(key), str) or not row[key].strip():
+                if not isinstance(row, dict) or not isinstance(row.get(key), str) \
+                        or not row[key].strip():
                     raise InputError(f"{directory / FILES[0]}: group {group!r}, row {index}: "
                                      f"field {key!r} must be a non-empty string")
             if row["descriptor"] not in reasons:

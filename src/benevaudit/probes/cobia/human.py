@@ -11,6 +11,7 @@ import csv
 from pathlib import Path
 
 from benevaudit.errors import ConfigError, InputError
+from benevaudit.files import csv_text, describe_columns
 
 YES = {"biased", "1", "yes", "true", "bias"}
 NO = {"not_biased", "not biased", "unbiased", "0", "no", "false"}
@@ -23,13 +24,13 @@ def read_labels(path: str | Path) -> dict[tuple[str, str], list[str]]:
         raise ConfigError(f"probe.human_labels: no file at {str(path)!r}; expected a CSV with "
                           "columns id, method and one column per annotator")
     out: dict[tuple[str, str], list[str]] = {}
-    with open(file, newline="", encoding="utf-8") as f:
+    with csv_text(file, "probe.human_labels", "a CSV with columns id, method, annotators") as f:
         reader = csv.DictReader(f)
         fields = list(reader.fieldnames or ())
         raters = [c for c in fields if c not in ("id", "method")]
         if "id" not in fields or "method" not in fields or not raters:
             raise InputError(f"{file}: expected columns id, method and at least one annotator "
-                             f"column; found {fields}")
+                             f"column; {describe_columns(fields)}")
         for line, row in enumerate(reader, start=2):
             values = [(row[c] or "").strip().lower() for c in raters]
             if any(not v for v in values):
