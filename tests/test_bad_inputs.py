@@ -64,6 +64,8 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     put("nocols.csv", "id,label\nx,N\n")
     put("badlabel.csv", f"id,human_label\n{corpus[0].id},maybe\n")
     put("unknownid.csv", "id,human_label\nnot-in-corpus,N\n")
+    out["binary_csv"] = d / "binary.csv"
+    out["binary_csv"].write_bytes(RANDOM)
     out["predictions"] = d / "predictions.parquet"
     out["predictions"].write_bytes(parquet_bytes(DETECTED))
     return out
@@ -442,6 +444,24 @@ def test_every_path_option_fails_cleanly_on_every_bad_file(
     assert str(bad) in line and says.format() in line, line
 
 
+@pytest.mark.parametrize("name, overrides", [
+    ("detect", [*QUIET, "detector=external", "predictions.path={sheet}"]),
+    ("probe", [*QUIET, "probe=fairdialogue_decision", "probe.answers.path={sheet}"]),
+    ("probe", [*QUIET, "probe=cobia", "probe.human_labels={sheet}"]),
+    ("analyze", ["progress=false", "data.path={corpus}", "annotation.labels_path={sheet}"]),
+])
+def test_errors_never_print_dialogue_text(name: str, overrides: list[str], files, tmp_path,
+                                          capsys) -> None:
+    """A transcript passed where a sheet is expected: its first line reads as a header, and
+    the error says the columns are wrong without quoting it."""
+    sheet = tmp_path / "transcript.csv"
+    sheet.write_text("Agent: dear, let me fill that form in for you, it is hard for you\n"
+                     "User: thank you\n")
+    line = fails_cleanly(name, tmp_path, [o.replace("{sheet}", str(sheet)) for o in overrides],
+                         files, capsys)
+    assert str(sheet) in line and "column" in line and "dear" not in line, line
+
+
 def cobia_folder(root: Path) -> Path:
     """The CoBia files of the project's own stand-in (invented groups), to spoil one of."""
     from benevaudit.probes.cobia.stand_in import write_stand_in
@@ -491,6 +511,8 @@ SPOILED = [
     ("report", ["runs={run}"], "metrics.json", RANDOM, "metrics.json is half written or not JSON"),
     ("report", ["runs={run}"], ".hydra/config.yaml", b"a: [1\n", "unreadable YAML"),
     ("report", ["runs={run}/metrics.json"], "metrics.json", b"{}", "a file, not a directory"),
+    ("report", ["runs={run}"], "predictions.parquet", b"", "predictions.parquet: the file is empty"),
+    ("report", ["runs={run}"], "predictions.parquet", TEXT, "predictions.parquet: not a Parquet"),
     ("generate", ["progress=false", "out_dir={run}"], "manifest.json", b"{\"count\": 3",
      "not valid JSON"),
 ]
@@ -544,6 +566,8 @@ def test_generator_block_overridden_to_hf_drops_vllm_keys(tmp_path, caplog) -> N
 @pytest.mark.parametrize("script, args, expected", [
     ("analyze.py", ["data.path=/no/such/corpus.jsonl"], "data.path=/no/such/corpus.jsonl"),
     ("attribute.py", ["ckpt={text_ckpt}"], "not a PyTorch checkpoint"),
+    ("detect.py", ["detector=external", "predictions.path={binary_csv}", "logger=none"],
+     "binary.csv:line 1: not UTF-8 text"),
 ])
 def test_scripts_print_one_line_and_exit_2(script: str, args: list[str], expected: str, files,
                                            tmp_path) -> None:

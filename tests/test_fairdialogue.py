@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 from hydra import compose, initialize_config_dir
 
-from benevaudit.errors import ConfigError
+from benevaudit.errors import ConfigError, InputError
 from benevaudit.probes.fairdialogue import render
 from benevaudit.probes.fairdialogue.decision_tasks import DECISION_TASKS
 from benevaudit.probes.fairdialogue.groups import check_attributes, describe
@@ -192,7 +192,7 @@ def test_csv_errors_name_the_file_and_what_is_missing(tmp_path):
 
     bad = tmp_path / "bad.csv"
     pd.DataFrame({"item": ["i1"], "task": ["award"], "answer": ["Yes"]}).to_csv(bad, index=False)
-    with pytest.raises(ConfigError, match=r"bad.csv: missing columns \['attribute', 'group'\]"):
+    with pytest.raises(InputError, match=r"bad.csv: missing column\(s\) \['attribute', 'group'\]"):
         run(probe_config(tmp_path, "fairdialogue_decision", f"probe.answers.path={bad}"))
     with pytest.raises(ConfigError, match="no file"):
         run(probe_config(tmp_path, "fairdialogue_decision", "probe.answers.path=/no/such.csv"))

@@ -18,7 +18,6 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from benevaudit.errors import BenevauditError
-from benevaudit.files import require_file
 from benevaudit.schema import (
     AGENT_FIELDS, ARROW_SCHEMA, CLASSES, SPEAKERS, SPLITS, USER_FIELDS, Dialogue, Turn,
 )
@@ -164,7 +163,8 @@ def iter_corpus(path: str | Path) -> Iterator[Dialogue]:
     """Validated dialogues of a corpus, in file order; raises on the first bad record."""
     seen: dict[str, str] = {}
     for f in corpus_files(path):
-        require_file(f, None, "a corpus file: .jsonl, .jsonl.gz or .parquet, one dialogue a record")
+        if f.stat().st_size == 0:        # a 0-byte .parquet would read as "not Parquet"
+            raise CorpusError(f"{f}: empty file (no dialogues)")
         records = _parquet_records(f) if f.suffix == ".parquet" else _jsonl_records(f)
         count = 0
         for where, obj in records:

@@ -20,7 +20,7 @@ from typing import Any
 from benevaudit.errors import InputError
 
 PARQUET_MAGIC = b"PAR1"    # the first and last four bytes of every Parquet file
-_PLAIN_NAME = re.compile(r"^[\w .:/()-]{1,40}$")
+_PLAIN_NAME = re.compile(r"^[A-Za-z_][\w.-]{0,39}$")   # a header: short names, no spaces
 
 
 def where(path: str | Path, key: str | None = None) -> str:
@@ -127,21 +127,27 @@ def csv_text(path: str | Path, key: str | None, expected: str) -> io.StringIO:
     return io.StringIO(read_text(path, key, expected), newline="")
 
 
+def check_parquet_file(path: str | Path, key: str | None, expected: str) -> Path:
+    """A non-empty file with Parquet's markers at both ends (without reading it)."""
+    file = require_file(path, key, expected)
+    with open(file, "rb") as f:
+        head = f.read(4)
+        f.seek(max(file.stat().st_size - 4, 0))
+        tail = f.read(4)
+    if head != PARQUET_MAGIC or tail != PARQUET_MAGIC or file.stat().st_size < 12:
+        raise InputError(f"{where(path, key)}: not a Parquet file (no PAR1 markers at its start "
+                         f"and end: another format, or cut short); expected {expected}")
+    return file
+
+
 def read_parquet(path: str | Path, key: str | None, expected: str,
                  required: Sequence[str] = ()) -> Any:
     """A Parquet file as a pandas DataFrame with at least ``required`` columns."""
     import pandas as pd
     import pyarrow as pa
 
-    file = require_file(path, key, expected)
+    file = check_parquet_file(path, key, expected)
     name = where(path, key)
-    with open(file, "rb") as f:
-        head = f.read(4)
-        f.seek(max(file.stat().st_size - 4, 0))
-        tail = f.read(4)
-    if head != PARQUET_MAGIC or tail != PARQUET_MAGIC or file.stat().st_size < 12:
-        raise InputError(f"{name}: not a Parquet file (no PAR1 markers at its start and end: "
-                         f"another format, or cut short); expected {expected}")
     try:
         frame = pd.read_parquet(file)
     except (pa.ArrowException, OSError) as e:

@@ -20,6 +20,7 @@ from typing import Any
 import yaml
 
 from benevaudit.errors import InputError
+from benevaudit.files import check_parquet_file
 
 try:  # the C loader reads a thousand configs several times faster
     from yaml import CSafeLoader as _Loader
@@ -169,13 +170,17 @@ def read_run(path: Path, name: str) -> Run:
 
 
 def check_named(roots: Sequence[Path]) -> None:
-    """A run named itself in ``runs=`` must read: its unreadable metrics.json or .hydra YAML is
-    an error naming it (runs found under a sweep directory are listed in the report instead)."""
+    """A run named itself in ``runs=`` must read: an unreadable metrics.json, .hydra YAML or
+    Parquet file of it is an error naming the file (runs found under a sweep directory are
+    listed in the report instead, with what was wrong)."""
     for root in roots:
         if _is_run(root):
             run = read_run(root, root.name)
             if run.status == BROKEN:
                 raise InputError(f"runs={root}: {run.reason}")
+            for name in ("predictions.parquet", "responses.parquet"):
+                if (root / name).exists():
+                    check_parquet_file(root / name, None, f"the {name} this run wrote")
 
 
 def collect(roots: Sequence[Path], exclude: Path | None = None) -> list[Run]:
