@@ -160,6 +160,19 @@ def write_tables(rows: list[dict[str, Any]], run_dir: Path) -> None:
                                       if len(table) else "(no scored cells)\n")
 
 
+def fairllm_options(p: dict[str, Any]) -> tuple[str, str]:
+    """``probe.fairllm.serp`` and ``probe.fairllm.prag``, checked (LangFair's by default)."""
+    from benevaudit.metrics.fairness import PRAG_VARIANTS, SERP_VARIANTS
+
+    options = p.get("fairllm") or {}
+    chosen = (str(options.get("serp", "langfair")), str(options.get("prag", "langfair")))
+    for key, value, valid in (("serp", chosen[0], SERP_VARIANTS),
+                              ("prag", chosen[1], PRAG_VARIANTS)):
+        if value not in valid:
+            raise ConfigError(f"probe.fairllm.{key} must be one of {list(valid)}, got {value!r}")
+    return chosen
+
+
 def run(cfg: DictConfig) -> dict[str, float]:
     run_dir = output_dir(cfg)
     p = plain(cfg.probe)
@@ -184,7 +197,9 @@ def run(cfg: DictConfig) -> dict[str, float]:
         metrics = scoring.decision_metrics(rows, attributes)
     else:
         normalise = (p.get("prag") or {}).get("normalise", "printed")
-        metrics = scoring.recommendation_metrics(rows, k, normalise, attributes)
+        serp_variant, prag_variant = fairllm_options(p)
+        metrics = scoring.recommendation_metrics(rows, k, normalise, attributes, serp_variant,
+                                                 prag_variant)
     pd.DataFrame(rows).to_parquet(run_dir / "responses.parquet", index=False)
     write_metrics(metrics, run_dir / "metrics.json")
     write_tables(scoring.table_rows(metrics, kind), run_dir)
