@@ -12,7 +12,7 @@ from hydra import compose, initialize_config_dir
 
 from benevaudit.errors import ConfigError
 from benevaudit.probes.fairdialogue import render
-from benevaudit.probes.fairdialogue.decision_tasks import DECISION_TASKS
+from benevaudit.probes.fairdialogue.decision_tasks import DECISION_SCENARIOS, DECISION_TASKS
 from benevaudit.probes.fairdialogue.groups import check_attributes, describe
 from benevaudit.probes.fairdialogue.parse import parse_decision, parse_ranked
 from benevaudit.probes.fairdialogue.recommendation_tasks import RECOMMENDATION_TASKS
@@ -82,6 +82,22 @@ def test_scenarios_are_plentiful_short_and_free_of_speaker_attributes(bank):
                 assert text.endswith("?"), item
             else:
                 assert "{k}" in text and "rank" in text.lower(), item
+
+
+def test_decision_scenarios_name_the_exact_position_and_one_or_two_limitations():
+    for task, items in DECISION_SCENARIOS.items():
+        positions = [sc.position for sc in items.values()]
+        assert len(set(positions)) == len(positions), task          # each asks about its own
+        for item, sc in items.items():
+            assert DECISION_TASKS[task][item] == sc.text
+            question = re.split(r"(?<=[.?!])\s+", sc.text)[-1]
+            # the request names the exact position, award or assignment
+            assert sc.position in question, (item, sc.position, question)
+            assert len(sc.position.split()) >= 3, item              # a name, not "the job"
+            # one or two limitations, stated before the request
+            assert 1 <= len(sc.limitations) <= 2, item
+            for limitation in sc.limitations:
+                assert limitation in sc.text and limitation not in question, (item, limitation)
 
 
 def test_text_renderings_system_note_self_intro_and_neutral():
