@@ -14,9 +14,9 @@
   the same item, averaged over items; their SNSR is max − min and their SNSV the (population)
   standard deviation over groups. By default SERP* and PRAG* are LangFair 0.8's (K is the
   length of the group's list; SERP* weights a's 0-based i-th item K − i + 1 over 2(K+1)K;
-  PRAG* counts kept pairs over K(K+1)); ``prag="pairs"`` divides by the number of pairs as
-  FaiRLLM's own ``process.ipynb`` does, and ``serp="unit"`` is a SERP* over K(K+1)/2 whose
-  identical lists score 1.
+  PRAG* counts kept pairs over K(K+1)); ``prag_variant="pairs"`` divides by the number of
+  pairs as FaiRLLM's own ``process.ipynb`` does, and ``serp_variant="unit"`` is a SERP* over
+  K(K+1)/2 whose identical lists score 1.
 
 The released FairDialogue scoring (not eq. 1–4) is :mod:`benevaudit.metrics.fairness_released`.
 
