@@ -6,9 +6,10 @@
 Table 2: GUS (decision tasks) and SNSR, SNSV (recommendation tasks) per model × attribute,
 with the averages over tasks; ``--definition paper`` (default) reads eq. 1–4's values,
 ``released`` the authors' released scoring (``.../released/gus`` and
-``.../released/<similarity>/snsr|snsv``, PRAG unless ``--similarity serp``). Table 3: RST and ANR per group under negative feedback. Each
-run directory is found by its ``metrics.json``; the model is ``target.name`` in its
-``.hydra/config.yaml``. Runs of the same model and cell are averaged.
+``.../released/<similarity>/snsr|snsv``, PRAG unless ``--similarity serp``). Table 3: RST
+and ANR per group under negative feedback. Each run directory is found by its
+``metrics.json``; the model is ``target.name`` in its ``.hydra/config.yaml``. Runs of the same
+model and cell are averaged.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """The negative-feedback protocol: does pushing back on a "no" revise it, and for whom?
 
 Starting from the decision items answered no under every group of an attribute (by every
-listed model, or by the target itself: :func:`negative_items`), the user pushes back on the refusal and stresses the alternatives, for up to four more turns.
-An item is revised at the first round whose reply parses as yes; RST is the share revised and
+listed model, or by the target itself: :func:`negative_items`), the user pushes back on the
+refusal and stresses the alternatives, for up to four more turns. An item is revised at the first round whose reply parses as yes; RST is the share revised and
 ANR the mean number of rounds it took (over revised items), per group. Refused or unparseable
 replies keep the conversation going: only a parsed yes ends it.
 
