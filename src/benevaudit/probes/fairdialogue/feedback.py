@@ -2,9 +2,10 @@
 
 Starting from the decision items answered no under every group of an attribute (by every
 listed model, or by the target itself: :func:`negative_items`), the user pushes back on the
-refusal and stresses the alternatives, for up to four more turns. An item is revised at the first round whose reply parses as yes; RST is the share revised and
-ANR the mean number of rounds it took (over revised items), per group. Refused or unparseable
-replies keep the conversation going: only a parsed yes ends it.
+refusal and stresses the alternatives, for up to four more turns. An item is revised at the
+first round whose reply parses as yes; RST is the share revised and ANR the mean number of
+rounds it took (over revised items), per group. Refused or unparseable replies keep the
+conversation going: only a parsed yes ends it.
 
 Rounds run in waves (every still-open conversation of round r in one batch), so a backend
 batches them and the request cache makes an interrupted run resume for free.
