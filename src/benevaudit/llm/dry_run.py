@@ -34,7 +34,7 @@ from benevaudit.llm.prefix_floor import PrefixTrie
 
 log = logging.getLogger(__name__)
 PLACEHOLDER = "{reply}"
-DERIVED = ("judge", "unit", "round")   # identity keys a dependent request adds to its source's
+DERIVED = ("judge", "unit")   # identity keys a request reading another's reply adds to its own
 _ACTIVE: list[RequestLog] = []
 
 
@@ -75,7 +75,7 @@ class RequestLog:
         self._scope: dict[str, Any] = {}
         self._fifo: deque[dict[str, Any]] = deque()
         self._by_messages: dict[str, deque[dict[str, Any]]] = {}
-        self._replies: dict[str, tuple[dict[str, Any], int, int]] = {}  # conv+reply -> source
+        self._replies: dict[str, tuple[dict[str, Any], int]] = {}  # conv + reply -> source
         self._last: dict[str, int] = {}          # identity -> its latest request
 
     # ---- identity -------------------------------------------------------------------------
@@ -108,29 +108,31 @@ class RequestLog:
             if messages[k - 1] == {"role": "assistant", "content": PLACEHOLDER}:
                 source = self._replies.get(_key(messages[:k]))
                 if source is not None:
-                    ident, seq, rnd = source
-                    return {**identity, **ident, "round": rnd + 1}, seq
+                    ident, seq = source
+                    return {**ident, **identity}, seq
         if self._fifo:
             identity.update(self._fifo.popleft())
         return identity, None
 
-    def _source_of(self, identity: dict[str, Any]) -> int | None:
-        """The latest earlier request of the same identity, or of the one it derives from."""
+    def _source_of(self, identity: dict[str, Any], extends: int | None) -> int | None:
+        """The request whose reply this one waits for: the latest earlier chat request of the
+        same identity (the previous message of a self-chat, the previous feedback round), else
+        of the identity it derives from (a judge reading the target's reply), or the request
+        whose conversation it extends, whichever came last."""
         found = self._last.get(_key(identity))
         if found is None:
             found = self._last.get(_key({k: v for k, v in identity.items() if k not in DERIVED}))
-        return found
+        return max((s for s in (found, extends) if s is not None), default=None)
 
     # ---- recording ------------------------------------------------------------------------
     def record_chat(self, model: DryRunChatModel, conversation: Conversation,
                     choices: Sequence[str] | None, max_tokens: int | None) -> int:
         """Write one chat or score request; returns its prompt token count (0 when unknown)."""
         messages = _text_only(conversation)
-        identity, source = self._identify(messages, model.tags)
-        dependent = any(isinstance(m["content"], str) and PLACEHOLDER in m["content"]
-                        for m in messages)
-        if dependent and source is None:
-            source = self._source_of(identity)
+        identity, extends = self._identify(messages, model.tags)
+        dependent = extends is not None or any(
+            isinstance(m["content"], str) and PLACEHOLDER in m["content"] for m in messages)
+        source = self._source_of(identity, extends) if dependent else None
         rendered = self.tokenizers.render(model.model_id, model.chat_template, messages)
         row: dict[str, Any] = {"request": self.requests, **identity, "model": model.model_id,
                                "backend": model.served_by, "messages": messages,
@@ -139,14 +141,13 @@ class RequestLog:
         if max_tokens is not None:
             row["max_tokens"] = max_tokens
         self._count(model.model_id, rendered.ids, rendered.why, rendered.estimate, row)
-        if dependent or source is not None:
+        if dependent:
             row["depends_on"] = source
             self.dependent += 1
         self._write(row)
         if choices is None:  # a reply exists only for chat requests
             self._replies[_key([*messages, {"role": "assistant", "content": PLACEHOLDER}])] = (
-                {k: v for k, v in identity.items() if k != "round"}, row["request"],
-                int(identity.get("round", 0)))
+                identity, row["request"])
             self._last[_key(identity)] = row["request"]
         return row.get("prompt_tokens", 0)
 

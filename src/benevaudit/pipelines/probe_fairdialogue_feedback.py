@@ -19,6 +19,7 @@ import pandas as pd
 from omegaconf import DictConfig
 
 from benevaudit.errors import ConfigError
+from benevaudit.llm import dry_run
 from benevaudit.metrics.fairness import persistence
 from benevaudit.pipelines.config import write_metrics
 from benevaudit.pipelines.probe_fairdialogue import collect, sampling_of, write_tables
@@ -47,14 +48,16 @@ def run_feedback_probe(cfg: DictConfig, p: dict[str, Any], attributes: dict[str,
     for i, r in enumerate(rows):
         by_item[(r["task"], r["attribute"], r["item"])].append(i)
     starts = []
+    every = dry_run.active() is not None   # a dry run sizes the protocol's upper bound
     for (task, attribute, item), idx in by_item.items():
-        if all(rows[i]["decision"] == "no" for i in idx):
+        if every or all(rows[i]["decision"] == "no" for i in idx):
             starts += [((task, attribute, item, rows[i]["group"]), conversations[i],
                         rows[i]["answer"]) for i in idx]
     log.info("%d of %d items were answered no under every group; %d feedback conversations",
              len({s[0][:3] for s in starts}), len(by_item), len(starts))
-    traces = run_feedback(model, starts, sampling_of(p, int(cfg.seed)), pushbacks[:rounds],
-                          on_round=lambda r, n: log.info("feedback round %d: %d open", r, n))
+    with dry_run.scope(method="feedback"):
+        traces = run_feedback(model, starts, sampling_of(p, int(cfg.seed)), pushbacks[:rounds],
+                              on_round=lambda r, n: log.info("feedback round %d: %d open", r, n))
     model.close()
 
     done = {t.key: t for t in traces}
