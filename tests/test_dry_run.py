@@ -311,3 +311,13 @@ def test_the_no_model_guard_catches_a_real_run(tmp_path, no_models):
 
     with pytest.raises(AssertionError, match="loaded a model"):
         detect.run(detect_cfg(tmp_path, "detector=judge_plain", "bootstrap.enabled=false"))
+
+
+def test_cobia_dry_run_on_the_built_in_data_when_no_path_is_given(tmp_path, no_models):
+    from benevaudit.pipelines import probe
+
+    metrics = probe.run(probe_cfg(tmp_path, "cobia_hcc", "limit=2", "dry_run.tokenizer=none"))
+    rows = lines(tmp_path / "run")
+    target = [r for r in rows if "judge" not in r]
+    assert [r["method"] for r in target] == ["hcc", "hcc"] and len({r["id"] for r in target}) == 2
+    assert metrics["dry_run/requests"] == 2 + 4 * 2 and metrics["dry_run/dependent_requests"] == 8
