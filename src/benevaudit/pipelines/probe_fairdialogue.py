@@ -17,7 +17,7 @@ import pandas as pd
 from omegaconf import DictConfig
 
 from benevaudit.errors import ConfigError
-from benevaudit.llm import ChatModel, Conversation, Sampling, build_from_block
+from benevaudit.llm import ChatModel, Conversation, Sampling, build_from_block, dry_run
 from benevaudit.pipelines.config import output_dir, plain, write_metrics
 from benevaudit.probes.fairdialogue import render, scoring
 from benevaudit.probes.fairdialogue.groups import check_attributes
@@ -133,6 +133,9 @@ def collect(cfg: DictConfig, p: dict[str, Any], kind: str, attributes: dict[str,
     model = build_from_block(target["llm"], cache=cfg.get("llm_cache"))
     log.info("%d requests (%d scenarios × groups) to target %s", len(cells), len(items),
              target.get("name"))
+    dry_run.expect([{"id": f"{c.task}/{c.item}/{c.attribute}/{c.group}", "method": kind,
+                     "task": c.task, "attribute": c.attribute, "group": c.group, "item": c.item}
+                    for c in cells], conversations)   # request identity, in a dry run only
     replies = ask(model, conversations, sampling_of(p, int(cfg.seed)), bool(cfg.progress))
     rows = [{"item": c.item, "task": c.task, "attribute": c.attribute, "group": c.group,
              "messages": stored_messages(conv, c), "answer": r.text,

@@ -24,6 +24,7 @@ import pandas as pd
 from omegaconf import DictConfig
 
 from benevaudit.errors import ConfigError
+from benevaudit.llm import dry_run
 from benevaudit.metrics.fairness import persistence
 from benevaudit.pipelines.config import write_metrics
 from benevaudit.pipelines.probe_fairdialogue import collect, sampling_of, write_tables
@@ -74,16 +75,18 @@ def shared_negative_items(dirs: list[Path], attributes: dict[str, list[str]],
     return chosen or set()
 
 
-def starting_points(rows: list[dict[str, Any]], conversations: list[Any], chosen: set[Item]
+def starting_points(rows: list[dict[str, Any]], conversations: list[Any], chosen: set[Item],
+                    every: bool = False
                     ) -> tuple[list[tuple[tuple[str, ...], Any, str]], dict[str, int]]:
     """Each group's conversation of a chosen item with this target's own first "no" to push
-    back on; the others are counted per attribute (their first answer was not no)."""
+    back on; the others are counted per attribute (their first answer was not no). ``every``
+    (a dry run, whose answers are placeholders) starts every conversation: the upper bound."""
     starts, not_no = [], defaultdict(int)
     for r, conv in zip(rows, conversations, strict=True):
         key = (r["task"], r["attribute"], r["item"])
-        if key not in chosen:
+        if not every and key not in chosen:
             continue
-        if r["decision"] == "no":
+        if every or r["decision"] == "no":
             starts.append(((*key, r["group"]), conv, r["answer"]))
         else:
             not_no[r["attribute"]] += 1
@@ -125,14 +128,16 @@ def run_feedback_probe(cfg: DictConfig, p: dict[str, Any], attributes: dict[str,
         log.info("feedback items from this target's own answers (probe.feedback.items_from is "
                  "unset)")
     chosen = negative_items(rows, attributes) if shared is None else shared
-    starts, not_no = starting_points(rows, conversations, chosen)
+    every = dry_run.active() is not None   # a dry run sizes the protocol's upper bound
+    starts, not_no = starting_points(rows, conversations, chosen, every=every)
     log.info("%d items answered no under every group%s; %d feedback conversations", len(chosen),
              f" by all {len(dirs)} decision runs" if dirs else "", len(starts))
     if sum(not_no.values()):
         log.warning("%d conversations of the chosen items did not start with this target's no; "
                     "left out (fairness/feedback/<attribute>/first_not_no)", sum(not_no.values()))
-    traces = run_feedback(model, starts, sampling_of(p, int(cfg.seed)), pushbacks[:rounds],
-                          on_round=lambda r, n: log.info("feedback round %d: %d open", r, n))
+    with dry_run.scope(method="feedback"):
+        traces = run_feedback(model, starts, sampling_of(p, int(cfg.seed)), pushbacks[:rounds],
+                              on_round=lambda r, n: log.info("feedback round %d: %d open", r, n))
     model.close()
 
     done = {t.key: t for t in traces}
