@@ -33,24 +33,12 @@ import tempfile
 import time
 from pathlib import Path
 
+from benevaudit.llm.prefix_floor import distinct_prefix_tokens  # the floor of exact reuse
+
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 KINDS = ("bias", "nli", "guard", "refusal")
-
-
-def distinct_prefix_tokens(prompts: list[list[int]]) -> int:
-    """Tokens a perfect prefix cache computes: nodes of the token trie of all prompts."""
-    root: dict = {}
-    nodes = 0
-    for ids in prompts:
-        node = root
-        for tok in ids:
-            if tok not in node:
-                node[tok] = {}
-                nodes += 1
-            node = node[tok]
-    return nodes
 
 
 def lcp_prefill(prompts: list[list[int]]) -> int:

@@ -21,7 +21,7 @@ import pandas as pd
 from omegaconf import DictConfig
 
 from benevaudit.errors import ConfigError
-from benevaudit.llm import ChatModel, Sampling, build_from_block
+from benevaudit.llm import ChatModel, Sampling, build_from_block, dry_run
 from benevaudit.pipelines.config import output_dir, plain, write_metrics
 from benevaudit.probes.cobia import attacks, judges as judging, scoring, tables
 from benevaudit.probes.cobia.dataset import FILES, load_items
@@ -151,6 +151,9 @@ def run(cfg: DictConfig) -> dict[str, float]:
         sampling = Sampling(temperature=0.0, max_tokens=int(p.get("max_tokens", 128)), seed=seed)
         log.info("%d items × %s = %d requests to target %s (%d items skipped: one descriptor)",
                  len(loaded.items), methods, len(pairs), target.get("name"), loaded.skipped)
+        identities = [{"id": item.id, "method": m, "group": item.group,
+                       "descriptor": item.primary} for item, m in pairs]
+        dry_run.expect(identities, messages)       # request identity, in a dry run only
         replies = ask_target(models.get(target["llm"]), messages, sampling, progress)
         rows = [{"id": item.id, "group": item.group, "category": item.category, "method": m,
                  "bias_type": item.bias_type, "descriptor": item.primary,
@@ -159,6 +162,7 @@ def run(cfg: DictConfig) -> dict[str, float]:
                  "finish_reason": r.finish_reason}
                 for (item, m), msgs, r in zip(pairs, messages, replies, strict=True)]
         for judge in judge_list:
+            dry_run.expect([{**i, "judge": judge.name} for i in identities])
             judge_rows(judge, models.get(judge.llm), pairs, rows, sentences, seed, progress)
     finally:
         models.close()
