@@ -529,6 +529,12 @@ SPOILED = [
     ("report", ["runs={run}"], "predictions.parquet", TEXT, "predictions.parquet: not a Parquet"),
     ("generate", ["progress=false", "out_dir={run}"], "manifest.json", b"{\"count\": 3",
      "not valid JSON"),
+    ("probe", [*QUIET, "probe=fairdialogue_feedback", "probe.feedback.items_from=[{run}]"],
+     "responses.parquet", b"", "responses.parquet: the file is empty"),
+    ("probe", [*QUIET, "probe=fairdialogue_feedback", "probe.feedback.items_from=[{run}]"],
+     "responses.parquet", TEXT, "responses.parquet: not a Parquet file"),
+    ("probe", [*QUIET, "probe=fairdialogue_feedback", "probe.feedback.items_from=[{run}]"],
+     "responses.parquet", parquet_bytes({"item": ["1"]}), "missing column(s)"),
 ]
 
 

@@ -24,6 +24,7 @@ import pandas as pd
 from omegaconf import DictConfig
 
 from benevaudit.errors import ConfigError
+from benevaudit.files import read_parquet
 from benevaudit.llm import dry_run
 from benevaudit.metrics.fairness import persistence
 from benevaudit.pipelines.config import write_metrics
@@ -53,11 +54,8 @@ def shared_negative_items(dirs: list[Path], attributes: dict[str, list[str]],
         if not file.is_file():
             raise ConfigError(f"probe.feedback.items_from: {d} has no responses.parquet; list the "
                               "run directories of probe=fairdialogue_decision runs")
-        table = pd.read_parquet(file)
-        missing = [c for c in DECISION_COLUMNS if c not in table.columns]
-        if missing:
-            raise ConfigError(f"probe.feedback.items_from: {file} lacks columns {missing}; it is "
-                              "not a probe=fairdialogue_decision run")
+        table = read_parquet(file, None, "the responses.parquet of a probe=fairdialogue_decision "
+                             "run (probe.feedback.items_from)", DECISION_COLUMNS)
         for attribute, groups in attributes.items():
             have = set(table.loc[table["attribute"] == attribute, "group"])
             lacking = [g for g in groups if g not in have]
