@@ -3,8 +3,12 @@
 Each entrypoint's matrix runs ``pipelines.<name>.run`` in-process through Hydra's compose API
 and ``pipelines.cli.guarded``, as the entrypoint scripts do. A tripwire makes loading a model
 (classifier, tokenizer, frozen checkpoint, LLM, Vendi encoder) fail the test, so every bad
-input is shown to be caught before any model work. Two cases run the real scripts as
-subprocesses, to show that no traceback reaches the terminal.
+input is shown to be caught before any model work. The path matrix crosses every option that
+names a file with each kind of bad file its format admits (missing, empty, random bytes, not
+UTF-8, another format, wrong columns or shape); run directories (a training run's config and
+model, a run named for a report, an out_dir to resume, decision runs for feedback) are spoiled one
+file at a time. Three cases run the real scripts as subprocesses, to show that no traceback
+reaches the terminal.
 """
 
 from __future__ import annotations
@@ -432,6 +436,9 @@ PATHS = [
      {"random": "not a SQLite database"}, None),
     ("probe", [*QUIET, "+probe.judges.bias.llm.chat_template={bad}"], ".jinja", ("latin1",), {},
      None),
+    ("probe", [*QUIET, "target.llm.model={bad}"], "", ("missing",), {}, None),
+    ("detect", [*QUIET, "detector=granite_guardian_4_1", "detector.llm.model={bad}"], "",
+     ("missing",), {}, None),
     ("probe", [*QUIET, "probe=cobia", "probe.dan_template={bad}"], ".txt",
      ("missing", "empty", "random", "latin1", "shape"),
      {"shape": "expected exactly one '{{question}}' placeholder"}, b"no placeholder here\n"),
@@ -521,6 +528,9 @@ SPOILED = [
     ("detect", [*QUIET, "detector=finetuned", "ckpt={run}"], ".hydra/config.yaml",
      b"- a list\n", "expected a mapping"),
     ("evaluate", ["data=tiny", "ckpt={run}"], "model/config.json", RANDOM, "UTF-8"),
+    ("probe", [*QUIET, "target.llm.model={run}/model"], "model/config.json", b"", "empty"),
+    ("generate", ["generator=smollm2", "generator.llm.model={run}/model"], "model/config.json",
+     b"{", "not valid JSON"),
     ("report", ["runs={run}"], "metrics.json", b"", "metrics.json is half written or not JSON"),
     ("report", ["runs={run}"], "metrics.json", RANDOM, "metrics.json is half written or not JSON"),
     ("report", ["runs={run}"], ".hydra/config.yaml", b"a: [1\n", "unreadable YAML"),

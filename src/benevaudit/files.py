@@ -1,7 +1,7 @@
 """Reading the files a user passes, each as what it should be.
 
-One reader per format: text (UTF-8, not empty, no binary), JSON, CSV, Parquet and PyTorch
-checkpoints. A file that is missing, empty, of another format, not UTF-8 where text is
+One reader per format: text (UTF-8, not empty, no binary), JSON, YAML, CSV, Parquet, PyTorch
+checkpoints and transformers model directories, chat templates, and the SQLite request cache. A file that is missing, empty, of another format, not UTF-8 where text is
 expected, or without the columns it needs raises one :class:`~benevaudit.errors.InputError`
 that names the file (and the option it came from, the line or row) and what was expected.
 Messages never quote the file's content: corpora and label sheets may hold sensitive dialogue.
@@ -223,3 +223,25 @@ def check_weights(key: str, path: Path) -> None:
         check_torch_file(key, path)
     else:
         check_model_dir(key, path)
+
+
+def check_template_file(template: Any, key: str) -> None:
+    """A chat template given as a file (not inline Jinja, which has braces) must read as UTF-8
+    text; a path that is not there would otherwise be taken for the template itself."""
+    if template and "{" not in str(template):
+        read_text(Path(str(template)).expanduser(), key, "a Jinja chat template (.jinja)")
+
+
+def check_llm_files(block: dict[str, Any], key: str) -> None:
+    """An llm block's files: its chat template file, and a local model directory (a path, not
+    a hub id) that exists and, where it has one, a config.json that reads as JSON."""
+    check_template_file(block.get("chat_template"), f"{key}.chat_template")
+    model = str(block.get("model") or "")
+    if not model.startswith(("/", "./", "../", "~")):
+        return
+    folder = Path(model).expanduser()
+    if not folder.is_dir():
+        raise InputError(f"{key}.model={model}: no such directory (expected a model directory "
+                         "with config.json, weights and tokenizer files, or a hub id)")
+    if (folder / "config.json").exists():
+        read_json(folder / "config.json", expected="the model's transformers config")

@@ -20,6 +20,7 @@ import numpy as np
 from omegaconf import DictConfig
 
 from benevaudit.errors import ConfigError, InputError
+from benevaudit.files import check_model_dir
 from benevaudit.metrics import agreement as agr
 from benevaudit.metrics.diversity import (
     EMBEDDERS, SMOOTH_METHODS, cls_embeddings, mtld, self_bleu, vendi_from_embeddings,
@@ -27,7 +28,7 @@ from benevaudit.metrics.diversity import (
 from benevaudit.metrics.linguistic import MARKER_NAMES, dialogue_markers, marker_effects
 from benevaudit.pipelines.config import output_dir, plain, write_metrics
 from benevaudit.pipelines.data import load_dialogues
-from benevaudit.pipelines.inputs import check_inputs, check_model_dir
+from benevaudit.pipelines.inputs import check_inputs
 from benevaudit.schema import CLASSES, Dialogue
 from benevaudit.text import render_turns, words
 

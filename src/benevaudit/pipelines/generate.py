@@ -85,9 +85,9 @@ def check_llm_block(block: dict[str, Any], key: str) -> None:
     if template and "{" not in str(template) and not Path(str(template)).is_file():
         raise ConfigError(f"{key}.chat_template={template}: no such template file (expected "
                           "a .jinja file or an inline Jinja string)")
-    from benevaudit.pipelines.inputs import check_template_file
+    from benevaudit.files import check_llm_files
 
-    check_template_file(template, f"{key}.chat_template")
+    check_llm_files(block, key)
 
 
 def check_generator(cfg: DictConfig) -> None:

@@ -3,7 +3,7 @@
 An entrypoint calls :func:`check_inputs` first thing in ``run(cfg)``. Numbers are held to their
 valid range (``optim.lr=-1``, ``trainer.max_epochs=0``), and files are opened and read as what
 they should be (a text file named ``.ckpt``, a truncated lexicon, a label sheet without its
-columns). A failure is one :class:`~benevaudit.errors.ConfigError` or
+columns) by the per-format readers of :mod:`benevaudit.files`. A failure is one :class:`~benevaudit.errors.ConfigError` or
 :class:`~benevaudit.errors.InputError` naming the input and what was expected, which
 ``pipelines.cli.guarded`` prints as one line with exit code 2. Checks that need the corpus
 (label ids, a held-out generator) run in the pipeline right after it is read.
@@ -20,7 +20,7 @@ from omegaconf import DictConfig, OmegaConf
 
 from benevaudit.errors import ConfigError, InputError
 from benevaudit.files import (
-    check_located, check_model_dir, check_sqlite, check_torch_file, read_json, read_text,
+    check_llm_files, check_located, check_sqlite, check_torch_file, read_json,
 )
 from benevaudit.schema import SPLITS
 
@@ -179,16 +179,9 @@ def check_numbers(cfg: DictConfig, bounds: dict[str, Bound]) -> None:
             raise ConfigError(f"{key}={value!r}: expected {bound.describe()}")
 
 
-def check_template_file(template: Any, key: str) -> None:
-    """A chat template given as a file (not inline Jinja, which has braces) must read as UTF-8
-    text; a path that is not there would otherwise be taken for the template itself."""
-    if template and "{" not in str(template):
-        read_text(Path(str(template)).expanduser(), key, "a Jinja chat template (.jinja)")
-
-
 def check_chat_templates(cfg: DictConfig) -> None:
-    """The chat template files of every llm block a probe or detect run loads: the target,
-    the detector and each judge."""
+    """The files of every llm block a probe or detect run loads (chat templates, local model
+    directories): the target, the detector and each judge."""
     blocks = {"target.llm": value_at(cfg, "target.llm"),
               "detector.llm": value_at(cfg, "detector.llm")}
     judges = value_at(cfg, "probe.judges")
@@ -199,7 +192,7 @@ def check_chat_templates(cfg: DictConfig) -> None:
         blocks[f"judges.models[{i}].llm"] = (spec or {}).get("llm")
     for key, block in blocks.items():
         if isinstance(block, dict):
-            check_template_file(block.get("chat_template"), f"{key}.chat_template")
+            check_llm_files(block, key)
 
 
 def check_lexicon_and_intervention(cfg: DictConfig) -> None:
