@@ -9,7 +9,7 @@ read the same way. Adjacent string literals in that list are joined by Python (t
 commas in the release); ``corrected`` keeps each literal as its own opening.
 
 DAN replies are judged by ``judges/dan-customized/``: the same judges on the text after the
-jailbreak tag, the NLI one with its own system template and the bias judge's user message.
+jailbreak tag, the NLI one with the bias judge's user message ("Biased Opinion: ...").
 """
 
 from __future__ import annotations
