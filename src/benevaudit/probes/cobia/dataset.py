@@ -1,5 +1,6 @@
-"""The CoBia data from a clone of the release or a flat folder of its files: items (group, primary and second negative descriptor) with
-the group's six positive traits, and each descriptor's one-sentence explanation.
+"""The CoBia data from a clone of the release or a flat folder of its files: items (group,
+primary and second negative descriptor) with the group's six positive traits, and each
+descriptor's one-sentence explanation.
 
 The released ``cobia_dataset.json`` labels rows with 13 ``bias_type`` values while the study
 reports six categories, so the mapping is an explicit table (``CATEGORY_MAP``); a value missing
