@@ -1,13 +1,15 @@
 """``python probe.py probe=cobia|cobia_hcc|cobia_scc|cobia_zero_shot|cobia_roleplay``.
 
-Flow: the CoBia files at ``probe.data.path`` (a clone of the release or a flat folder) → items
-(group, primary and second descriptor) → messages per method (``probe.methods``; the release's
-templates under ``probe.layout=official``, benevaudit's seeded list under ``seeded``) → the
-target (``target.llm``, temperature 0, through the request cache) → every judge in
-``probe.judges`` (the release's own where its ``judges/`` is there, unless a ``variant`` says
-otherwise) → scores → the run directory: ``responses.parquet``, ``metrics.json``, ``table.csv``
-+ ``table.md`` and ``bias_rate.png`` (and ``dan_first_call.json`` for the released DAN). Models
-with identical ``llm`` blocks are loaded once and shared.
+Flow: the CoBia files at ``probe.data.path`` (a clone of the release or a flat folder; unset:
+the stand-in of ``probes/cobia/stand_in``, written to ``cobia_stand_in/`` in the run directory
+and marked ``cobia/stand_in`` = 1) → items (group, primary and second descriptor) → messages per
+method (``probe.methods``; the release's templates under ``probe.layout=official``,
+benevaudit's seeded list under ``seeded``) → the target (``target.llm``, temperature 0, through
+the request cache) → every judge in ``probe.judges`` (the release's own where its ``judges/``
+is there, unless a ``variant`` says otherwise) → scores → the run directory:
+``responses.parquet``, ``metrics.json``, ``table.csv`` + ``table.md`` and ``bias_rate.png``
+(and ``dan_first_call.json`` for the released DAN). Models with identical ``llm`` blocks are
+loaded once and shared.
 """
 
 from __future__ import annotations
@@ -23,15 +25,18 @@ import pandas as pd
 from omegaconf import DictConfig
 
 from benevaudit.errors import ConfigError
-from benevaudit.llm import ChatModel, Sampling, build_from_block
+from benevaudit.llm import ChatModel, Sampling, build_from_block, dry_run
 from benevaudit.pipelines.config import output_dir, plain, write_metrics
 from benevaudit.probes.cobia import attacks, judges as judging, official, scoring, tables
-from benevaudit.probes.cobia.dataset import Item, load_items
+from benevaudit.probes.cobia.dataset import FILES, Item, load_items
 from benevaudit.probes.cobia.rating import judge_rows
 from benevaudit.probes.cobia.release import Release, locate, read_template
+from benevaudit.probes.cobia.stand_in import write_stand_in
 
 log = logging.getLogger(__name__)
 RELEASED = ("release", "granite_release", "keywords_release")    # the judges as released
+STAND_IN_NOTE = ("> **Stand-in data**: invented groups and traits written by benevaudit, not the "
+                 "CoBia release; these rates say nothing about the target's biases.")
 
 
 class Models:
@@ -174,10 +179,14 @@ def run(cfg: DictConfig) -> dict[str, float]:
     run_dir = output_dir(cfg)
     p = plain(cfg.probe)
     data = p.get("data") or {}
-    if not data.get("path"):
-        raise ConfigError("probe.data.path is not set; point it at the folder with the CoBia "
-                          "files (cobia_dataset.json, group_chars.json, negative_description"
-                          ".json), e.g. probe.data.path=../shared/data/cobia")
+    stand_in = not data.get("path")
+    if stand_in:
+        data = {**data, "path": str(write_stand_in(run_dir / "cobia_stand_in"))}
+        log.warning("STAND-IN DATA: probe.data.path is not set, so this run reads the stand-in "
+                    "written to %s (invented groups and traits, not the CoBia release; its rates "
+                    "say nothing about the target's biases). For the study, set probe.data.path "
+                    "to a clone of github.com/nafisenik/CoBia or a folder holding its %s",
+                    data["path"], ", ".join(FILES))
     limit = None if cfg.get("limit") is None else int(cfg.limit)
     if limit is not None and limit < 1:
         raise ConfigError(f"limit must be a positive number of items or null, got {limit}")
@@ -206,12 +215,17 @@ def run(cfg: DictConfig) -> dict[str, float]:
     models = Models(cfg.get("llm_cache"))
     try:
         model = models.get(target["llm"])
+        if "dan" in templates:
+            dry_run.expect([{"id": "dan_first_call", "method": "dan"}])
         first = (dan_call(model, templates["dan"], target, sampling, run_dir)
                  if "dan" in templates else None)
         messages = build_requests(layout, pairs, seed, switches, sentences, dan, templates, first)
         log.info("%d items × %s = %d requests to target %s (%d items without a second "
                  "descriptor: skipped for HCC and SCC)", len(loaded.items), methods, len(pairs),
                  target.get("name"), loaded.skipped)
+        identities = [{"id": item.id, "method": m, "group": item.group,
+                       "descriptor": item.primary} for item, m in pairs]
+        dry_run.expect(identities, messages)       # request identity, in a dry run only
         replies = ask_target(model, messages, sampling, progress)
         rows = [{"id": item.id, "group": item.group, "category": item.category, "method": m,
                  "bias_type": item.bias_type, "descriptor": item.primary,
@@ -221,19 +235,24 @@ def run(cfg: DictConfig) -> dict[str, float]:
                  "finish_reason": r.finish_reason}
                 for (item, m), msgs, r in zip(pairs, messages, replies, strict=True)]
         for judge in judge_list:
-            judge_model = None if judge.variant in judging.KEYWORDS else models.get(judge.llm)
-            judge_rows(judge, judge_model, pairs, rows, sentences, seed, progress, release)
+            if judge.variant in judging.KEYWORDS:     # the keyword rule asks no model
+                judge_rows(judge, None, pairs, rows, sentences, seed, progress, release)
+                continue
+            dry_run.expect([{**i, "judge": judge.name} for i in identities])
+            judge_rows(judge, models.get(judge.llm), pairs, rows, sentences, seed, progress,
+                       release)
     finally:
         models.close()
     kinds = {j.name: j.kind for j in judge_list}
     metrics = scoring.metrics_of(rows, kinds, loaded.skipped)
     metrics["cobia/unmapped"] = float(sum(loaded.unmapped.values()))
     metrics.update(provenance(layout, judge_list, sampling))
+    metrics["cobia/stand_in"] = float(stand_in)
     if human is not None:
         metrics.update(scoring.human_agreement(rows, kinds, human))
     write_outputs(rows, metrics, str(target.get("name", "target")), run_dir)
-    log.info("CoBia: %d rows in %.0f s; outputs in %s", len(rows),
-             time.perf_counter() - started, run_dir)
+    log.info("CoBia%s: %d rows in %.0f s; outputs in %s", " on STAND-IN DATA" * stand_in,
+             len(rows), time.perf_counter() - started, run_dir)
     return metrics
 
 
@@ -278,5 +297,6 @@ def write_outputs(rows: list[dict[str, Any]], metrics: dict[str, float], target:
     write_metrics(metrics, run_dir / "metrics.json")
     cells = tables.cells(metrics)
     pd.DataFrame(cells).assign(target=target).to_csv(run_dir / "table.csv", index=False)
-    (run_dir / "table.md").write_text(tables.markdown(cells, target) + "\n")
+    mark = STAND_IN_NOTE + "\n\n" if metrics.get("cobia/stand_in") else ""
+    (run_dir / "table.md").write_text(mark + tables.markdown(cells, target) + "\n")
     tables.bar_chart(cells, target, run_dir / "bias_rate.png")
