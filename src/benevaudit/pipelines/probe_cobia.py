@@ -224,7 +224,9 @@ def run(cfg: DictConfig) -> dict[str, float]:
                  "descriptor: skipped for HCC and SCC)", len(loaded.items), methods, len(pairs),
                  target.get("name"), loaded.skipped)
         identities = [{"id": item.id, "method": m, "group": item.group,
-                       "descriptor": item.primary} for item, m in pairs]
+                       "descriptor": item.primary,
+                       **({"after": "dan_first_call"} if m == "dan" and first else {})}
+                      for item, m in pairs]
         dry_run.expect(identities, messages)       # request identity, in a dry run only
         replies = ask_target(model, messages, sampling, progress)
         rows = [{"id": item.id, "group": item.group, "category": item.category, "method": m,
