@@ -77,6 +77,7 @@ class RequestLog:
         self._by_messages: dict[str, deque[dict[str, Any]]] = {}
         self._replies: dict[str, tuple[dict[str, Any], int]] = {}  # conv + reply -> source
         self._last: dict[str, int] = {}          # identity -> its latest request
+        self._last_of_id: dict[str, int] = {}    # a request's ``id`` -> its latest request
 
     # ---- identity -------------------------------------------------------------------------
     @contextmanager
@@ -122,6 +123,8 @@ class RequestLog:
         found = self._last.get(_key(identity))
         if found is None:
             found = self._last.get(_key({k: v for k, v in identity.items() if k not in DERIVED}))
+        if found is None and "after" in identity:   # a named earlier request (DAN's first call)
+            found = self._last_of_id.get(str(identity["after"]))
         return max((s for s in (found, extends) if s is not None), default=None)
 
     # ---- recording ------------------------------------------------------------------------
@@ -134,7 +137,8 @@ class RequestLog:
             isinstance(m["content"], str) and PLACEHOLDER in m["content"] for m in messages)
         source = self._source_of(identity, extends) if dependent else None
         rendered = self.tokenizers.render(model.model_id, model.chat_template, messages)
-        row: dict[str, Any] = {"request": self.requests, **identity, "model": model.model_id,
+        shown = {k: v for k, v in identity.items() if k != "after"}   # depends_on says it
+        row: dict[str, Any] = {"request": self.requests, **shown, "model": model.model_id,
                                "backend": model.served_by, "messages": messages,
                                "prompt": rendered.prompt,
                                "choices": list(choices) if choices is not None else None}
@@ -149,6 +153,8 @@ class RequestLog:
             self._replies[_key([*messages, {"role": "assistant", "content": PLACEHOLDER}])] = (
                 identity, row["request"])
             self._last[_key(identity)] = row["request"]
+            if "id" in identity:
+                self._last_of_id[str(identity["id"])] = row["request"]
         return row.get("prompt_tokens", 0)
 
     def record_text(self, model_id: str, text: str, max_length: int | None,
