@@ -508,6 +508,25 @@ def test_a_bad_cobia_file_fails_cleanly(name: str, kind: str, says: str, files, 
     assert str(folder / name) in line and says in line, line
 
 
+@pytest.mark.parametrize("kind, says", [("empty", "empty"), ("random", "UTF-8"),
+                                        ("shape", "expected a list of {role, content} messages")])
+def test_a_bad_template_of_a_cobia_clone_fails_cleanly(kind: str, says: str, files, tmp_path,
+                                                       capsys) -> None:
+    """The clone layout (stand-in data in the repository's folders) with a spoiled HCC template."""
+    from benevaudit.probes.cobia.release import CLONE_DIRS
+
+    flat = cobia_folder(tmp_path)
+    clone = tmp_path / "clone"
+    for name, sub in CLONE_DIRS.items():
+        (clone / sub).mkdir(parents=True, exist_ok=True)
+        (clone / sub / name).write_bytes((flat / name).read_bytes())
+    template = bad_file(clone / "prompt-templates", kind, ".json", b'{"role": "user"}')
+    template = template.rename(template.with_name("HCC-template.json"))
+    line = fails_cleanly("probe", tmp_path, [*QUIET, "probe=cobia_hcc", "probe.layout=official",
+                                             f"probe.data.path={clone}"], files, capsys)
+    assert str(template) in line and says in line, line
+
+
 def spoiled_run(root: Path, files: dict[str, Path], name: str, data: bytes) -> Path:
     """A train run directory (model/ and .hydra/config.yaml) with ``name`` overwritten."""
     import shutil

@@ -24,6 +24,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from benevaudit.errors import ConfigError, InputError
+from benevaudit.files import read_text
 
 NOTEBOOKS = {"bias": "bias-judge.ipynb", "nli": "NLI-judge.ipynb",
              "refusal": "refusal-judge.ipynb", "guard": "granite-judge.ipynb"}
@@ -61,7 +62,7 @@ def notebook(judges: Path, name: str) -> list[tuple[str, ast.Module]]:
 @lru_cache(maxsize=16)
 def _cells(path: str) -> list[tuple[str, ast.Module]]:
     try:
-        cells = json.loads(Path(path).read_text(encoding="utf-8"))["cells"]
+        cells = json.loads(read_text(path, expected="a released CoBia judge notebook"))["cells"]
     except (json.JSONDecodeError, KeyError, TypeError) as err:
         raise InputError(f"{path}: not a Jupyter notebook ({err})") from None
     out = []
