@@ -13,6 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from benevaudit.files import read_csv
 from benevaudit.report.context import Context, by_condition, figures_of
 from benevaudit.report.document import Cell, SectionOutput, Table
 from benevaudit.report.intervals import ratio, percentile_interval, resample
@@ -78,7 +79,8 @@ def effects_table(run: Run, context: Context) -> Table | None:
     reps: dict = {}
     path = run.path / "markers.csv"
     if context.n_resamples and path.is_file():
-        reps = d_replicates(pd.read_csv(path), reference, context.n_resamples, context.seed)
+        reps = d_replicates(read_csv(path, None, (), "the markers.csv an analyze run wrote"),
+                            reference, context.n_resamples, context.seed)
     classes = sorted({c for c, _ in effects})
     markers = list(dict.fromkeys(m for _, m in effects))
     rows = []

@@ -8,11 +8,11 @@ intervention's steps. Seeds of one (side, condition, model) are one row, mean ±
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 
 from benevaudit.errors import ConfigError
+from benevaudit.files import read_json
 from benevaudit.report.context import Context, by_condition, figures_of
 from benevaudit.report.document import SectionOutput, Table
 from benevaudit.report.intervals import classification_replicates, wanted
@@ -61,7 +61,7 @@ def lexicon_table(runs: Sequence[Run]) -> Table | None:
     for run in runs:
         path = run.path / "cue_lexicon.json"
         if side_and_code(run)[0] == "clean" and path.is_file():
-            lexicon = json.loads(path.read_text(encoding="utf-8"))
+            lexicon = read_json(path, expected="the cue_lexicon.json a training run wrote")
             classes = list(lexicon)
             rows = [[i + 1] + [f"{lexicon[c][i]['word']} ({lexicon[c][i]['score']:.3g})"
                                if i < len(lexicon[c]) else "" for c in classes]
