@@ -174,3 +174,29 @@ def test_training_side_interventions_edit_train_and_validation_only(plateau_run)
         assert [d.id for d in seen[side]] == [d.id for d in clean[side]]
         changed = sum(a.turns != b.turns for a, b in zip(seen[side], clean[side]))
         assert changed >= 0.9 * len(clean[side]), side  # shuffled: nearly every dialogue
+
+
+# ---------------------------------------------------------------- dataset analysis at paper scale
+
+
+def test_the_paper_scale_analysis_computes_vendi_on_bert_base_uncased(tmp_path):
+    import os
+    import subprocess
+
+    from benevaudit.pipelines.analyze import check_options
+
+    root = CONF.parent
+    env = {**os.environ, "PY": "echo", "ANALYSIS_DIR": str(tmp_path / "a"), "SCALE": "paper"}
+    proc = subprocess.run(["bash", "experiments/dataset_analysis/run.sh", "data.path=/c"],
+                          cwd=root, env=env, capture_output=True, text=True, timeout=30)
+    assert proc.returncode == 0, proc.stderr
+    analyze = next(line for line in proc.stdout.splitlines() if line.startswith("analyze.py"))
+    assert analyze.split()[1:4] == ["data=corpus", "vendi.embedder=bert-base-uncased",
+                                    "data.path=/c"]
+    with initialize_config_dir(str(CONF), version_base="1.3"):
+        cfg = compose("analyze", overrides=["vendi.embedder=bert-base-uncased"])
+    options = {k: plain(cfg[k]) for k in ("markers", "mtld", "self_bleu", "vendi", "annotation")}
+    check_options(options)  # the study's encoder is a valid choice, not a directory to find
+    bad = subprocess.run(["bash", "experiments/dataset_analysis/run.sh"], cwd=root,
+                         env={**env, "SCALE": "huge"}, capture_output=True, text=True, timeout=30)
+    assert bad.returncode == 2 and "SCALE=huge; valid: paper" in bad.stderr
