@@ -29,6 +29,7 @@ from benevaudit.metrics.linguistic import MARKER_NAMES, dialogue_markers, marker
 from benevaudit.pipelines.config import output_dir, plain, write_metrics
 from benevaudit.pipelines.data import load_dialogues
 from benevaudit.pipelines.inputs import check_inputs, check_model_dir
+from benevaudit.report.figures.titles import fit_titles
 from benevaudit.schema import CLASSES, Dialogue
 from benevaudit.text import render_turns, words
 
@@ -123,9 +124,9 @@ def plot_marker_effects(effects: dict[str, dict[str, float]], reference: str, pa
     ax.set_xticks(x, [m.removesuffix("_rate") for m in MARKER_NAMES], rotation=30, ha="right")
     ax.set_ylabel(f"Cohen's d vs {reference}")
     ax.set_title(f"Patronising-language markers of agent turns, each class vs {reference}"
-                 f" · run {path.resolve().parent.name}")
+                 f"\nrun {path.resolve().parent.name}")
     ax.legend(title="class")
-    fig.tight_layout()
+    fit_titles(fig)
     fig.savefig(path, dpi=150)
     plt.close(fig)
 
@@ -143,7 +144,7 @@ def plot_mtld(values: dict[str, dict[str, list[float]]], path: Path) -> None:
     ax.set_ylabel("MTLD per dialogue")
     ax.set_title(f"Lexical diversity (MTLD, bidirectional, 0.72)\nrun {path.resolve().parent.name}",
                  fontsize=9)
-    fig.tight_layout()
+    fit_titles(fig)
     fig.savefig(path, dpi=150)
     plt.close(fig)
 

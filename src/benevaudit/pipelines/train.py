@@ -116,8 +116,9 @@ def test_best(cfg: DictConfig, module: Any, dm: Any, tests: dict[str, list[Dialo
             write_predictions(result.rows, out / "predictions.parquet")
             condition = (plain(cfg.intervention) or {}).get("name", "none")
             plot_confusion(result.labels, result.preds, out / "confusion_matrix.png",
-                           f"{cfg.model.source} · run {out.name} · {condition} · test · macro-F1 "
-                           f"{result.metrics.get('test/macro_f1', float('nan')):.3f}")
+                           f"{cfg.model.source} · {condition} · test · macro-F1 "
+                           f"{result.metrics.get('test/macro_f1', float('nan')):.3f}\n"
+                           f"run {out.name}")
             log_test_artifacts(logger, result.metrics, result.labels.tolist(),
                                result.preds.tolist(), result.rows, list(CLASSES))
     return metrics
