@@ -6,6 +6,7 @@ Run directories get long, realistic names, the case that used to overflow.
 """
 
 import math
+from pathlib import Path
 
 import matplotlib
 import numpy as np
@@ -197,3 +198,30 @@ def test_a_title_with_no_room_is_wrapped_not_clipped():
     fit_titles(fig)
     assert ax.get_title().count("\n") >= 3
     plt.close(fig)
+
+
+def test_a_judge_ensemble_run_draws_each_judge_with_the_run_metrics(tmp_path):
+    """detect.py on an ensemble's predictions (pred_<judge> beside pred) writes Figure 3 with
+    the macro-F1 that metrics.json holds for each judge."""
+    from hydra import compose, initialize_config_dir
+
+    from benevaudit.pipelines import detect
+
+    labels = ["N", "N", "OB", "OB", "BB", "BB"]
+    frame = pd.DataFrame({"id": list("abcdef"), "label": labels,
+                          "pred": ["N", "N", "OB", "BB", "BB", "BB"],
+                          "pred_judge_a": labels, "pred_judge_b": ["N", "BB", "OB", "N", "BB", "OB"]})
+    path = tmp_path / "p.parquet"
+    frame.to_parquet(path)
+    conf = str(Path(__file__).resolve().parents[1] / "conf")
+    with initialize_config_dir(conf, version_base="1.3"):
+        cfg = compose("detect", overrides=[
+            f"paths.root_dir={tmp_path}", f"paths.output_dir={tmp_path / 'run'}", "logger=none",
+            "detector=external", f"predictions.path={path}"])
+    metrics = detect.run(cfg)
+    fig = next(f for f in SAVED if len(f.axes) == 3)
+    panels = [ax.get_title().replace("\n", " ") for ax in fig.axes]
+    assert panels == [f"judge_a macro-F1 {metrics['judges/judge_a/test/macro_f1']:.3f}",
+                      f"judge_b macro-F1 {metrics['judges/judge_b/test/macro_f1']:.3f}",
+                      f"ensemble macro-F1 {metrics['test/macro_f1']:.3f}"]
+    assert (tmp_path / "run" / "confusion_judges.png").stat().st_size > 5000
