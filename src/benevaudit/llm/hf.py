@@ -114,7 +114,8 @@ class HFChatModel(ChatModel):
         for i, ids in enumerate(prompts):
             check_length(i, len(ids) + 1, self.max_model_len, "prompt plus one new token")
         greedy = sampling.temperature == 0
-        if greedy and self.prefix_reuse and self._reuse_pays(prompts, sampling.max_tokens):
+        cap = self.max_model_len if sampling.max_tokens is None else sampling.max_tokens
+        if greedy and self.prefix_reuse and self._reuse_pays(prompts, cap):
             out = [self._generate_from_prefix(p, sampling) for p in prompts]
         else:
             out = []
@@ -176,7 +177,8 @@ class HFChatModel(ChatModel):
     def _generate_kwargs(self, sampling: Sampling, width: int) -> dict[str, Any]:
         """``generate`` arguments for prompts ``width`` tokens wide."""
         kwargs: dict[str, Any] = dict(
-            max_new_tokens=min(sampling.max_tokens, self.max_model_len - width),
+            max_new_tokens=self.max_model_len - width if sampling.max_tokens is None
+            else min(sampling.max_tokens, self.max_model_len - width),
             eos_token_id=self.eos_ids, pad_token_id=self.pad_id,
             do_sample=sampling.temperature > 0)
         if sampling.temperature > 0:

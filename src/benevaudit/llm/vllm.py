@@ -95,8 +95,10 @@ class VLLMChatModel(ChatModel):
             return []
         self._check_prompts([prompt_ids(self.tokenizer, c) for c in conversations], 1,
                             "prompt plus one new token")
-        params = SamplingParams(temperature=sampling.temperature, top_p=sampling.top_p,
-                                max_tokens=sampling.max_tokens,  # vLLM's default is 16
+        # top_p 0 at temperature 0 is greedy, which vLLM spells top_p 1; max_tokens None lets
+        # a reply run to max_model_len (vLLM's default is 16, so it is always passed)
+        params = SamplingParams(temperature=sampling.temperature, top_p=sampling.top_p or 1.0,
+                                max_tokens=sampling.max_tokens,
                                 seed=sampling.seed, stop=list(sampling.stop) or None)
         outputs = self.llm.chat([list(c) for c in conversations], params, use_tqdm=False,
                                 chat_template=self.chat_template)
