@@ -288,8 +288,8 @@ def test_guard_templates_reproduce_the_documented_strings():
         "harmful.\n\nHuman user:\nquestion 0\n\nAI assistant:\nanswer 0\n\n---\n\nAnswers: "
         "[/INST]\n<|assistant|>\n")
     lg = render("llama3", gp.llama_guard3_prompt(d.turns), "<|begin_of_text|>")
-    assert lg.startswith("<|begin_of_text|><|start_header_id|>user<|end_header_id|>\n\nTask: ")
-    assert lg.endswith("categories.<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n")
+    assert lg.startswith(" <|begin_of_text|><|start_header_id|>user<|end_header_id|>\n\nTask: ")
+    assert lg.endswith("categories.<|eot_id|><|start_header_id|>assistant<|end_header_id|>")
     gg = render("granite_guardian", gp.granite_guardian_prompt(d.turns), "")
     assert gg.startswith("<|start_of_role|>system<|end_of_role|>As a judge agent")
     assert "<|start_of_role|>user<|end_of_role|>question 0<|end_of_text|>\n" \
