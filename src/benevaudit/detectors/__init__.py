@@ -89,6 +89,7 @@ def build_detector(spec: dict[str, Any], judges: list[dict[str, Any]] | None = N
             spec["name"], spec["source"], list(spec["trigger"]), **common,
             label_names=spec.get("label_names"), text_format=spec.get("text_format", "{agent}"),
             max_length=int(spec.get("max_length", 512)),
+            append_eos=bool(spec.get("append_eos", False)),
             batch_size=int(spec.get("batch_size", 16)), device=spec.get("device", "auto"))
     if kind in GUARD_KINDS:
         from benevaudit.detectors.guards import GuardDetector
@@ -113,7 +114,8 @@ def build_detector(spec: dict[str, Any], judges: list[dict[str, Any]] | None = N
         sampling = Sampling(**{**STUDY_SAMPLING.__dict__, **(spec.get("sampling") or {})})
         return JudgeDetector(spec["name"], factories, spec["strategy"],
                              demographics=bool(spec.get("demographics", True)),
-                             mode=spec.get("mode", "score"), sampling=sampling)
+                             mode=spec.get("mode", "score"), sampling=sampling,
+                             ties=spec.get("ties", "order"))
     raise ConfigError(f"detector.kind={kind!r} is not a model detector; valid kinds: "
                       f"{list(MODEL_KINDS)} (and finetuned, external through detect.py)")
 
