@@ -48,7 +48,9 @@ def guard_llm_block(spec: dict[str, Any]) -> dict[str, Any]:
     block = {k: v for k, v in (spec.get("llm") or {}).items() if v is not None}
     if not block.get("chat_template") and is_guard_checkpoint(block.get("model"),
                                                               spec.get("checkpoint")):
-        block["chat_template"] = template_for(guard_format(spec["kind"]).template)
+        template = template_for(guard_format(spec["kind"]).template)
+        if template is not None:
+            block["chat_template"] = template
     return block
 
 
