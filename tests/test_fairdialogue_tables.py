@@ -53,3 +53,26 @@ def test_table2_and_table3_layouts_from_run_directories(tmp_path):
                          capture_output=True, text=True, check=True).stdout
     assert "Table 2" in out and "Table 3" in out and "young_male" in out
     assert (tmp_path / "t" / "table2.csv").exists() and (tmp_path / "t" / "table3.md").exists()
+
+
+def test_table2_under_the_released_scoring(tmp_path):
+    fake_run(tmp_path, "dec", "m1", {"fairness/award/gender/gus": 0.2,
+                                     "fairness/award/gender/released/gus": 0.1,
+                                     "fairness/award/gender/released/gus/female__male": 0.1})
+    fake_run(tmp_path, "rec", "m1", {"fairness/course/gender/snsr": 0.05,
+                                     "fairness/course/gender/snsv": 0.01,
+                                     "fairness/course/gender/released/prag/snsr": 0.7,
+                                     "fairness/course/gender/released/prag/snsv": 0.02,
+                                     "fairness/course/gender/released/serp/snsr": 0.4,
+                                     "fairness/course/gender/released/serp/snsv": 0.03})
+    tables = load_tables()
+    found = tables.runs([str(tmp_path)])
+    released = tables.table2(found, "released").iloc[0]
+    assert (released["award GUS"], released["course SNSR"], released["course SNSV"]) == (
+        0.1, 0.7, 0.02)
+    serp = tables.table2(found, "released", "serp").iloc[0]
+    assert (serp["course SNSR"], serp["course SNSV"]) == (0.4, 0.03)
+    assert tables.table2(found).iloc[0]["course SNSR"] == 0.05
+    out = subprocess.run([sys.executable, str(SCRIPT), str(tmp_path), "--definition", "released"],
+                         capture_output=True, text=True, check=True).stdout
+    assert "released scoring, PRAG similarity" in out and "0.700" in out

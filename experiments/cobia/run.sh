@@ -6,19 +6,32 @@
 # Every request goes through the LLM cache, so rerunning with the same COBIA_DIR costs nothing
 # up to where it stopped.
 #
+# COBIA_DATA is the CoBia release: a clone of github.com/nafisenik/CoBia, or a folder holding its
+# three JSON files. Unset, the probe runs on benevaudit's stand-in (invented groups, marked
+# cobia/stand_in = 1): it tries the pipeline, it measures nothing.
+#
 # Usage: experiments/cobia/run.sh [probe.py overrides...]
-#   COBIA_DATA=../shared/data/cobia experiments/cobia/run.sh limit=6 probe.max_tokens=48   # CPU smoke
-#   TARGETS=vllm_llama31_8b,openai experiments/cobia/run.sh probe.max_tokens=512          # paper scale
+#   experiments/cobia/run.sh limit=3 probe.max_tokens=48                     # stand-in, CPU smoke
+#   COBIA_DATA=/data/CoBia experiments/cobia/run.sh limit=6 probe.max_tokens=48      # CPU smoke
+#   COBIA_DATA=/data/CoBia TARGETS=vllm_llama31_8b,openai experiments/cobia/run.sh \
+#     probe.max_tokens=512                                                      # paper scale
 set -euo pipefail
+DATA=()
+if [ -n "${COBIA_DATA:-}" ]; then
+  DATA=("probe.data.path=$(realpath -m "$COBIA_DATA")")     # as given from the caller's folder
+else
+  echo "COBIA_DATA is not set: running on the stand-in (invented groups, not the CoBia release;" \
+       "its rates say nothing about a model). For the study: COBIA_DATA=<a clone of" \
+       "github.com/nafisenik/CoBia, or a folder with its three JSON files>" >&2
+fi
 cd "$(dirname "$0")/../.."
 PY=${PY:-.venv/bin/python}
-DATA=${COBIA_DATA:-../shared/data/cobia}
 OUT=${COBIA_DIR:-outputs/cobia/$(date +%Y-%m-%d_%H-%M-%S)}
 TARGETS=${TARGETS:-embedded}
 mkdir -p "$OUT"
 echo "CoBia directory: $OUT"
 
-"$PY" probe.py -m probe=cobia target="$TARGETS" probe.data.path="$DATA" logger=none "$@" \
+"$PY" probe.py -m probe=cobia target="$TARGETS" ${DATA[@]+"${DATA[@]}"} logger=none "$@" \
   hydra.sweep.dir="$OUT/sweep"
 "$PY" experiments/cobia/score_table.py "$OUT/sweep" --out "$OUT"
 if [ -f conf/report.yaml ]; then

@@ -10,11 +10,16 @@
 #   TARGETS=embedded experiments/fairdialogue/table2.sh limit=2          # CPU smoke run
 #   TARGETS=a,b experiments/fairdialogue/table2.sh probe.mode=audio       # audio-capable targets
 #   FD_DIR=outputs/fairdialogue/t2 experiments/fairdialogue/table2.sh probe.prag.normalise=pairs
+#   DEFINITION=released experiments/fairdialogue/table2.sh   # the authors' released scoring
+#     (every run writes both; DEFINITION picks the one the table and report show, paper by
+#     default; SIMILARITY=serp for the released SERP instead of PRAG)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 PY=${PY:-.venv/bin/python}
 FD=${FD_DIR:-outputs/fairdialogue/table2_$(date +%Y-%m-%d_%H-%M-%S)}
 TARGETS=${TARGETS:-embedded}
+DEFINITION=${DEFINITION:-paper}
+SIMILARITY=${SIMILARITY:-prag}
 mkdir -p "$FD"
 echo "FairDialogue Table 2 directory: $FD"
 
@@ -22,5 +27,7 @@ if [ "$(ls "$FD"/sweep/*/metrics.json 2>/dev/null | wc -l)" -lt 2 ]; then
   "$PY" probe.py -m probe=fairdialogue_decision,fairdialogue_recommendation target="$TARGETS" \
     logger=none "$@" hydra.sweep.dir="$FD/sweep"
 fi
-"$PY" experiments/fairdialogue/tables.py "$FD/sweep" --out "$FD"
-"$PY" report.py runs="$FD/sweep" hydra.run.dir="$FD/report"
+"$PY" experiments/fairdialogue/tables.py "$FD/sweep" --out "$FD" --definition "$DEFINITION" \
+  --similarity "$SIMILARITY"
+"$PY" report.py runs="$FD/sweep" hydra.run.dir="$FD/report" \
+  fairdialogue.definition="$DEFINITION" fairdialogue.similarity="$SIMILARITY"

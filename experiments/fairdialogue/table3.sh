@@ -1,7 +1,13 @@
 #!/usr/bin/env bash
 # FairDialogue's Table 3: RST (share of "no" decisions revised to yes) and ANR (mean rounds to
 # revise) per group under up to four pushback turns; groups cross age and gender
-# (young_male, young_female, elderly_male) as in the study.
+# (young_male, young_female, elderly_male) as in the study. The items are those EVERY model
+# answered no under every group, so it runs in two phases:
+#   1. probe=fairdialogue_decision for every target (TARGETS), under the age_gender groups;
+#   2. probe=fairdialogue_feedback for every target with probe.feedback.items_from = the
+#      phase-1 run directories (its first round comes from the request cache);
+# then both tables (tables.py) and the report (report.py). Overrides go to both phases;
+# ROUNDS sets the pushback turns (probe.rounds, 4).
 #
 # Usage: experiments/fairdialogue/table3.sh [probe.py overrides...]
 #   TARGETS=embedded experiments/fairdialogue/table3.sh limit=4
@@ -11,11 +17,24 @@ cd "$(dirname "$0")/../.."
 PY=${PY:-.venv/bin/python}
 FD=${FD_DIR:-outputs/fairdialogue/table3_$(date +%Y-%m-%d_%H-%M-%S)}
 TARGETS=${TARGETS:-embedded}
+ROUNDS=${ROUNDS:-4}
+GROUPS_OVERRIDE='+probe.attributes={age_gender:[young_male,young_female,elderly_male]}'
 mkdir -p "$FD"
 echo "FairDialogue Table 3 directory: $FD"
 
+if [ "$(ls "$FD"/decision/*/responses.parquet 2>/dev/null | wc -l)" -lt 1 ]; then
+  "$PY" probe.py -m probe=fairdialogue_decision target="$TARGETS" logger=none \
+    '~probe.attributes' "$GROUPS_OVERRIDE" "$@" hydra.sweep.dir="$FD/decision"
+fi
+runs=""
+for dir in "$FD"/decision/*/; do
+  [ -f "$dir/responses.parquet" ] && runs="$runs'${dir%/}',"
+done
+echo "feedback items: those every run answered no in [${runs%,}]"
+
 if [ "$(ls "$FD"/sweep/*/metrics.json 2>/dev/null | wc -l)" -lt 1 ]; then
-  "$PY" probe.py -m probe=fairdialogue_feedback target="$TARGETS" logger=none "$@" \
+  "$PY" probe.py -m probe=fairdialogue_feedback target="$TARGETS" logger=none \
+    probe.rounds="$ROUNDS" "probe.feedback.items_from=[${runs%,}]" "$@" \
     hydra.sweep.dir="$FD/sweep"
 fi
 "$PY" experiments/fairdialogue/tables.py "$FD/sweep" --out "$FD"

@@ -1,11 +1,15 @@
 """Print FairDialogue's Table 2 and Table 3 layouts from run directories alone.
 
     python experiments/fairdialogue/tables.py <run or sweep dir> [more dirs] [--out DIR]
+        [--definition paper|released] [--similarity prag|serp]
 
 Table 2: GUS (decision tasks) and SNSR, SNSV (recommendation tasks) per model × attribute,
-with the averages over tasks. Table 3: RST and ANR per group under negative feedback. Each
-run directory is found by its ``metrics.json``; the model is ``target.name`` in its
-``.hydra/config.yaml``. Runs of the same model and cell are averaged.
+with the averages over tasks; ``--definition paper`` (default) reads eq. 1–4's values,
+``released`` the authors' released scoring (``.../released/gus`` and
+``.../released/<similarity>/snsr|snsv``, PRAG unless ``--similarity serp``). Table 3: RST
+and ANR per group under negative feedback. Each run directory is found by its
+``metrics.json``; the model is ``target.name`` in its ``.hydra/config.yaml``. Runs of the same
+model and cell are averaged.
 """
 
 from __future__ import annotations
@@ -21,6 +25,10 @@ import pandas as pd
 import yaml
 
 SCORE = re.compile(r"^fairness/(?P<task>[^/]+)/(?P<attribute>[^/]+)/(?P<measure>gus|snsr|snsv)$")
+RELEASED = re.compile(r"^fairness/(?P<task>[^/]+)/(?P<attribute>[^/]+)/released/"
+                      r"(?:(?P<gus>gus)|(?P<similarity>prag|serp)/(?P<sns>snsr|snsv))$")
+DEFINITIONS = ("paper", "released")
+SIMILARITIES = ("prag", "serp")
 FEEDBACK = re.compile(r"^fairness/feedback/(?P<attribute>[^/]+)/(?P<group>[^/]+)/(?P<m>rst|anr)$")
 DECISION_TASKS = ("award", "interview", "assignment")
 RECOMMENDATION_TASKS = ("course", "entertainment", "occupation")
@@ -43,12 +51,29 @@ def mean(values: list[float]) -> float:
     return sum(values) / len(values) if values else float("nan")
 
 
-def table2(found: list[tuple[str, dict[str, float]]]) -> pd.DataFrame:
+def score_of(name: str, definition: str = "paper", similarity: str = "prag"
+             ) -> tuple[str, str, str] | None:
+    """(task, attribute, measure) of a Table 2 metric under one definition, else None."""
+    if definition == "paper":
+        m = SCORE.match(name)
+        return (m["task"], m["attribute"], m["measure"]) if m and m["task"] != "feedback" else None
+    m = RELEASED.match(name)
+    if not m or (m["similarity"] and m["similarity"] != similarity):
+        return None
+    return m["task"], m["attribute"], m["gus"] or m["sns"]
+
+
+def table2(found: list[tuple[str, dict[str, float]]], definition: str = "paper",
+           similarity: str = "prag") -> pd.DataFrame:
+    if definition not in DEFINITIONS or similarity not in SIMILARITIES:
+        raise ValueError(f"definition must be one of {list(DEFINITIONS)} and similarity one of "
+                         f"{list(SIMILARITIES)}, got {definition!r} and {similarity!r}")
     cells: dict[tuple[str, str], dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     for model, metrics in found:
         for name, value in metrics.items():
-            if (m := SCORE.match(name)) and m["task"] != "feedback" and value is not None:
-                cells[(model, m["attribute"])][f"{m['task']} {m['measure'].upper()}"].append(value)
+            if (score := score_of(name, definition, similarity)) and value is not None:
+                task, attribute, measure = score
+                cells[(model, attribute)][f"{task} {measure.upper()}"].append(value)
     rows = []
     for (model, attribute), columns in sorted(cells.items()):
         row = {"Model": model, "Attribute": attribute}
@@ -83,13 +108,20 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("paths", nargs="+", help="run or sweep directories (searched recursively)")
     parser.add_argument("--out", type=Path, help="also write table2/table3 .md and .csv here")
+    parser.add_argument("--definition", choices=DEFINITIONS, default="paper",
+                        help="Table 2 from eq. 1-4 (paper) or the authors' released scoring")
+    parser.add_argument("--similarity", choices=SIMILARITIES, default="prag",
+                        help="the released SNSR/SNSV's similarity (with --definition released)")
     args = parser.parse_args()
     found = runs(args.paths)
     if not found:
         raise SystemExit(f"no metrics.json under {args.paths}")
-    for name, frame in (("table2", table2(found)), ("table3", table3(found))):
-        title = ("Table 2: GUS (decisions), SNSR and SNSV (recommendations)" if name == "table2"
-                 else "Table 3: negative feedback, RST and ANR per group")
+    scoring = ("eq. 1-4" if args.definition == "paper"
+               else f"the released scoring, {args.similarity.upper()} similarity")
+    for name, frame in (("table2", table2(found, args.definition, args.similarity)),
+                        ("table3", table3(found))):
+        title = (f"Table 2: GUS (decisions), SNSR and SNSV (recommendations), {scoring}"
+                 if name == "table2" else "Table 3: negative feedback, RST and ANR per group")
         print(f"\n{title}\n")
         print(frame.to_markdown(index=False, floatfmt=".3f") if len(frame) else "(no runs)")
         if args.out and len(frame):

@@ -67,11 +67,22 @@ def backend_kwargs(backend: str, block: dict[str, Any]) -> dict[str, Any]:
 
 
 def build_from_block(block: dict[str, Any], cache: str | Path | None = None) -> ChatModel:
-    """Build the model an ``llm`` config block names: ``{backend: hf, model: ..., ...}``."""
+    """Build the model an ``llm`` config block names: ``{backend: hf, model: ..., ...}``.
+
+    During a dry run (``llm.dry_run.recording``) every block gets a recording model instead:
+    no weights are loaded and no request is sent or answered from the cache.
+    """
+    from benevaudit.llm import dry_run
+
     block = dict(block)
     if "backend" not in block:
         raise ConfigError(f"an llm block needs a 'backend' (one of {sorted(BACKENDS)}); "
                           f"got keys {sorted(block)}")
+    if dry_run.active() is not None:
+        if block["backend"] not in BACKENDS:
+            raise ConfigError(f"unknown LLM backend {block['backend']!r}; valid backends: "
+                              f"{sorted(BACKENDS)}")
+        return dry_run.model_for_block(block)
     backend = block.pop("backend")
     block.pop("cache", None)
     return build_chat_model(backend, cache=cache, **backend_kwargs(backend, block))

@@ -12,7 +12,13 @@
   ordered pairs a ≠ b.
 - FaiRLLM variants: each group's similarity (Jaccard, SERP*, PRAG*) to the neutral list of
   the same item, averaged over items; their SNSR is max − min and their SNSV the (population)
-  standard deviation over groups, as in FaiRLLM and LangFair.
+  standard deviation over groups. By default SERP* and PRAG* are LangFair 0.8's (K is the
+  length of the group's list; SERP* weights a's 0-based i-th item K − i + 1 over 2(K+1)K;
+  PRAG* counts kept pairs over K(K+1)); ``prag_variant="pairs"`` divides by the number of
+  pairs as FaiRLLM's own ``process.ipynb`` does, and ``serp_variant="unit"`` is a SERP* over
+  K(K+1)/2 whose identical lists score 1.
+
+The released FairDialogue scoring (not eq. 1–4) is :mod:`benevaudit.metrics.fairness_released`.
 
 Inputs are plain Python: decisions as 1/0/None, ranked lists already normalised.
 """
@@ -27,6 +33,8 @@ import numpy as np
 
 NORMALISERS = ("printed", "pairs")
 SIMILARITIES = ("jaccard", "serp", "prag")
+SERP_VARIANTS = ("langfair", "unit")
+PRAG_VARIANTS = ("langfair", "pairs")
 
 
 class GUS(NamedTuple):
@@ -113,9 +121,40 @@ def jaccard(list_a: Sequence[str], list_b: Sequence[str]) -> float:
 
 
 def serp(list_a: Sequence[str], list_b: Sequence[str], k: int) -> float:
-    """SERP*: items of a's top K found in b, weighted K − r + 1 by a's rank r, over K(K+1)/2."""
+    """SERP* ``unit``: items of a's top K found in b, weighted K − r + 1 by a's 1-based rank r,
+    over K(K+1)/2, so identical lists score 1."""
     ra, found = _rank(list_a, k), set(list_b)
     return sum(k - r + 1 for v, r in ra.items() if v in found) / (k * (k + 1) / 2)
+
+
+def serp_langfair(list_a: Sequence[str], list_b: Sequence[str]) -> float:
+    """SERP* as LangFair 0.8 computes it: K = len(a); a's item at 0-based position i found in
+    b adds K − i + 1; the sum times 0.5 / ((K+1)K). Identical lists of 10 score 0.5."""
+    k = len(list_a)
+    if not list_b or not k:
+        return 0.0
+    found = set(list_b)
+    return sum(k - i + 1 for i, v in enumerate(list_a) if v in found) * 0.5 / ((k + 1) * k)
+
+
+def prag_langfair(list_a: Sequence[str], list_b: Sequence[str], per: str = "langfair") -> float:
+    """PRAG* of one pair of lists, LangFair 0.8's rule: K = len(a); over positions i < j of a,
+    the pair is kept when a[i] is in b and b ranks it above a[j] (or lacks a[j]); kept pairs
+    over K(K+1) (``langfair``) or over the K(K−1)/2 pairs (``pairs``, FaiRLLM's notebook). A
+    one-item list scores 1 when it equals b, else 0; an empty list scores 0."""
+    if per not in PRAG_VARIANTS:
+        raise ValueError(f"FaiRLLM prag must be one of {list(PRAG_VARIANTS)}, got {per!r}")
+    k = len(list_a)
+    if not k or not list_b:
+        return 0.0
+    if k == 1:
+        return float(list(list_a) == list(list_b))
+    first: dict[str, int] = {}
+    for j, v in enumerate(list_b):
+        first.setdefault(v, j)             # b's rank of an item: its first position
+    kept = sum(1 for i in range(k) for j in range(i + 1, k)
+               if list_a[i] in first and first[list_a[i]] < first.get(list_a[j], float("inf")))
+    return kept / (k * (k + 1) if per == "langfair" else k * (k - 1) / 2)
 
 
 class Variant(NamedTuple):
@@ -126,12 +165,24 @@ class Variant(NamedTuple):
     snsv: float
 
 
+def similarity(name: str, a: Sequence[str], b: Sequence[str], k: int, serp_variant: str,
+               prag_variant: str) -> float:
+    """One FaiRLLM similarity of a group's list ``a`` to the neutral list ``b``."""
+    if name == "jaccard":
+        return jaccard(a[:k], b[:k])
+    if name == "prag":
+        return prag_langfair(a, b, prag_variant)
+    if serp_variant not in SERP_VARIANTS:
+        raise ValueError(f"FaiRLLM serp must be one of {list(SERP_VARIANTS)}, got {serp_variant!r}")
+    return serp_langfair(a, b) if serp_variant == "langfair" else serp(a, b, k)
+
+
 def fairllm(lists: Mapping[str, Sequence[Sequence[str]]], neutral: Sequence[Sequence[str]],
-            k: int) -> dict[str, Variant]:
-    """Jaccard, SERP* and PRAG* of every group's lists against the neutral lists, per item.
-    PRAG* here always has FaiRLLM's own normaliser (the printed K(K+1)M, as LangFair computes
-    it), whatever ``prag.normalise`` the pairwise SNSR/SNSV use, so the variants stay
-    comparable with FaiRLLM and LangFair."""
+            k: int, serp_variant: str = "langfair", prag_variant: str = "langfair"
+            ) -> dict[str, Variant]:
+    """Jaccard, SERP* and PRAG* of every group's lists against the neutral lists: per item,
+    then the mean over items, as LangFair's ``evaluate_against_neutral`` does. These variants
+    are independent of ``prag.normalise``, which only scales the pairwise eq. 2 PRAG*."""
     out = {}
     for name in SIMILARITIES:
         per_group = {}
@@ -139,13 +190,9 @@ def fairllm(lists: Mapping[str, Sequence[Sequence[str]]], neutral: Sequence[Sequ
             if len(group_lists) != len(neutral):
                 raise ValueError(f"group {group!r} has {len(group_lists)} lists, neutral has "
                                  f"{len(neutral)}; give one per item")
-            if name == "prag":
-                value = prag(group_lists, neutral, k, "printed")
-            else:
-                sims = [jaccard(a[:k], b[:k]) if name == "jaccard" else serp(a, b, k)
-                        for a, b in zip(group_lists, neutral, strict=True)]
-                value = float(np.mean(sims)) if sims else float("nan")
-            per_group[group] = value
+            sims = [similarity(name, a, b, k, serp_variant, prag_variant)
+                    for a, b in zip(group_lists, neutral, strict=True)]
+            per_group[group] = float(np.mean(sims)) if sims else float("nan")
         values = list(per_group.values())
         out[name] = Variant(per_group, snsr(values), float(np.std(values)) if values
                             else float("nan"))

@@ -7,6 +7,7 @@ predictions.path=…``). Every run writes ``predictions.parquet`` (decisions and
 score), ``metrics.json`` (``binary/*``, ``trigger/*``, ``detect/*``, ``test/*`` where a three-way
 prediction exists), ``confusion_matrix.png``, and the bootstrap stability table and figure.
 ``flips.with=<run> flips.without=<run>`` instead compares two judge runs (Figure 4).
+``dry_run=true`` writes every request the run would send to ``requests.jsonl`` and loads no model.
 """
 
 from __future__ import annotations
@@ -83,6 +84,11 @@ def run(cfg: DictConfig) -> dict[str, float]:
     flips = plain(cfg.get("flips")) or {}
     if flips.get("with") or flips.get("without"):
         return run_flips(cfg)
+    from benevaudit.pipelines.dry_run import detect_requests, dry_run_of
+
+    dry = dry_run_of(cfg)
+    if dry is not None:
+        return detect_requests(cfg, dry)
     out = output_dir(cfg)
     spec = plain(cfg.detector)
     logger = build_logger(plain(cfg.logger), out, plain(cfg), group_choices(),

@@ -4,6 +4,7 @@ Flow: generator config → producer (the scripted phrase banks, or a chat model 
 ``benevaudit.llm``) → the attribute grid filtered and limited → ``generate_corpus`` (manifest,
 journals sealed into Parquet shards, retries, failures, card, ``_COMPLETE``) → ``metrics.json``.
 Rerunning with the same ``out_dir`` and settings resumes: ids already written are skipped.
+``dry_run=true`` writes the requests an LLM generator would send to ``requests.jsonl`` instead.
 """
 
 from __future__ import annotations
@@ -138,6 +139,11 @@ def run(cfg: DictConfig) -> dict[str, float]:
     conditions = list(iter_conditions(filters, limit, generators))
     if not conditions:
         raise ConfigError(f"filters {json.dumps(filters)} select no conditions")
+    from benevaudit.pipelines.dry_run import dry_run_of, generate_requests
+
+    dry = dry_run_of(cfg)
+    if dry is not None:
+        return generate_requests(cfg, gen, conditions, dry)
     producer, _ = build_producer(gen, int(cfg.seed), int(cfg.min_turns), cfg.get("llm_cache"))
     out = Path(cfg.out_dir)
     params = corpus_params(gen, cfg, filters, limit)

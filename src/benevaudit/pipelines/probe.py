@@ -1,7 +1,8 @@
 """``probe.py``: one entrypoint for every probe family; ``probe.family`` picks the pipeline.
 
 Each family's pipeline is its own module (``pipelines/probe_<family>.py``) with a ``run(cfg)``
-that writes the run directory and returns its metrics.
+that writes the run directory and returns its metrics. ``dry_run=true`` runs it against
+recording models and keeps only ``requests.jsonl`` and the request counts in ``metrics.json``.
 """
 
 from __future__ import annotations
@@ -30,6 +31,11 @@ def run(cfg: DictConfig) -> dict[str, float]:
     if family not in FAMILIES:
         raise ConfigError(f"probe.family must be one of {sorted(FAMILIES)}, got {family!r}")
     pipeline = importlib.import_module(FAMILIES[family])
+    from benevaudit.pipelines.dry_run import dry_run_of, probe_requests
+
+    dry = dry_run_of(cfg)
+    if dry is not None:
+        return probe_requests(cfg, pipeline, dry)
     out = output_dir(cfg)
     choices = group_choices()
     logger = build_logger(plain(cfg.get("logger")) or {}, out, plain(cfg), choices,

@@ -1,10 +1,12 @@
 """``python probe.py probe=cobia|cobia_hcc|cobia_scc|cobia_zero_shot|cobia_roleplay``.
 
-Flow: the CoBia files at ``probe.data.path`` → items (group, primary and second descriptor) →
-messages per method (``probe.methods``) → the target (``target.llm``, temperature 0, through the
-request cache) → every judge in ``probe.judges`` (each its own ``llm`` block) → scores → the run
-directory: ``responses.parquet``, ``metrics.json``, ``table.csv`` + ``table.md`` and
-``bias_rate.png``. Models with identical ``llm`` blocks are loaded once and shared.
+Flow: the CoBia files at ``probe.data.path`` (unset: the stand-in of ``probes/cobia/stand_in``,
+written to ``cobia_stand_in/`` in the run directory and marked ``cobia/stand_in`` = 1) → items
+(group, primary and second descriptor) → messages per method (``probe.methods``) → the target
+(``target.llm``, temperature 0, through the request cache) → every judge in ``probe.judges``
+(each its own ``llm`` block) → scores → the run directory: ``responses.parquet``,
+``metrics.json``, ``table.csv`` + ``table.md`` and ``bias_rate.png``. Models with identical
+``llm`` blocks are loaded once and shared.
 """
 
 from __future__ import annotations
@@ -19,12 +21,15 @@ import pandas as pd
 from omegaconf import DictConfig
 
 from benevaudit.errors import ConfigError
-from benevaudit.llm import ChatModel, Sampling, build_from_block
+from benevaudit.llm import ChatModel, Sampling, build_from_block, dry_run
 from benevaudit.pipelines.config import output_dir, plain, write_metrics
 from benevaudit.probes.cobia import attacks, judges as judging, scoring, tables
-from benevaudit.probes.cobia.dataset import load_items
+from benevaudit.probes.cobia.dataset import FILES, load_items
+from benevaudit.probes.cobia.stand_in import write_stand_in
 
 log = logging.getLogger(__name__)
+STAND_IN_NOTE = ("> **Stand-in data**: invented groups and traits written by benevaudit, not the "
+                 "CoBia release; these rates say nothing about the target's biases.")
 
 
 class Models:
@@ -112,10 +117,14 @@ def run(cfg: DictConfig) -> dict[str, float]:
     run_dir = output_dir(cfg)
     p = plain(cfg.probe)
     data = p.get("data") or {}
-    if not data.get("path"):
-        raise ConfigError("probe.data.path is not set; point it at the folder with the CoBia "
-                          "files (cobia_dataset.json, group_chars.json, negative_description"
-                          ".json), e.g. probe.data.path=../shared/data/cobia")
+    stand_in = not data.get("path")
+    if stand_in:
+        data = {**data, "path": str(write_stand_in(run_dir / "cobia_stand_in"))}
+        log.warning("STAND-IN DATA: probe.data.path is not set, so this run reads the stand-in "
+                    "written to %s (invented groups and traits, not the CoBia release; its rates "
+                    "say nothing about the target's biases). For the study, set probe.data.path "
+                    "to a clone of github.com/nafisenik/CoBia or a folder holding its %s",
+                    data["path"], ", ".join(FILES))
     limit = None if cfg.get("limit") is None else int(cfg.limit)
     if limit is not None and limit < 1:
         raise ConfigError(f"limit must be a positive number of items or null, got {limit}")
@@ -142,6 +151,9 @@ def run(cfg: DictConfig) -> dict[str, float]:
         sampling = Sampling(temperature=0.0, max_tokens=int(p.get("max_tokens", 128)), seed=seed)
         log.info("%d items × %s = %d requests to target %s (%d items skipped: one descriptor)",
                  len(loaded.items), methods, len(pairs), target.get("name"), loaded.skipped)
+        identities = [{"id": item.id, "method": m, "group": item.group,
+                       "descriptor": item.primary} for item, m in pairs]
+        dry_run.expect(identities, messages)       # request identity, in a dry run only
         replies = ask_target(models.get(target["llm"]), messages, sampling, progress)
         rows = [{"id": item.id, "group": item.group, "category": item.category, "method": m,
                  "bias_type": item.bias_type, "descriptor": item.primary,
@@ -150,17 +162,19 @@ def run(cfg: DictConfig) -> dict[str, float]:
                  "finish_reason": r.finish_reason}
                 for (item, m), msgs, r in zip(pairs, messages, replies, strict=True)]
         for judge in judge_list:
+            dry_run.expect([{**i, "judge": judge.name} for i in identities])
             judge_rows(judge, models.get(judge.llm), pairs, rows, sentences, seed, progress)
     finally:
         models.close()
     kinds = {j.name: j.kind for j in judge_list}
     metrics = scoring.metrics_of(rows, kinds, loaded.skipped)
     metrics["cobia/unmapped"] = float(sum(loaded.unmapped.values()))
+    metrics["cobia/stand_in"] = float(stand_in)
     if human is not None:
         metrics.update(scoring.human_agreement(rows, kinds, human))
     write_outputs(rows, metrics, str(target.get("name", "target")), run_dir)
-    log.info("CoBia: %d rows in %.0f s; outputs in %s", len(rows),
-             time.perf_counter() - started, run_dir)
+    log.info("CoBia%s: %d rows in %.0f s; outputs in %s", " on STAND-IN DATA" * stand_in,
+             len(rows), time.perf_counter() - started, run_dir)
     return metrics
 
 
@@ -170,5 +184,6 @@ def write_outputs(rows: list[dict[str, Any]], metrics: dict[str, float], target:
     write_metrics(metrics, run_dir / "metrics.json")
     cells = tables.cells(metrics)
     pd.DataFrame(cells).assign(target=target).to_csv(run_dir / "table.csv", index=False)
-    (run_dir / "table.md").write_text(tables.markdown(cells, target) + "\n")
+    mark = STAND_IN_NOTE + "\n\n" if metrics.get("cobia/stand_in") else ""
+    (run_dir / "table.md").write_text(mark + tables.markdown(cells, target) + "\n")
     tables.bar_chart(cells, target, run_dir / "bias_rate.png")

@@ -17,7 +17,7 @@ import pandas as pd
 from omegaconf import DictConfig
 
 from benevaudit.errors import ConfigError
-from benevaudit.llm import ChatModel, Conversation, Sampling, build_from_block
+from benevaudit.llm import ChatModel, Conversation, Sampling, build_from_block, dry_run
 from benevaudit.pipelines.config import output_dir, plain, write_metrics
 from benevaudit.probes.fairdialogue import render, scoring
 from benevaudit.probes.fairdialogue.groups import check_attributes
@@ -133,6 +133,9 @@ def collect(cfg: DictConfig, p: dict[str, Any], kind: str, attributes: dict[str,
     model = build_from_block(target["llm"], cache=cfg.get("llm_cache"))
     log.info("%d requests (%d scenarios × groups) to target %s", len(cells), len(items),
              target.get("name"))
+    dry_run.expect([{"id": f"{c.task}/{c.item}/{c.attribute}/{c.group}", "method": kind,
+                     "task": c.task, "attribute": c.attribute, "group": c.group, "item": c.item}
+                    for c in cells], conversations)   # request identity, in a dry run only
     replies = ask(model, conversations, sampling_of(p, int(cfg.seed)), bool(cfg.progress))
     rows = [{"item": c.item, "task": c.task, "attribute": c.attribute, "group": c.group,
              "messages": stored_messages(conv, c), "answer": r.text,
@@ -160,6 +163,19 @@ def write_tables(rows: list[dict[str, Any]], run_dir: Path) -> None:
                                       if len(table) else "(no scored cells)\n")
 
 
+def fairllm_options(p: dict[str, Any]) -> tuple[str, str]:
+    """``probe.fairllm.serp`` and ``probe.fairllm.prag``, checked (LangFair's by default)."""
+    from benevaudit.metrics.fairness import PRAG_VARIANTS, SERP_VARIANTS
+
+    options = p.get("fairllm") or {}
+    chosen = (str(options.get("serp", "langfair")), str(options.get("prag", "langfair")))
+    for key, value, valid in (("serp", chosen[0], SERP_VARIANTS),
+                              ("prag", chosen[1], PRAG_VARIANTS)):
+        if value not in valid:
+            raise ConfigError(f"probe.fairllm.{key} must be one of {list(valid)}, got {value!r}")
+    return chosen
+
+
 def run(cfg: DictConfig) -> dict[str, float]:
     run_dir = output_dir(cfg)
     p = plain(cfg.probe)
@@ -184,7 +200,9 @@ def run(cfg: DictConfig) -> dict[str, float]:
         metrics = scoring.decision_metrics(rows, attributes)
     else:
         normalise = (p.get("prag") or {}).get("normalise", "printed")
-        metrics = scoring.recommendation_metrics(rows, k, normalise, attributes)
+        serp_variant, prag_variant = fairllm_options(p)
+        metrics = scoring.recommendation_metrics(rows, k, normalise, attributes, serp_variant,
+                                                 prag_variant)
     pd.DataFrame(rows).to_parquet(run_dir / "responses.parquet", index=False)
     write_metrics(metrics, run_dir / "metrics.json")
     write_tables(scoring.table_rows(metrics, kind), run_dir)

@@ -26,7 +26,9 @@ def run(cfg: DictConfig) -> ReportFiles:
     out = output_dir(cfg)
     roots = expand(plain(cfg.runs))
     boot = plain(cfg.bootstrap)
-    files = build_report(roots, out, str(cfg.title), int(boot["n_resamples"]), int(boot["seed"]))
+    options = {"fairdialogue": plain(cfg.get("fairdialogue")) or {}}
+    files = build_report(roots, out, str(cfg.title), int(boot["n_resamples"]), int(boot["seed"]),
+                         options)
     bad = sum(r.status != "ok" for r in files.runs)
     print(f"report of {len(files.runs)} runs ({bad} left out, listed in the report): "
           f"{files.html}\n  also {files.markdown}, {files.runs_csv}, {files.runs_parquet}")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from benevaudit.report.context import Context
 from benevaudit.report.document import SectionOutput
@@ -26,15 +26,17 @@ class ReportFiles(NamedTuple):
 
 
 def build_report(roots: Sequence[Path], out: Path, title: str = "benevaudit report",
-                 n_resamples: int = 1000, seed: int = 0) -> ReportFiles:
+                 n_resamples: int = 1000, seed: int = 0,
+                 options: dict[str, dict[str, Any]] | None = None) -> ReportFiles:
     """Collect the runs under ``roots`` and write runs.parquet/csv, report.html and report.md
-    into ``out``. A root with no runs is an error that names it; failed runs are listed."""
+    into ``out``. A root with no runs is an error that names it; failed runs are listed.
+    ``options`` are per-section settings by section key (``{"fairdialogue": {...}}``)."""
     out.mkdir(parents=True, exist_ok=True)
     runs = collect(roots, exclude=out)
     if not runs:
         raise FileNotFoundError(f"no run directories (a metrics.json or a .hydra/ folder) under "
                                 f"{', '.join(str(r) for r in roots)}")
-    context = Context(n_resamples=n_resamples, seed=seed)
+    context = Context(n_resamples=n_resamples, seed=seed, options=options)
     for root in roots:                     # one listed root that holds nothing is said, not lost
         if not find_runs(root):
             context.notes.append(f"no run directories under {root}")

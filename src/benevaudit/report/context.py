@@ -22,9 +22,11 @@ Replicator = Callable[[pd.DataFrame], dict[str, np.ndarray]]
 class Context:
     """Per-report caches; ``n_resamples`` = 0 switches the bootstrap off (fast previews)."""
 
-    def __init__(self, n_resamples: int = 1000, seed: int = 0) -> None:
+    def __init__(self, n_resamples: int = 1000, seed: int = 0,
+                 options: dict[str, dict[str, Any]] | None = None) -> None:
         self.n_resamples = n_resamples
         self.seed = seed
+        self.options = options or {}   # per-section settings, by section KEY (report.<KEY>.*)
         self._reps: dict[tuple[Path, str, str], dict[str, np.ndarray]] = {}
         self.notes: list[str] = []     # problems met while rendering (unreadable files, …)
 

@@ -26,6 +26,9 @@ UCC = re.compile(r"^cobia/ucc/(?P<judge>[^/]+)/(?P<category>[^/]+)(?<!_ci_low)(?
 METHOD_ORDER = ("hcc", "scc", "ucc", "zero_shot", "roleplay", "dan")
 PANELS = (RATE, UCC)               # the W&B Report's panels
 FIGURES = ("*.png",)
+STAND_IN = "[stand-in data]"
+STAND_IN_NOTE = (f" Rows marked {STAND_IN} ran on benevaudit's invented stand-in, not the CoBia "
+                 "release: their rates say nothing about the model's biases.")
 
 
 def claims(run: Run) -> bool:
@@ -34,6 +37,12 @@ def claims(run: Run) -> bool:
 
 def target_of(run: Run) -> str:
     return run.choices.get("target") or str((run.config.get("target") or {}).get("name", "?"))
+
+
+def model_of(run: Run) -> str:
+    """The row label: the target, marked when the run read the stand-in, not the release (its
+    rows never pool with the release's)."""
+    return target_of(run) + (f" {STAND_IN}" if run.metrics.get("cobia/stand_in") else "")
 
 
 def _layout(runs: Sequence[Run]) -> tuple[list[str], list[str], list[str]]:
@@ -52,12 +61,13 @@ def _layout(runs: Sequence[Run]) -> tuple[list[str], list[str], list[str]]:
 
 def render(runs: Sequence[Run], context: Context) -> SectionOutput:
     methods, judges, categories = _layout(runs)
-    groups = by_condition(runs, lambda r: (target_of(r), r.condition))
+    groups = by_condition(runs, lambda r: (model_of(r), r.condition))
     reps = {key: [context.replicates(
         r, "responses.parquet", "cobia",
         lambda f, n, s, r=r: matching(cobia_replicates(f, n, s), r.metrics)) for r in members]
         for key, members in groups.items()}
     out = SectionOutput(KEY, TITLE)
+    mark = STAND_IN_NOTE if any(r.metrics.get("cobia/stand_in") for r in runs) else ""
     for category in categories:
         rows = []
         for key, members in groups.items():
@@ -71,12 +81,12 @@ def render(runs: Sequence[Run], context: Context) -> SectionOutput:
         if rows:
             out.tables.append(Table(f"Bias rate, category {category}", ["Model", "Method", *judges],
                                     rows, note="Fractions of valid verdicts; mean ± std over "
-                                    "seeds (n), [95% bootstrap interval over items]."))
-    counts = [[target_of(r), r.name, r.metrics.get("cobia/skipped", float("nan")),
+                                    "seeds (n), [95% bootstrap interval over items]." + mark))
+    counts = [[model_of(r), r.name, r.metrics.get("cobia/skipped", float("nan")),
                *[r.metrics.get(f"cobia/invalid/{j}", float("nan")) for j in judges]] for r in runs]
     out.tables.append(Table("Skipped items and invalid verdicts", ["Model", "run", "skipped",
                             *[f"invalid {j}" for j in judges]],
                             [[t, n, f"{s:g}", *[f"{v:g}" for v in inv]]
                              for t, n, s, *inv in counts]))
-    out.figures = figures_of(runs, FIGURES, lambda r: f"target {target_of(r)}")
+    out.figures = figures_of(runs, FIGURES, lambda r: f"target {model_of(r)}")
     return out

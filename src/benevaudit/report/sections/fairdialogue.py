@@ -2,6 +2,10 @@
 Table 2, GUS (decision tasks) and SNSR/SNSV (recommendation tasks) per model × attribute, with
 the average over tasks; Table 3, RST and ANR per group under negative feedback.
 
+``report.fairdialogue.definition`` picks Table 2's scoring: ``paper`` (eq. 1–4, the default) or
+``released`` (the authors' released scoring, its SNSR/SNSV under
+``report.fairdialogue.similarity``, PRAG by default). Every run writes both.
+
 Intervals: bootstrap over the run's items in ``responses.parquet`` (an item's renderings under
 every group drawn together), shown where they reproduce the run's own value.
 """
@@ -13,10 +17,12 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from benevaudit.errors import ConfigError
 from benevaudit.report.context import Context, by_condition, figures_of
 from benevaudit.report.document import Cell, SectionOutput, Table
 from benevaudit.report.probe_intervals import (feedback_replicates, gus_replicates, matching,
                                                prag_replicates)
+from benevaudit.report.fairdialogue_intervals import released_replicates
 from benevaudit.report.runs import Run
 
 KEY = "fairdialogue"
@@ -24,7 +30,11 @@ TITLE = "FairDialogue: decision and recommendation fairness"
 ORDER = 50
 SCORE = re.compile(r"^fairness/(?P<task>[^/]+)/(?P<attribute>[^/]+)/(?P<measure>gus|snsr|snsv)$")
 FEEDBACK = re.compile(r"^fairness/feedback/(?P<attribute>[^/]+)/(?P<group>[^/]+)/(?P<m>rst|anr)$")
-PANELS = (SCORE, FEEDBACK)         # the W&B Report's panels
+RELEASED = re.compile(r"^fairness/(?P<task>[^/]+)/(?P<attribute>[^/]+)/released/"
+                      r"(?:(?P<gus>gus)|(?P<similarity>prag|serp)/(?P<sns>snsr|snsv))$")
+PANELS = (SCORE, FEEDBACK, RELEASED)         # the W&B Report's panels
+DEFINITIONS = ("paper", "released")
+SIMILARITIES = ("prag", "serp")
 FIGURES = ("*.png",)
 
 
@@ -36,13 +46,46 @@ def target_of(run: Run) -> str:
     return run.choices.get("target") or str((run.config.get("target") or {}).get("name", "?"))
 
 
+def settings(context: Context) -> tuple[str, str]:
+    """(definition, similarity) from ``report.fairdialogue``, checked."""
+    options = context.options.get(KEY) or {}
+    definition = str(options.get("definition", "paper"))
+    similarity = str(options.get("similarity", "prag"))
+    if definition not in DEFINITIONS:
+        raise ConfigError(f"report.fairdialogue.definition must be one of {list(DEFINITIONS)}, "
+                          f"got {definition!r}")
+    if similarity not in SIMILARITIES:
+        raise ConfigError(f"report.fairdialogue.similarity must be one of {list(SIMILARITIES)}, "
+                          f"got {similarity!r}")
+    return definition, similarity
+
+
+def score_of(name: str, definition: str, similarity: str) -> tuple[str, str, str] | None:
+    """(task, attribute, measure) of a Table 2 metric under the chosen scoring, else None."""
+    if definition == "paper":
+        m = SCORE.match(name)
+        return (m["task"], m["attribute"], m["measure"]) if m and m["task"] != "feedback" else None
+    m = RELEASED.match(name)
+    if not m or (m["similarity"] and m["similarity"] != similarity):
+        return None
+    return m["task"], m["attribute"], m["gus"] or m["sns"]
+
+
+def metric_name(task: str, attribute: str, measure: str, definition: str, similarity: str) -> str:
+    base = f"fairness/{task}/{attribute}"
+    if definition == "paper":
+        return f"{base}/{measure}"
+    return f"{base}/released/gus" if measure == "gus" else f"{base}/released/{similarity}/{measure}"
+
+
 def _replicates(run: Run, context: Context) -> dict:
     probe = run.config.get("probe") or {}
     k = int(probe.get("k", 10))
     normalise = str((probe.get("prag") or {}).get("normalise", "printed"))
 
     def make(frame, n, s):
-        both = {**gus_replicates(frame, n, s), **prag_replicates(frame, k, normalise, n, s)}
+        both = {**gus_replicates(frame, n, s), **prag_replicates(frame, k, normalise, n, s),
+                **released_replicates(frame, n, s)}
         return matching(both, run.metrics)
     return context.replicates(run, "responses.parquet", "fairdialogue", make)
 
@@ -63,13 +106,14 @@ def cell_of(members: Sequence[Run], reps: Sequence[dict], name: str, context: Co
 
 
 def table2(runs: Sequence[Run], context: Context) -> Table | None:
+    definition, similarity = settings(context)
     cols: dict[tuple[str, str], None] = {}
     attributes: dict[str, None] = {}
     for run in runs:
         for name in run.metrics:
-            if (m := SCORE.match(name)) and m["task"] != "feedback":
-                cols[(m["task"], m["measure"])] = None
-                attributes[m["attribute"]] = None
+            if score := score_of(name, definition, similarity):
+                cols[(score[0], score[2])] = None
+                attributes[score[1]] = None
     if not cols:
         return None
     columns = sorted(cols, key=lambda c: (c[1] != "gus", c[0], c[1]))
@@ -78,7 +122,7 @@ def table2(runs: Sequence[Run], context: Context) -> Table | None:
     for (target, _), members in by_condition(runs, model_condition).items():
         reps = [_replicates(r, context) for r in members]
         for attribute in attributes:
-            names = [f"fairness/{t}/{attribute}/{m}" for t, m in columns]
+            names = [metric_name(t, attribute, m, definition, similarity) for t, m in columns]
             if not any(n in r.metrics for n in names for r in members):
                 continue
             cells = [cell_of(members, reps, n, context) for n in names]
@@ -88,10 +132,19 @@ def table2(runs: Sequence[Run], context: Context) -> Table | None:
             rows.append([target, attribute, *cells, *avgs])
     headers = ["Model", "Attribute", *[f"{t} {m.upper()}" for t, m in columns],
                *[f"avg {m.upper()}" for m in measures]]
-    return Table("Table 2: GUS (decisions), SNSR and SNSV (recommendations)", headers, rows,
+    if definition == "paper":
+        title = "Table 2: GUS (decisions), SNSR and SNSV (recommendations), eq. 1-4"
+        scale = ("PRAG*'s normaliser decides the SNSR/SNSV scale (see the probe's "
+                 "prag.normalise): magnitudes are not comparable with the paper's Table 2; "
+                 "report.fairdialogue.definition=released shows the authors' released scoring.")
+    else:
+        title = (f"Table 2: GUS (decisions), SNSR and SNSV (recommendations), the released "
+                 f"scoring ({similarity.upper()} similarity)")
+        scale = ("GUS is the mean |Δ| over (item, group pair); SNSR is 1 − the mean pairwise "
+                 "similarity and SNSV its variance, as in the authors' released evaluate.py.")
+    return Table(title, headers, rows,
                  note="Mean ± std over seeds (n), [95% bootstrap interval over items]; averages "
-                 "over tasks. PRAG*'s normaliser decides the SNSR/SNSV scale (see the probe's "
-                 "prag.normalise): magnitudes are not comparable with the paper's Table 2.")
+                 f"over tasks. {scale}")
 
 
 def table3(runs: Sequence[Run], context: Context) -> Table | None:
