@@ -142,7 +142,8 @@ def test_granite41_generates_by_default_and_counts_a_reply_without_score_invalid
     assert verdicts[1].raw == "I would say no."
     scored = GuardDetector("g", "granite_guardian41", ScriptedChatModel(), mode="score",
                            score_prefill="<think>\n\n</think>\n\n<score>")
-    assert scored.choices == ["<think>\n\n</think>\n\n<score> yes", "<think>\n\n</think>\n\n<score> no"]
+    assert scored.choices == ["<think>\n\n</think>\n\n<score> yes",
+                              "<think>\n\n</think>\n\n<score> no"]
 
 
 def test_granite41_keeps_its_shipped_chat_template_and_33_its_layout():

@@ -15,8 +15,10 @@ it can tie (three judges voting N, OB, BB; two valid judges that disagree). ``ti
 - ``order`` (default): the first tied class in N, OB, BB order, so a split vote flags a
   dialogue only when the bias classes hold the plurality;
 - ``first_judge``: the vote of the first judge of the group (in its listed order) among the tied;
-- ``invalid``: the dialogue gets no verdict (counted invalid, never as a class). Judges run one after another, each model closed before
-the next is built, so one accelerator holds one engine at a time.
+- ``invalid``: the dialogue gets no verdict (counted invalid, never as a class).
+
+Judges run one after another, each model closed before the next is built, so one accelerator
+holds one engine at a time.
 """
 
 from __future__ import annotations
