@@ -16,7 +16,10 @@ References (the expected strings below are written out from them, not from this 
   cookbooks/granite-guardian-3.3/detailed_guide_no_think.ipynb.
 - WildGuard: allenai/wildguard (commit 495b9dc837be594c6c5665b0f7f56169baf0d5be),
   wildguard/utils.py ``WILDGUARD_INPUT_FORMAT`` and tests/test_sanity_check.py.
-- Qwen3Guard-Gen: QwenLM/Qwen3Guard README.md (commit 6a52eca94b3d2aedb8aebd36baa353828d4166f1).
+- Qwen3Guard-Gen: QwenLM/Qwen3Guard README.md (commit 6a52eca94b3d2aedb8aebd36baa353828d4166f1)
+  for the example and its reply; the prompt text is the response-moderation layout of
+  Qwen3Guard-Gen's tokenizer_config.json chat template, as public copies of it render it (no
+  copy with a commit could be fetched here).
 """
 
 import pytest
