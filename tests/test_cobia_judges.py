@@ -118,3 +118,29 @@ def test_judge_config_errors_list_the_valid_options():
         Judge("x", "bias", {"backend": "hf"}, mode="vote")
     with pytest.raises(ConfigError, match="backend"):
         Judge("x", "bias", {"model": "m"})
+
+
+def test_variants_are_checked_and_the_keyword_rule_needs_no_model():
+    with pytest.raises(ConfigError, match="granite_release"):
+        Judge("g", "guard", {"backend": "hf"}, variant="harm")
+    assert Judge("r", "refusal", {}, variant="keywords_release").variant == "keywords_release"
+    with pytest.raises(ConfigError, match="backend"):
+        Judge("r", "refusal", {}, variant="llm")
+    assert Judge("b", "bias", {"backend": "hf"}).variant == "project"
+
+
+def test_the_released_granite_judge_keeps_its_own_template_and_scores_yes_no():
+    from benevaudit.pipelines.probe_cobia import judge_llm
+
+    block = {"backend": "vllm", "model": "ibm-granite/granite-guardian-3.0-8b"}
+    assert "chat_template" not in judge_llm("guard", block, "granite_release")
+    seen = []
+    model = ScriptedChatModel(scorer=lambda conv, choices: seen.append(choices) or [-0.2, -1.9])
+    judge = Judge("guard", "guard", {"backend": "scripted"}, mode="score",
+                  variant="granite_release")
+    out = judges.ask(judge, model, [judges.granite_release_prompt("They are lazy.")], seed=0)
+    assert seen == [["Yes", "No"]] and out[0].verdict == "yes"
+    released = Judge("bias", "bias", {"backend": "scripted"}, variant="release")
+    replies = ScriptedChatModel(["No, not biased\nIt is biased? no.", "Biased."])
+    got = judges.ask(released, replies, [[{"role": "user", "content": "x"}]] * 2, seed=0)
+    assert [v.verdict for v in got] == ["not_biased", None]

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # CoBia's score table (target × method × judge, per category) from one Hydra multirun:
-#   1. probe.py probe=cobia (HCC, SCC, zero-shot, role-play; DAN with probe.dan_template) for
-#      every target in TARGETS, judged by every judge in probe.judges;
+#   1. probe.py probe=$PROBE (cobia: HCC, SCC, zero-shot, role-play, and DAN where the target
+#      names its maker; cobia_paper: the same as released, at paper scale) for every target in
+#      TARGETS, judged by every judge in probe.judges;
 #   2. the table printed from the run directories (score_table.py), then report.py.
 # Every request goes through the LLM cache, so rerunning with the same COBIA_DIR costs nothing
 # up to where it stopped.
@@ -13,8 +14,8 @@
 # Usage: experiments/cobia/run.sh [probe.py overrides...]
 #   experiments/cobia/run.sh limit=3 probe.max_tokens=48                     # stand-in, CPU smoke
 #   COBIA_DATA=/data/CoBia experiments/cobia/run.sh limit=6 probe.max_tokens=48      # CPU smoke
-#   COBIA_DATA=/data/CoBia TARGETS=vllm_llama31_8b,openai experiments/cobia/run.sh \
-#     probe.max_tokens=512                                                      # paper scale
+#   PROBE=cobia_paper COBIA_DATA=/data/CoBia TARGETS=vllm_llama31_8b,openai \
+#     experiments/cobia/run.sh                                                  # paper scale
 set -euo pipefail
 DATA=()
 if [ -n "${COBIA_DATA:-}" ]; then
@@ -28,10 +29,11 @@ cd "$(dirname "$0")/../.."
 PY=${PY:-.venv/bin/python}
 OUT=${COBIA_DIR:-outputs/cobia/$(date +%Y-%m-%d_%H-%M-%S)}
 TARGETS=${TARGETS:-embedded}
+PROBE=${PROBE:-cobia}
 mkdir -p "$OUT"
 echo "CoBia directory: $OUT"
 
-"$PY" probe.py -m probe=cobia target="$TARGETS" ${DATA[@]+"${DATA[@]}"} logger=none "$@" \
+"$PY" probe.py -m probe="$PROBE" target="$TARGETS" ${DATA[@]+"${DATA[@]}"} logger=none "$@" \
   hydra.sweep.dir="$OUT/sweep"
 "$PY" experiments/cobia/score_table.py "$OUT/sweep" --out "$OUT"
 if [ -f conf/report.yaml ]; then

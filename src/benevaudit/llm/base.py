@@ -26,17 +26,18 @@ class Sampling:
     """Decoding settings; part of every cache key, so the same seed gives the same reply."""
 
     temperature: float = 0.0      # 0 means greedy
-    top_p: float = 1.0
-    max_tokens: int = 256
+    top_p: float = 1.0            # 0 only with temperature 0: greedy, as some APIs spell it
+    max_tokens: int | None = 256  # None: no cap (up to the context window, the server's limit)
     seed: int = 0
     stop: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.temperature < 0:
             raise ValueError(f"Sampling.temperature must be >= 0, got {self.temperature}")
-        if not 0 < self.top_p <= 1:
-            raise ValueError(f"Sampling.top_p must be in (0, 1], got {self.top_p}")
-        if self.max_tokens < 1:
+        if not (0 < self.top_p <= 1 or (self.top_p == 0 and self.temperature == 0)):
+            raise ValueError(f"Sampling.top_p must be in (0, 1] (or 0 with temperature 0), "
+                             f"got {self.top_p}")
+        if self.max_tokens is not None and self.max_tokens < 1:
             raise ValueError(f"Sampling.max_tokens must be >= 1, got {self.max_tokens}")
         if isinstance(self.stop, (str, list)):
             # a bare string would otherwise become a tuple of single characters

@@ -116,7 +116,8 @@ class HFChatModel(ChatModel):
         for i, ids in enumerate(prompts):
             check_length(i, len(ids) + 1, self.max_model_len, "prompt plus one new token")
         greedy = sampling.temperature == 0
-        if greedy and self.prefix_reuse and self._reuse_pays(prompts, sampling.max_tokens):
+        cap = self.max_model_len if sampling.max_tokens is None else sampling.max_tokens
+        if greedy and self.prefix_reuse and self._reuse_pays(prompts, cap):
             out = [self._generate_from_prefix(p, sampling) for p in prompts]
         else:
             seeds = [request_seed(list(c), sampling.seed) for c in conversations]
@@ -187,7 +188,8 @@ class HFChatModel(ChatModel):
         # never transformers' own sampler (one RNG for the whole batch): sampled rows are drawn
         # by RowSampler, so generate itself always runs greedy
         kwargs: dict[str, Any] = dict(
-            max_new_tokens=min(sampling.max_tokens, self.max_model_len - width),
+            max_new_tokens=self.max_model_len - width if sampling.max_tokens is None
+            else min(sampling.max_tokens, self.max_model_len - width),
             eos_token_id=self.eos_ids, pad_token_id=self.pad_id, do_sample=False,
             temperature=None, top_p=None, top_k=None)
         if sampling.stop:

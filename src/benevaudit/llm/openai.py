@@ -93,8 +93,9 @@ class OpenAIChatModel(ChatModel):
 
     def chat(self, conversations: Sequence[Conversation], sampling: Sampling) -> list[Completion]:
         check_conversations(conversations)
-        base = dict(model=self.served, temperature=sampling.temperature, top_p=sampling.top_p,
-                    max_tokens=sampling.max_tokens)
+        base = dict(model=self.served, temperature=sampling.temperature, top_p=sampling.top_p)
+        if sampling.max_tokens is not None:     # None: no cap, the server's own limit
+            base["max_tokens"] = sampling.max_tokens
         if sampling.stop:
             base["stop"] = list(sampling.stop)
 

@@ -42,7 +42,7 @@ def default_reply(conversation: Conversation, sampling: Sampling) -> str:
     user_turns = [m["content"] for m in conversation if m["role"] == "user"]
     echo = user_turns[-1].split() if user_turns else []
     pool = list(_BANK) + echo
-    n_words = int(min(sampling.max_tokens, rng.integers(4, 13)))
+    n_words = int(min(sampling.max_tokens or 12, rng.integers(4, 13)))
     return " ".join(pool[i] for i in rng.integers(0, len(pool), size=n_words))
 
 
@@ -83,7 +83,7 @@ class ScriptedChatModel(ChatModel):
             for stop in sampling.stop:
                 text = text.split(stop)[0] if stop else text
             words = text.split(" ")
-            if len(words) > sampling.max_tokens:  # a word stands for a token here
+            if sampling.max_tokens is not None and len(words) > sampling.max_tokens:  # a word: a token
                 text, finish = " ".join(words[:sampling.max_tokens]), "length"
             prompt_tokens = sum(len(m["content"].split()) for m in conv)
             seed = request_seed(list(conv), sampling.seed) if sampling.temperature > 0 else None

@@ -97,12 +97,14 @@ class VLLMChatModel(ChatModel):
             return []
         self._check_prompts([prompt_ids(self.tokenizer, c) for c in conversations], 1,
                             "prompt plus one new token")
-        # each request samples from its own seed, so its reply does not depend on its batch
+        # each request samples from its own seed, so its reply does not depend on its batch;
+        # top_p 0 at temperature 0 is greedy, which vLLM spells top_p 1; max_tokens None lets
+        # a reply run to max_model_len (vLLM's default is 16, so it is always passed)
         seeds = [request_seed(list(c), sampling.seed) if sampling.temperature > 0 else None
                  for c in conversations]
-        params = [SamplingParams(temperature=sampling.temperature, top_p=sampling.top_p,
-                                 max_tokens=sampling.max_tokens,  # vLLM's default is 16
-                                 seed=seed, stop=list(sampling.stop) or None) for seed in seeds]
+        params = [SamplingParams(temperature=sampling.temperature, top_p=sampling.top_p or 1.0,
+                                 max_tokens=sampling.max_tokens, seed=seed,
+                                 stop=list(sampling.stop) or None) for seed in seeds]
         messages = [chat_messages(self.tokenizer, c) for c in conversations]
         outputs = self.llm.chat(messages, params, use_tqdm=False,
                                 chat_template=self.chat_template)

@@ -1,18 +1,22 @@
 """``python probe.py probe=cobia|cobia_hcc|cobia_scc|cobia_zero_shot|cobia_roleplay``.
 
-Flow: the CoBia files at ``probe.data.path`` (unset: the stand-in of ``probes/cobia/stand_in``,
-written to ``cobia_stand_in/`` in the run directory and marked ``cobia/stand_in`` = 1) → items
-(group, primary and second descriptor) → messages per method (``probe.methods``) → the target
-(``target.llm``, temperature 0, through the request cache) → every judge in ``probe.judges``
-(each its own ``llm`` block) → scores → the run directory: ``responses.parquet``,
-``metrics.json``, ``table.csv`` + ``table.md`` and ``bias_rate.png``. Models with identical
-``llm`` blocks are loaded once and shared.
+Flow: the CoBia files at ``probe.data.path`` (a clone of the release or a flat folder; unset:
+the stand-in of ``probes/cobia/stand_in``, written to ``cobia_stand_in/`` in the run directory
+and marked ``cobia/stand_in`` = 1) → items (group, primary and second descriptor) → messages per
+method (``probe.methods``; the release's templates under ``probe.layout=official``,
+benevaudit's seeded list under ``seeded``) → the target (``target.llm``, temperature 0, through
+the request cache) → every judge in ``probe.judges`` (the release's own where its ``judges/``
+is there, unless a ``variant`` says otherwise) → scores → the run directory:
+``responses.parquet``, ``metrics.json``, ``table.csv`` + ``table.md`` and ``bias_rate.png``
+(and ``dan_first_call.json`` for the released DAN). Models with identical ``llm`` blocks are
+loaded once and shared.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import math
 import time
 from pathlib import Path
 from typing import Any
@@ -23,11 +27,14 @@ from omegaconf import DictConfig
 from benevaudit.errors import ConfigError
 from benevaudit.llm import ChatModel, Sampling, build_from_block, dry_run
 from benevaudit.pipelines.config import output_dir, plain, write_metrics
-from benevaudit.probes.cobia import attacks, judges as judging, scoring, tables
-from benevaudit.probes.cobia.dataset import FILES, load_items
+from benevaudit.probes.cobia import attacks, judges as judging, official, scoring, tables
+from benevaudit.probes.cobia.dataset import FILES, Item, load_items
+from benevaudit.probes.cobia.rating import judge_rows
+from benevaudit.probes.cobia.release import Release, locate, read_template
 from benevaudit.probes.cobia.stand_in import write_stand_in
 
 log = logging.getLogger(__name__)
+RELEASED = ("release", "granite_release", "keywords_release")    # the judges as released
 STAND_IN_NOTE = ("> **Stand-in data**: invented groups and traits written by benevaudit, not the "
                  "CoBia release; these rates say nothing about the target's biases.")
 
@@ -50,39 +57,80 @@ class Models:
         self.loaded.clear()
 
 
-def methods_of(p: dict[str, Any]) -> list[str]:
-    """``probe.methods``, with ``dan`` dropped when no template is given (none ships)."""
+LAYOUTS = ("official", "seeded")
+
+
+def layout_of(p: dict[str, Any], release: Release) -> str:
+    """``probe.layout``; ``auto`` is ``official`` when the release's prompt-templates/ is there."""
+    layout = p.get("layout") or "auto"
+    if layout not in ("auto", *LAYOUTS):
+        raise ConfigError(f"probe.layout must be one of {['auto', *LAYOUTS]}, got {layout!r}")
+    if layout == "auto":
+        return "official" if release.templates is not None else "seeded"
+    if layout == "official" and release.templates is None:
+        raise ConfigError(f"probe.layout=official needs the release's prompt-templates/ under "
+                          f"{release.root}; give a clone of the CoBia repository or use "
+                          "probe.layout=seeded")
+    return layout
+
+
+def methods_of(p: dict[str, Any], layout: str = "seeded",
+               target: dict[str, Any] | None = None) -> list[str]:
+    """``probe.methods``, with ``dan`` dropped when it cannot run: without probe.dan_template
+    (seeded), or without target.company and target.model_company (the released DAN)."""
     methods = list(p.get("methods") or [])
     unknown = [m for m in methods if m not in attacks.METHODS]
     if unknown or not methods:
         raise ConfigError(f"probe.methods: unknown or empty {unknown or methods}; valid methods: "
                           f"{list(attacks.METHODS)}")
-    if "dan" in methods and not p.get("dan_template"):
+    if "dan" in methods and layout == "official":
+        if not ((target or {}).get("company") and (target or {}).get("model_company")):
+            log.info("method dan left out: the released DAN names the target's maker; set "
+                     "target.company and target.model_company")
+            methods.remove("dan")
+    elif "dan" in methods and not p.get("dan_template"):
         log.info("method dan left out: no probe.dan_template given")
         methods.remove("dan")
     return methods
 
 
-def judge_llm(kind: str, block: dict[str, Any]) -> dict[str, Any]:
-    """The judge's llm block; a guard judge on Granite Guardian's own weights gets the role-only
-    template, since its shipped template would wrap the already-built guard prompt again."""
+def judge_llm(kind: str, block: dict[str, Any], variant: str | None = None) -> dict[str, Any]:
+    """The judge's llm block; a ``social_bias`` guard judge on Granite Guardian's own weights
+    gets the role-only template, since its shipped template would wrap the already-built guard
+    prompt again (the released 3.0 judge keeps the model's own template)."""
     from benevaudit.detectors.templates import template_for
 
     block = dict(block)
-    if (kind == "guard" and not block.get("chat_template")
+    if (kind == "guard" and variant != "granite_release" and not block.get("chat_template")
             and "granite-guardian" in str(block.get("model", "")).lower()):
         block["chat_template"] = template_for("granite_guardian")
     return block
 
 
-def judges_of(p: dict[str, Any]) -> list[judging.Judge]:
+def judges_of(p: dict[str, Any], release: Release | None = None) -> list[judging.Judge]:
+    """The judges; ``variant: auto`` is the release's own when its judges/ is there, else
+    benevaudit's. Asking for a variant read from judges/ without that folder is an error."""
     out = []
     for name, spec in (p.get("judges") or {}).items():
         if not isinstance(spec, dict):
             raise ConfigError(f"probe.judges.{name}: expected a mapping with kind and llm")
         kind = spec.get("kind", name)
-        out.append(judging.Judge(name, kind, judge_llm(kind, dict(spec.get("llm") or {})),
-                                 int(spec.get("max_tokens", 16)), spec.get("mode", "generate")))
+        if kind not in judging.KINDS:
+            raise ConfigError(f"probe.judges.{name}.kind must be one of {list(judging.KINDS)}, "
+                              f"got {kind!r}")
+        variant = spec.get("variant") or "auto"
+        has_files = release is not None and release.judges is not None
+        if variant == "auto":
+            variant = judging.VARIANTS[kind][0 if has_files else -1]
+        if variant in judging.FROM_FILES and not has_files:
+            where = release.root if release is not None else "probe.data.path"
+            raise ConfigError(f"probe.judges.{name}.variant={variant} reads the release's "
+                              f"judges/ folder, which {where} lacks; use variant=auto or "
+                              f"{judging.VARIANTS[kind][-1]}")
+        cap = spec.get("max_tokens", 16)
+        out.append(judging.Judge(name, kind, judge_llm(kind, dict(spec.get("llm") or {}), variant),
+                                 None if cap is None else int(cap), spec.get("mode", "generate"),
+                                 variant, float(spec.get("top_p", 1.0))))
     if not out:
         raise ConfigError("probe.judges is empty; CoBia needs at least one judge")
     return out
@@ -100,16 +148,30 @@ def ask_target(model: ChatModel, conversations: list[list[dict[str, str]]], samp
     return out
 
 
-def judge_rows(judge: judging.Judge, model: ChatModel, pairs: list[tuple[Any, str]],
-               rows: list[dict[str, Any]], sentences: int, seed: int, progress: bool) -> None:
-    """Add ``<judge>_verdict`` and ``<judge>_raw`` to every row, in row (item) order."""
-    prompts = [judging.judge_prompt(
-        judge.kind, attacks.explicit_question(item, sentences), row["response"],
-        f"{item.group} are {item.primary} because they are {item.second}.")
-        for (item, _), row in zip(pairs, rows, strict=True)]
-    verdicts = judging.ask(judge, model, prompts, seed, progress=progress)
-    for row, v in zip(rows, verdicts, strict=True):
-        row[f"{judge.name}_verdict"], row[f"{judge.name}_raw"] = v.verdict, v.raw
+def build_requests(layout: str, pairs: list[tuple[Item, str]], seed: int,
+                   switches: attacks.Switches, sentences: int, dan_template: str | None = None,
+                   templates: dict[str, list[dict[str, str]]] | None = None,
+                   dan: tuple[list[dict[str, str]], str] | None = None
+                   ) -> list[list[dict[str, str]]]:
+    """The messages sent to the target for each (item, method): a pure function of the items.
+    ``official``: the released templates (``dan`` is the first DAN call and its reply);
+    ``seeded``: benevaudit's seeded list with its switches."""
+    if layout == "official":
+        return [official.build(m, item, (templates or {})[m], dan) for item, m in pairs]
+    return [attacks.build(m, item, seed, switches, sentences, dan_template) for item, m in pairs]
+
+
+def dan_call(model: ChatModel, template: list[dict[str, str]], target: dict[str, Any],
+             sampling: Sampling, run_dir: Path) -> tuple[list[dict[str, str]], str]:
+    """The released DAN's first call, once per target; its reply is saved and reused."""
+    first = official.dan_first_call(template, str(target["company"]),
+                                    str(target["model_company"]))
+    reply = model.chat([first], sampling)[0].text
+    (run_dir / "dan_first_call.json").write_text(json.dumps(
+        {"company": target["company"], "model_company": target["model_company"],
+         "messages": first, "reply": reply}, ensure_ascii=False, indent=1) + "\n")
+    log.info("DAN first call answered (%d characters); reused for every item", len(reply))
+    return first, reply
 
 
 def run(cfg: DictConfig) -> dict[str, float]:
@@ -128,47 +190,63 @@ def run(cfg: DictConfig) -> dict[str, float]:
     limit = None if cfg.get("limit") is None else int(cfg.limit)
     if limit is not None and limit < 1:
         raise ConfigError(f"limit must be a positive number of items or null, got {limit}")
-    seed, progress = int(cfg.seed), bool(cfg.get("progress", True))
-    methods, judge_list = methods_of(p), judges_of(p)
-    loaded = load_items(data["path"], seed, data.get("one_descriptor", "skip"),
-                        data.get("category_map"), limit)
+    seed, progress, target = int(cfg.seed), bool(cfg.get("progress", True)), plain(cfg.target)
+    release = locate(data["path"])
+    layout = layout_of(p, release)
+    methods, judge_list = methods_of(p, layout, target), judges_of(p, release)
+    keep_single = layout == "official" and any(m not in official.CONSTRUCTED for m in methods)
+    loaded = load_items(release, seed, data.get("one_descriptor", "skip"),
+                        data.get("category_map"), limit, keep_single)
     if loaded.unmapped:
         log.warning("bias_type values with no category (rows left out): %s; add them to "
                     "probe.data.category_map", loaded.unmapped)
     switches = attacks.Switches(**(p.get("switches") or {}))
     sentences = int(p.get("sentences", 10))
-    dan = attacks.read_dan(p["dan_template"]) if "dan" in methods else None
+    dan = attacks.read_dan(p["dan_template"]) if "dan" in methods and layout == "seeded" else None
+    templates = {m: read_template(release, m) for m in methods} if layout == "official" else {}
     human = None
     if p.get("human_labels"):               # read before any model work: a bad sheet fails now
         from benevaudit.probes.cobia.human import read_labels
 
         human = read_labels(p["human_labels"])
-    pairs = [(item, m) for item in loaded.items for m in methods]
-    messages = [attacks.build(m, item, seed, switches, sentences, dan) for item, m in pairs]
-    target = plain(cfg.target)
+    pairs = [(item, m) for item in loaded.items for m in methods if official.runs(m, item)]
+    sampling = target_sampling(p, seed)
+    log_choices(layout, release, judge_list, sampling)
     models = Models(cfg.get("llm_cache"))
     try:
-        sampling = Sampling(temperature=0.0, max_tokens=int(p.get("max_tokens", 128)), seed=seed)
-        log.info("%d items × %s = %d requests to target %s (%d items skipped: one descriptor)",
-                 len(loaded.items), methods, len(pairs), target.get("name"), loaded.skipped)
+        model = models.get(target["llm"])
+        if "dan" in templates:
+            dry_run.expect([{"id": "dan_first_call", "method": "dan"}])
+        first = (dan_call(model, templates["dan"], target, sampling, run_dir)
+                 if "dan" in templates else None)
+        messages = build_requests(layout, pairs, seed, switches, sentences, dan, templates, first)
+        log.info("%d items × %s = %d requests to target %s (%d items without a second "
+                 "descriptor: skipped for HCC and SCC)", len(loaded.items), methods, len(pairs),
+                 target.get("name"), loaded.skipped)
         identities = [{"id": item.id, "method": m, "group": item.group,
                        "descriptor": item.primary} for item, m in pairs]
         dry_run.expect(identities, messages)       # request identity, in a dry run only
-        replies = ask_target(models.get(target["llm"]), messages, sampling, progress)
+        replies = ask_target(model, messages, sampling, progress)
         rows = [{"id": item.id, "group": item.group, "category": item.category, "method": m,
                  "bias_type": item.bias_type, "descriptor": item.primary,
                  "second_descriptor": item.second, "second_group": item.second_group,
                  "messages": attacks.to_json(msgs), "response": r.text,
+                 "rated_response": official.rated_text(m, r.text),
                  "finish_reason": r.finish_reason}
                 for (item, m), msgs, r in zip(pairs, messages, replies, strict=True)]
         for judge in judge_list:
+            if judge.variant in judging.KEYWORDS:     # the keyword rule asks no model
+                judge_rows(judge, None, pairs, rows, sentences, seed, progress, release)
+                continue
             dry_run.expect([{**i, "judge": judge.name} for i in identities])
-            judge_rows(judge, models.get(judge.llm), pairs, rows, sentences, seed, progress)
+            judge_rows(judge, models.get(judge.llm), pairs, rows, sentences, seed, progress,
+                       release)
     finally:
         models.close()
     kinds = {j.name: j.kind for j in judge_list}
     metrics = scoring.metrics_of(rows, kinds, loaded.skipped)
     metrics["cobia/unmapped"] = float(sum(loaded.unmapped.values()))
+    metrics.update(provenance(layout, judge_list, sampling))
     metrics["cobia/stand_in"] = float(stand_in)
     if human is not None:
         metrics.update(scoring.human_agreement(rows, kinds, human))
@@ -176,6 +254,41 @@ def run(cfg: DictConfig) -> dict[str, float]:
     log.info("CoBia%s: %d rows in %.0f s; outputs in %s", " on STAND-IN DATA" * stand_in,
              len(rows), time.perf_counter() - started, run_dir)
     return metrics
+
+
+def target_sampling(p: dict[str, Any], seed: int) -> Sampling:
+    """The release's decoding: temperature 0 and top_p 0 (greedy where a backend refuses
+    top_p 0), no reply cap unless ``probe.max_tokens`` sets one."""
+    cap = p.get("max_tokens")
+    return Sampling(temperature=0.0, top_p=float(p.get("top_p", 0.0)),
+                    max_tokens=None if cap is None else int(cap), seed=seed)
+
+
+def log_choices(layout: str, release: Release, judge_list: list[judging.Judge],
+                sampling: Sampling) -> None:
+    """Say where the run departs from the release: layout, raters, reply cap."""
+    log.info("CoBia layout %s from %s (%s)", layout, release.root,
+             "a clone of the release" if release.clone else "a flat folder")
+    variants = ", ".join(f"{j.name}={j.variant}" for j in judge_list)
+    if release.judges is None:
+        log.warning("no judges/ under %s: benevaudit's own raters run (%s)", release.root,
+                    variants)
+    else:
+        log.info("judges (variant): %s; the release's read from %s", variants, release.judges)
+    if sampling.max_tokens is not None:
+        log.warning("target replies capped at %d tokens: a departure from the release, which "
+                    "sets no cap (probe.max_tokens=null for none)", sampling.max_tokens)
+
+
+def provenance(layout: str, judge_list: list[judging.Judge],
+               sampling: Sampling) -> dict[str, float]:
+    """What ``metrics.json`` records of the run's choices: 1 = as released."""
+    out = {"cobia/layout_official": float(layout == "official"),
+           "cobia/reply_cap_tokens": (math.nan if sampling.max_tokens is None
+                                      else float(sampling.max_tokens))}
+    for j in judge_list:
+        out[f"cobia/released_judge/{j.name}"] = float(j.variant in RELEASED)
+    return out
 
 
 def write_outputs(rows: list[dict[str, Any]], metrics: dict[str, float], target: str,

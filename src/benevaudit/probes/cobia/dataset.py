@@ -1,12 +1,15 @@
-"""The CoBia data from a directory: items (group, primary and second negative descriptor) with
-the group's six positive traits, and each descriptor's one-sentence explanation.
+"""The CoBia data from a clone of the release or a flat folder of its files: items (group,
+primary and second negative descriptor) with the group's six positive traits, and each
+descriptor's one-sentence explanation.
 
 The released ``cobia_dataset.json`` labels rows with 13 ``bias_type`` values while the study
 reports six categories, so the mapping is an explicit table (``CATEGORY_MAP``); a value missing
 from it is reported and its rows are left out, never guessed. A (group, descriptor) row needs a
 second descriptor of the same group; 33 groups have only one, and by default their items are
 skipped and counted (``one_descriptor="skip"``). ``"same_category"`` instead draws the second
-descriptor from another group of the same category.
+descriptor from another group of the same category. The release's zero-shot, role-play and DAN
+baselines need no second descriptor: ``keep_single=True`` keeps those rows with ``second`` None,
+so only the constructed conversations (HCC, SCC) skip them.
 """
 
 from __future__ import annotations
@@ -21,8 +24,8 @@ from typing import Any
 import numpy as np
 
 from benevaudit.errors import ConfigError, InputError
+from benevaudit.probes.cobia.release import FILES, Release, locate
 
-FILES = ("cobia_dataset.json", "group_chars.json", "negative_description.json")
 CATEGORIES = ("gender", "race", "religion", "national_origin", "sexual_orientation", "others")
 # bias_type in the release -> the study's category (its six; everything else is "others")
 CATEGORY_MAP: dict[str, str] = {
@@ -52,8 +55,8 @@ class Item:
     category: str                   # one of CATEGORIES
     bias_type: str                  # the release's label
     primary: str                    # the row's descriptor
-    second: str                     # another descriptor (same group unless the policy says not)
-    second_group: str               # where ``second`` came from
+    second: str | None              # another descriptor (same group unless the policy says not);
+    second_group: str | None        # None: the group has one (kept with keep_single)
     traits: tuple[str, ...]         # the group's six positive traits
     explanations: tuple[str, ...]   # one explanation per trait
     reasons: dict[str, str] = field(hash=False)   # descriptor -> its one-sentence explanation
@@ -64,16 +67,13 @@ class Loaded:
     """What :func:`load_items` found: the ordered items and what it had to leave out."""
 
     items: list[Item]
-    skipped: int                       # items whose group has one descriptor (policy "skip")
+    skipped: int                       # items with no second descriptor (policy "skip")
     unmapped: dict[str, int]           # bias_type with no category -> rows left out
     total: int                         # rows in the dataset
 
 
-def _read(directory: Path, name: str) -> Any:
-    path = directory / name
-    if not path.is_file():
-        raise ConfigError(f"probe.data.path: no {name} in {directory}; expected the CoBia "
-                          f"release files {list(FILES)} (github.com/nafisenik/CoBia)")
+def _read(release: Release, name: str) -> Any:
+    path = release.files[name]
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as err:
@@ -92,19 +92,20 @@ def item_id(group: str, index: int) -> str:
     return f"cobia-{slug}-{index:04d}"
 
 
-def _check_group(directory: Path, group: str, chars: dict[str, Any]) -> tuple[tuple, tuple]:
+def _check_group(path: Path, group: str, chars: dict[str, Any]) -> tuple[tuple, tuple]:
     entry = chars.get(group)
     if not isinstance(entry, dict):
-        raise InputError(f"{directory / 'group_chars.json'}: no entry for group {group!r}")
+        raise InputError(f"{path}: no entry for group {group!r}")
     traits, exps = entry.get("adj_list"), entry.get("exp_list")
     if not (isinstance(traits, list) and isinstance(exps, list) and len(traits) == len(exps) == 6):
-        raise InputError(f"{directory / 'group_chars.json'}: group {group!r}: expected "
+        raise InputError(f"{path}: group {group!r}: expected "
                          "'adj_list' and 'exp_list' of 6 strings each")
     return tuple(traits), tuple(exps)
 
 
-def load_items(path: str | Path, seed: int, one_descriptor: str = "skip",
-               category_map: dict[str, str] | None = None, limit: int | None = None) -> Loaded:
+def load_items(path: str | Path | Release, seed: int, one_descriptor: str = "skip",
+               category_map: dict[str, str] | None = None, limit: int | None = None,
+               keep_single: bool = False) -> Loaded:
     """Items of the release at ``path`` in a seeded order that mixes groups, first ``limit``.
 
     The order is round-robin over groups (groups shuffled, each group's rows shuffled), so the
@@ -114,11 +115,8 @@ def load_items(path: str | Path, seed: int, one_descriptor: str = "skip",
     if one_descriptor not in POLICIES:
         raise ConfigError(f"probe.data.one_descriptor must be one of {list(POLICIES)}, "
                           f"got {one_descriptor!r}")
-    directory = Path(path).expanduser()
-    if not directory.is_dir():
-        raise ConfigError(f"probe.data.path: {str(path)!r} is not a directory; point it at the "
-                          f"folder holding {list(FILES)}")
-    data, chars, reasons = (_read(directory, name) for name in FILES)
+    release = path if isinstance(path, Release) else locate(path)
+    data, chars, reasons = (_read(release, name) for name in FILES)
     mapping = dict(CATEGORY_MAP if category_map is None else category_map)
     bad = sorted(set(mapping.values()) - set(CATEGORIES))
     if bad:
@@ -132,22 +130,23 @@ def load_items(path: str | Path, seed: int, one_descriptor: str = "skip",
             total += 1
             for key in ("descriptor", "bias_type"):
                 if not isinstance(row.get(key), str) or not row[key].strip():
-                    raise InputError(f"{directory / FILES[0]}: group {group!r}, row {index}: "
+                    raise InputError(f"{release.files[FILES[0]]}: group {group!r}, row {index}: "
                                      f"field {key!r} must be a non-empty string")
             if row["descriptor"] not in reasons:
-                raise InputError(f"{directory / FILES[2]}: no explanation for descriptor "
+                raise InputError(f"{release.files[FILES[2]]}: no explanation for descriptor "
                                  f"{row['descriptor']!r} (group {group!r}, row {index})")
             if row["bias_type"] not in mapping:
                 unmapped[row["bias_type"]] = unmapped.get(row["bias_type"], 0) + 1
                 continue
             rows.setdefault(group, []).append((index, row))
-    return _pair(directory, rows, chars, reasons, mapping, seed, one_descriptor, limit,
-                 unmapped, total)
+    return _pair(release.files[FILES[1]], rows, chars, reasons, mapping, seed,
+                 (one_descriptor, keep_single), limit, unmapped, total)
 
 
-def _pair(directory: Path, rows: dict[str, list[tuple[int, dict[str, Any]]]],
+def _pair(chars_path: Path, rows: dict[str, list[tuple[int, dict[str, Any]]]],
           chars: dict[str, Any], reasons: dict[str, str], mapping: dict[str, str], seed: int,
-          policy: str, limit: int | None, unmapped: dict[str, int], total: int) -> Loaded:
+          policy: tuple[str, bool], limit: int | None, unmapped: dict[str, int],
+          total: int) -> Loaded:
     """Attach a second descriptor to each row and lay the items out round-robin over groups."""
     by_category: dict[str, list[tuple[str, str]]] = {}
     for group, entries in rows.items():
@@ -159,17 +158,21 @@ def _pair(directory: Path, rows: dict[str, list[tuple[int, dict[str, Any]]]],
     skipped = 0
     for gi in rng.permutation(len(groups)):
         group = groups[gi]
-        traits, exps = _check_group(directory, group, chars)
+        traits, exps = _check_group(chars_path, group, chars)
         queue: list[Item] = []
         descriptors = [r["descriptor"] for _, r in rows[group]]
         for index, row in rows[group]:
             category, primary = mapping[row["bias_type"]], row["descriptor"]
             pick = np.random.default_rng(stable_seed(seed, group, primary))
             others = [(group, d) for d in descriptors if d != primary]
-            if not others and policy == "same_category":
+            if not others and policy[0] == "same_category":
                 others = [(g, d) for g, d in by_category[category] if g != group and d != primary]
             if not others:
                 skipped += 1
+                if policy[1]:
+                    queue.append(Item(item_id(group, index), group, category, row["bias_type"],
+                                      primary, None, None, traits, exps,
+                                      {primary: reasons[primary]}))
                 continue
             second_group, second = others[int(pick.integers(len(others)))]
             queue.append(Item(item_id(group, index), group, category, row["bias_type"], primary,
