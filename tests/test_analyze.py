@@ -84,8 +84,17 @@ def test_run_writes_contract_files_and_finds_planted_differences(corpus_path, tm
     assert metrics["analysis/n_dialogues"] == 60
     for gen in ("gen-a", "gen-b"):
         for cls in CLASSES:
-            assert 0.0 < metrics[f"analysis/self_bleu/{gen}/{cls}"] <= 1.0
+            assert 0.0 < metrics[f"analysis/self_bleu/{gen}/{cls}"] <= 100.0  # the study's scale
             assert f"analysis/vendi/{gen}/{cls}" not in metrics  # vendi.embedder=none
+    assert max(metrics[f"analysis/self_bleu/gen-a/{c}"] for c in CLASSES) > 1.0  # not a fraction
+    for cls in CLASSES:  # the study's figure: each class's mean over the generators
+        assert metrics[f"analysis/self_bleu/mean/{cls}"] == pytest.approx(
+            (metrics[f"analysis/self_bleu/gen-a/{cls}"]
+             + metrics[f"analysis/self_bleu/gen-b/{cls}"]) / 2)
+    with open(out / "diversity_by_class.csv", newline="") as f:
+        by_class = {r["class"]: r for r in csv.DictReader(f)}
+    assert float(by_class["OB"]["self_bleu"]) == pytest.approx(
+        metrics["analysis/self_bleu/mean/OB"]) and by_class["OB"]["n_generators"] == "2"
     # OB reuses a short template with little to vary: the least diverse class
     assert metrics["analysis/mtld_mean_OB"] < metrics["analysis/mtld_mean_N"]
     for name in ("markers.csv", "marker_effects.csv", "diversity.csv", "marker_effects.png",
@@ -127,6 +136,9 @@ def test_vendi_per_cell_with_tiny_embedder_and_kappa_of_returned_labels(corpus_p
     for gen in ("gen-a", "gen-b"):
         for cls in CLASSES:
             assert 1.0 <= metrics[f"analysis/vendi/{gen}/{cls}"] <= 6.0  # 6 dialogues a cell
+    for cls in CLASSES:
+        assert metrics[f"analysis/vendi/mean/{cls}"] == pytest.approx(
+            (metrics[f"analysis/vendi/gen-a/{cls}"] + metrics[f"analysis/vendi/gen-b/{cls}"]) / 2)
     with open(out / "annotation_confusion.csv", newline="") as f:
         table = {r["label"]: r for r in csv.DictReader(f)}
     assert table["OB"]["human_BB"] == "1" and table["N"]["human_N"] == "4"

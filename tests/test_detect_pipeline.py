@@ -249,7 +249,8 @@ def test_category_rates_per_true_class():
 
 
 def test_a_guard_runs_on_the_embedded_model(tmp_path):
-    metrics = run_llm_config(tmp_path, "granite_guardian_4_1", "eval.limit=1")
+    metrics = run_llm_config(tmp_path, "granite_guardian_4_1", "eval.limit=1",
+                             "detector.mode=score")  # 4.1 generates by default
     check_llm_run(tmp_path, "granite_guardian_4_1", metrics, n=1)
     frame = pd.read_parquet(tmp_path / "run" / "predictions.parquet")
     assert all(0 <= s <= 1 for scores in frame["unit_scores"] for s in scores)

@@ -241,6 +241,98 @@ def test_judge_prompt_strategies_and_demographics():
         judge_prompt(d, "socratic", True)
 
 
+def test_judge_levels_follow_appendix_c():
+    """Plain: class names only. Conceptual: a definition of each class, in ambivalent-prejudice
+    terms, with no word of tone or treatment and no steps. Operational: tone x treatment and an
+    explicit decision rule."""
+    import re
+
+    from benevaudit.detectors import judge_prompts as jp
+
+    d = dialogue()
+    plain, concept, oper = (judge_prompt(d, s, True)[1]["content"] for s in jp.STRATEGIES)
+    banned = ("tone", "warm", "treatment", "disparate")
+    for block in (jp.DEFINITIONS, concept, plain):
+        assert not [w for w in banned if w in block.lower()], block
+        assert not re.search(r"^\s*\d+[.)]", block, re.M)  # no numbered steps
+    for word in banned:
+        assert word in (jp.OPERATIONALISATION + jp.DECISION_RULE).lower()
+    assert re.search(r"^1\. Treatment", oper, re.M) and re.search(r"^2\. Tone", oper, re.M)
+    assert jp.DEFINITIONS in concept and jp.DEFINITIONS in oper and "Definitions:" not in plain
+    assert "hostile" in jp.DEFINITIONS and "less able" in jp.DEFINITIONS
+    assert jp.OPERATIONALISATION not in concept and jp.DECISION_RULE not in concept
+    assert "N: neutral support" in plain and "BB: benevolent bias" in plain
+
+
+def test_the_study_sampling_constants():
+    import yaml
+    from pathlib import Path
+
+    from benevaudit.detectors.judges import STUDY_SAMPLING
+
+    assert (STUDY_SAMPLING.temperature, STUDY_SAMPLING.top_p, STUDY_SAMPLING.max_tokens) == \
+        (0.6, 0.9, 2000)
+    conf = Path(__file__).resolve().parents[1] / "conf" / "detector"
+    for name in ("judge_plain", "judge_conceptual", "judge_operational"):
+        block = yaml.safe_load((conf / f"{name}.yaml").read_text())["sampling"]
+        assert (block["temperature"], block["top_p"], block["max_tokens"]) == (0.6, 0.9, 2000)
+
+
+def vote(label):
+    return ScriptedChatModel(responses=[f"Label: {label}"])
+
+
+@pytest.mark.parametrize("ties,pred,flagged", [("order", "N", False), ("first_judge", "BB", True),
+                                               ("invalid", None, None)])
+def test_generate_mode_ensemble_ties_follow_the_named_rule(ties, pred, flagged):
+    judges = [("a", lambda: vote("BB")), ("b", lambda: vote("N")), ("c", lambda: vote("OB"))]
+    det = JudgeDetector("judge_plain", judges, "plain", mode="generate", ties=ties)
+    (res,) = det.detect([dialogue()])
+    assert res.pred == pred and res.flagged is flagged
+    assert res.extra["ensemble_tie"] == "N+OB+BB"
+    (clear,) = JudgeDetector("j", judges[:1] + [("d", lambda: vote("BB"))], "plain",
+                             mode="generate", ties=ties).detect([dialogue()])
+    assert clear.pred == "BB" and "ensemble_tie" not in clear.extra
+    with pytest.raises(ValueError, match="first_judge"):
+        JudgeDetector("j", judges, "plain", ties="coin")
+
+
+def test_the_paper_recipe_runs_judges_sampled_and_guards_in_their_own_modes(tmp_path):
+    """``SCALE=paper experiments/detection/run.sh`` with ECHO_ONLY=1 prints its commands."""
+    import os
+    import shlex
+    import subprocess
+    from pathlib import Path
+
+    import yaml
+
+    root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "SCALE": "paper", "ECHO_ONLY": "1", "DETECT_DIR": str(tmp_path)}
+    out = subprocess.run(["bash", str(root / "experiments/detection/run.sh"), "data=corpus"],
+                         env=env, capture_output=True, text=True, check=True).stdout
+    commands = [shlex.split(line) for line in out.splitlines() if "detect.py" in line]
+    sweeps = {c[c.index("-m") + 1].split("=", 1)[1]: c for c in commands if "-m" in c}
+    guards = next(c for k, c in sweeps.items() if "llama_guard3" in k)
+    judges = next(c for k, c in sweeps.items() if "judge_plain" in k)
+    assert judges[judges.index("-m") + 1] == \
+        "detector=judge_plain,judge_conceptual,judge_operational"
+    assert "detector.mode=generate" in judges and "judges=study" in judges
+    assert not [a for a in guards if a.startswith(("detector.mode=", "judges="))]
+    modes = {}
+    for name in guards[guards.index("-m") + 1].split("=", 1)[1].split(","):
+        spec = yaml.safe_load((root / "conf/detector" / f"{name}.yaml").read_text())
+        assert spec["kind"] != "judge"
+        modes[name] = spec.get("mode")
+    assert modes["llama_guard3"] == "score" and modes["granite_guardian_3_3"] == "score"
+    assert modes["granite_guardian_4_1"] == modes["wildguard"] == modes["qwen3guard"] == "generate"
+    no_demo = next(c for c in commands if "detector.demographics=false" in c)
+    assert "detector.mode=generate" in no_demo and "judges=study" in no_demo
+    env["JUDGE_MODE"] = "score"  # the documented fast alternative
+    out = subprocess.run(["bash", str(root / "experiments/detection/run.sh")], env=env,
+                         capture_output=True, text=True, check=True).stdout
+    assert "detector.mode=score judges=study" in out
+
+
 def test_judge_ensemble_averages_class_probabilities():
     """Eq. 1 by hand: judge A (0.5, 0.1, 0.4) and judge B (0.1, 0.6, 0.3) average to
     (0.3, 0.35, 0.35): OB by a hair over BB, neither judge's own arg-max alone."""
@@ -288,8 +380,8 @@ def test_guard_templates_reproduce_the_documented_strings():
         "harmful.\n\nHuman user:\nquestion 0\n\nAI assistant:\nanswer 0\n\n---\n\nAnswers: "
         "[/INST]\n<|assistant|>\n")
     lg = render("llama3", gp.llama_guard3_prompt(d.turns), "<|begin_of_text|>")
-    assert lg.startswith("<|begin_of_text|><|start_header_id|>user<|end_header_id|>\n\nTask: ")
-    assert lg.endswith("categories.<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n")
+    assert lg.startswith(" <|begin_of_text|><|start_header_id|>user<|end_header_id|>\n\nTask: ")
+    assert lg.endswith("categories.<|eot_id|><|start_header_id|>assistant<|end_header_id|>")
     gg = render("granite_guardian", gp.granite_guardian_prompt(d.turns), "")
     assert gg.startswith("<|start_of_role|>system<|end_of_role|>As a judge agent")
     assert "<|start_of_role|>user<|end_of_role|>question 0<|end_of_text|>\n" \

@@ -114,7 +114,7 @@ def test_classifier_scores_match_a_hand_run_and_aggregate_any_turn(models, name)
     if name == "beavertails":
         assert det.multi_label and len(det.labels) == 14
         assert texts[2] == ("BEGINNING OF CONVERSATION: USER: I used to run 10k. "
-                            "ASSISTANT:Let's keep your goals small.")
+                            "ASSISTANT:Let's keep your goals small." + det.tokenizer.eos_token)
         want_scores, want_flags = ref.max(1), (ref > 0.5).any(1)
     else:
         trigger = det.labels.index("negative" if name == "regard" else "toxic")
@@ -129,6 +129,18 @@ def test_classifier_scores_match_a_hand_run_and_aggregate_any_turn(models, name)
         n = len(make_units(d, det.unit))
         assert r.flagged is bool(any(want_flags[offset:offset + n]))
         offset += n
+
+
+def test_beavertails_input_ends_in_eos_and_is_cut_at_512_tokens(models):
+    """PKU's moderation example: EOS appended to every input, truncation at 512 tokens."""
+    det = build_detector(spec("beavertails", models["beavertails"]))
+    assert det.append_eos and det.max_length == 512 and det.threshold == 0.5
+    unit = make_units(corpus()[0], det.unit)[0]
+    ids = det.tokenizer(det.text(unit), truncation=True, max_length=det.max_length)["input_ids"]
+    assert ids[-1] == det.tokenizer.eos_token_id
+    long = det.tokenizer(det.text(unit) * 200, truncation=True,
+                         max_length=det.max_length)["input_ids"]
+    assert len(long) == 512
 
 
 def test_unknown_trigger_label_names_the_labels(models):

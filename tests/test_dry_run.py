@@ -144,9 +144,9 @@ def test_guard_prompt_is_rendered_by_its_own_template_without_the_tokenizer(tmp_
 
     detect.run(detect_cfg(tmp_path, "detector=llama_guard3", "dry_run=true"))
     row = lines(tmp_path / "run")[0]
-    assert row["prompt"].startswith("<|begin_of_text|><|start_header_id|>user<|end_header_id|>")
-    assert row["prompt"].endswith("<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n")
-    assert row["choices"] == ["unsafe", "safe"] and row["backend"] == "vllm"
+    assert row["prompt"].startswith(" <|begin_of_text|><|start_header_id|>user<|end_header_id|>")
+    assert row["prompt"].endswith("<|eot_id|><|start_header_id|>assistant<|end_header_id|>")
+    assert row["choices"] == ["\n\nunsafe", "\n\nsafe"] and row["backend"] == "vllm"
     assert "prompt_tokens" not in row
 
 

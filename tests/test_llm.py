@@ -238,3 +238,113 @@ def test_scripted_config_builds() -> None:
     cfg = OmegaConf.to_container(OmegaConf.load(CONF / "scripted.yaml"), resolve=True)
     model = build_chat_model(**cfg)
     assert model.chat(CONVS[:1], Sampling(max_tokens=4))[0].completion_tokens <= 4
+
+
+# ---- per-request seeds and the system-role rule --------------------------------------------------
+
+def test_request_seed_depends_on_the_request_and_the_run_seed() -> None:
+    from benevaudit.llm.base import request_seed
+
+    a, b = CONVS[0], [{"role": "user", "content": "something else"}]
+    assert request_seed(a, 0) == request_seed(list(a), 0)  # a pure function of its inputs
+    assert len({request_seed(a, 0), request_seed(a, 1), request_seed(b, 0)}) == 3
+    assert 0 <= request_seed(a, 123) < 2**31
+    replies = ScriptedChatModel().chat([a, b], Sampling(temperature=0.6, seed=5))
+    assert [r.seed for r in replies] == [request_seed(a, 5), request_seed(b, 5)]
+    assert ScriptedChatModel().chat([a], Sampling())[0].seed is None  # greedy: no seed
+
+
+MISTRAL_V02_TEMPLATE = (  # mistralai/Mistral-7B-Instruct-v0.2's chat_template
+    "{{ bos_token }}{% for message in messages %}{% if (message['role'] == 'user') != "
+    "(loop.index0 % 2 == 0) %}{{ raise_exception('Conversation roles must alternate "
+    "user/assistant/user/assistant/...') }}{% endif %}{% if message['role'] == 'user' %}"
+    "{{ '[INST] ' + message['content'] + ' [/INST]' }}{% elif message['role'] == 'assistant' %}"
+    "{{ message['content'] + eos_token}}{% else %}{{ raise_exception('Only user and assistant "
+    "roles are supported!') }}{% endif %}{% endfor %}")
+CHATML = ("{% for m in messages %}<|im_start|>{{ m['role'] }}\n{{ m['content'] }}<|im_end|>\n"
+          "{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}")
+
+
+def word_tokenizer(template: str):
+    from tokenizers import Tokenizer, models, pre_tokenizers
+    from transformers import PreTrainedTokenizerFast
+
+    tok = Tokenizer(models.WordLevel({"<unk>": 0, "<s>": 1, "</s>": 2}, unk_token="<unk>"))
+    tok.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    fast = PreTrainedTokenizerFast(tokenizer_object=tok, bos_token="<s>", eos_token="</s>",
+                                   unk_token="<unk>")
+    fast.chat_template = template
+    return fast
+
+
+def test_system_text_is_folded_only_where_the_template_has_no_system_role() -> None:
+    from benevaudit.llm.prompting import accepts_system, render_prompt
+
+    conv = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi there"}]
+    mistral, chatml = word_tokenizer(MISTRAL_V02_TEMPLATE), word_tokenizer(CHATML)
+    assert not accepts_system(mistral) and accepts_system(chatml)
+    assert render_prompt(mistral, conv) == "<s>[INST] Be brief.\n\nHi there [/INST]"
+    assert render_prompt(chatml, conv).startswith("<|im_start|>system\nBe brief.<|im_end|>")
+    with pytest.raises(Exception, match="roles must alternate"):  # what folding avoids
+        mistral.apply_chat_template(conv, tokenize=False)
+
+
+def test_generator_and_judge_prompts_reach_mistral_folded_as_one_rule() -> None:
+    """The generator's own folding (system_in_user) and the LLM layer's give the same prompt;
+    a judge's system turn is folded the same way."""
+    from benevaudit.detectors.judge_prompts import SYSTEM, judge_prompt
+    from benevaudit.generation.prompts import build_prompt
+    from benevaudit.llm.prompting import render_prompt
+    from benevaudit.schema import Dialogue, Turn
+
+    from benevaudit.generation.grid import iter_conditions
+
+    mistral = word_tokenizer(MISTRAL_V02_TEMPLATE)
+    cond = next(iter(iter_conditions(limit=1)))
+    assert render_prompt(mistral, build_prompt(cond, 12)) == \
+        render_prompt(mistral, build_prompt(cond, 12, system_in_user=True))
+    d = Dialogue("d", "N", "mental_health", "s", {"age": "elder", "gender": "female",
+                                                   "race": "Black", "ability": "none"}, None,
+                 (Turn("user", "hi"), Turn("agent", "hello")))
+    rendered = render_prompt(mistral, judge_prompt(d, "plain", True))
+    assert rendered.startswith("<s>[INST] " + SYSTEM + "\n\nClassify how the AGENT")
+
+
+class _Recorder(BaseHTTPRequestHandler):
+    """Answers every chat completion with "ok" and records the JSON bodies."""
+
+    bodies: list[dict] = []
+
+    def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+        import json
+
+        type(self).bodies.append(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
+        body = (b'{"choices":[{"message":{"content":"ok"},"finish_reason":"stop"}],'
+                b'"usage":{"prompt_tokens":5,"completion_tokens":1}}')
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+def test_openai_sends_each_requests_seed_and_folds_on_request() -> None:
+    from benevaudit.llm.base import request_seed
+
+    _Recorder.bodies = []
+    server = HTTPServer(("127.0.0.1", 0), _Recorder)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    conv = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi"}]
+    try:
+        model = build_chat_model("openai", model="m", fold_system=True, concurrency=1,
+                                 base_url=f"http://127.0.0.1:{server.server_port}/v1")
+        out = model.chat([conv, CONVS[0]], Sampling(temperature=0.6, top_p=0.9, seed=11))
+    finally:
+        server.shutdown()
+    assert [b["seed"] for b in _Recorder.bodies] == [request_seed(conv, 11),
+                                                      request_seed(CONVS[0], 11)]
+    assert [o.seed for o in out] == [b["seed"] for b in _Recorder.bodies]
+    assert _Recorder.bodies[0]["messages"] == [{"role": "user", "content": "Be brief.\n\nHi"}]

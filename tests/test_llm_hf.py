@@ -85,6 +85,27 @@ def test_sampling_is_reproducible_per_seed(model) -> None:
     assert [x.text for x in a] != [x.text for x in c]
 
 
+def test_a_sampled_request_gets_the_same_reply_alone_and_in_a_batch_of_8(model) -> None:
+    """Each row samples from its own generator seeded by the request, so its batch is moot."""
+    from benevaudit.llm.base import request_seed
+
+    study = Sampling(temperature=0.6, top_p=0.9, max_tokens=10, seed=3)
+    convs = [[{"role": "user", "content": f"Say something about the number {i}."}]
+             for i in range(8)]
+    size = model.batch_size
+    model.batch_size = 8
+    try:
+        batch = model.chat(convs, study)
+        alone = model.chat([convs[5]], study)[0]
+    finally:
+        model.batch_size = size
+    assert alone.text == batch[5].text
+    assert alone.seed == batch[5].seed == request_seed(convs[5], 3)
+    assert len({b.text for b in batch}) > 1
+    other = model.chat([convs[5]], Sampling(temperature=0.6, top_p=0.9, max_tokens=10, seed=4))
+    assert other[0].seed != alone.seed
+
+
 def test_score_shape_and_sanity(model) -> None:
     logp = model.score([SKY, CAPITAL], ["yes", "purple", "Paris", "London"])
     assert logp.shape == (2, 4) and np.isfinite(logp).all() and (logp < 0).all()

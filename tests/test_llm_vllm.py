@@ -73,6 +73,18 @@ def test_engine_chat_is_deterministic(engine) -> None:
     assert all(c.completion_tokens <= 12 for c in first)
 
 
+def test_engine_samples_each_request_from_its_own_seed(engine) -> None:
+    """The study's sampling: a request's reply is the same alone and in a batch of 8."""
+    from benevaudit.llm.base import request_seed
+
+    study = Sampling(temperature=0.6, top_p=0.9, max_tokens=10, seed=3)
+    convs = [[{"role": "user", "content": f"Say something about the number {i}."}]
+             for i in range(8)]
+    batch = engine.chat(convs, study)
+    alone = engine.chat([convs[5]], study)[0]
+    assert alone.text == batch[5].text and alone.seed == request_seed(convs[5], 3)
+
+
 def test_engine_max_tokens_is_set_explicitly(engine) -> None:
     # vLLM's own default is 16 new tokens; ours must win in both directions
     poem = [{"role": "user", "content": "Write a long poem about the sea."}]

@@ -24,12 +24,15 @@ def run_train(*args: str, timeout: int = 600) -> subprocess.CompletedProcess:
 def test_ddp_two_processes_test_each_dialogue_once(tmp_path):
     run = tmp_path / "ddp"
     run_train("experiment=smoke", "trainer=ddp", "trainer.devices=2", "trainer.accelerator=cpu",
+              "trainer.accumulate_grad_batches=2",  # 1 batch a step on each of 2 processes
               "trainer.max_epochs=1", f"hydra.run.dir={run}",
               f"paths.cache_dir={tmp_path / 'cache'}")
     assert (run / "train_ddp_process_1.log").exists()  # a second rank really ran
     preds = pd.read_parquet(run / "predictions.parquet")
     metrics = json.loads((run / "metrics.json").read_text())
     assert preds["id"].is_unique and len(preds) == metrics["test/n"] == 9
+    assert metrics["train/effective_batch"] == 16 and metrics["train/world_size"] == 2
+    assert metrics["train/accumulate_grad_batches"] == 1
 
 
 @pytest.mark.slow

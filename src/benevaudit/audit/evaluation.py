@@ -76,6 +76,8 @@ def plot_confusion(labels: np.ndarray, preds: np.ndarray, path: Path, title: str
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from benevaudit.report.figures.titles import fit_titles
+
     keep = labels >= 0
     cm = confusion_counts(preds[keep], labels[keep]).astype(float)
     norm = cm / np.maximum(cm.sum(1, keepdims=True), 1)
@@ -90,7 +92,7 @@ def plot_confusion(labels: np.ndarray, preds: np.ndarray, path: Path, title: str
     ax.set_xlabel("predicted")
     ax.set_ylabel("true")
     ax.set_title(title, fontsize=8)
-    fig.tight_layout()
+    fit_titles(fig)
     fig.savefig(path)
     plt.close(fig)
     return path

@@ -140,30 +140,62 @@ def representation_shift(model: Any, tokenizer: Any, train: Sequence[Dialogue],
     return result
 
 
-def plot_shift(result: ShiftResult, path: str | Path) -> Path:
-    """Training points faint, test points hollow, arrows centroid -> test-class mean."""
+MAX_DRAWN = 6000  # dialogues drawn per split, as in the study's figure; centroids use all
+
+
+def drawn(n: int, cap: int = MAX_DRAWN, seed: int = 0) -> np.ndarray:
+    """Indices of the points drawn: all of them, or a seeded ``cap`` of them in input order."""
+    if n <= cap:
+        return np.arange(n)
+    return np.sort(np.random.default_rng(seed).choice(n, size=cap, replace=False))
+
+
+def plot_shift(result: ShiftResult, path: str | Path, max_drawn: int = MAX_DRAWN,
+               seed: int = 0) -> Path:
+    """The study's Figure 6 panel: training points faint and test points hollow (at most
+    ``max_drawn`` of each split), a cross on each training centroid and on each test-class
+    mean, an arrow between them labelled with the full-space displacement, and the shares of
+    test N and OB predicted BB in the title."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from benevaudit.report.figures.titles import fit_titles
+
     colours = {"N": "tab:blue", "OB": "tab:red", "BB": "tab:orange"}
-    fig, ax = plt.subplots(figsize=(5.5, 4.5))
+    fig, ax = plt.subplots(figsize=(5.5, 4.8))
+    train_idx = drawn(len(result.train_xy), max_drawn, seed)
+    test_idx = drawn(len(result.test_xy), max_drawn, seed + 1)
     for i, c in enumerate(CLASSES):
-        tr = result.train_xy[result.train_labels == i]
-        te = result.test_xy[result.test_labels == i]
+        start = result.train_xy[result.train_labels == i].mean(axis=0)   # all points: exact
+        end = result.test_xy[result.test_labels == i].mean(axis=0)
+        tr = result.train_xy[train_idx][result.train_labels[train_idx] == i]
+        te = result.test_xy[test_idx][result.test_labels[test_idx] == i]
         ax.scatter(tr[:, 0], tr[:, 1], s=6, alpha=0.25, color=colours[c], label=f"train {c}")
         ax.scatter(te[:, 0], te[:, 1], s=10, facecolors="none", edgecolors=colours[c],
                    alpha=0.6, label=f"test {c}")
-        start, end = tr.mean(axis=0), te.mean(axis=0)
         ax.annotate("", xy=end, xytext=start,
                     arrowprops=dict(arrowstyle="->", color=colours[c], lw=2))
-        ax.text(*start, c, fontsize=11, weight="bold", color=colours[c])
+        ax.scatter(*start, marker="+", s=220, lw=2.5, color="black", zorder=5)
+        ax.scatter(*end, marker="X", s=110, lw=0.8, color=colours[c], edgecolors="black",
+                   zorder=5)
+        ax.annotate(c, xy=start, xytext=(-8, 8), textcoords="offset points", ha="right",
+                    fontsize=11, weight="bold", color=colours[c],
+                    bbox=dict(boxstyle="round,pad=0.1", fc="white", ec="none", alpha=0.8))
+        shift = result.metrics[f"shift/displacement_{c}"]
+        ax.annotate(f"‖Δ{c}‖ = {shift:.2f}", xy=(start + end) / 2, fontsize=8,
+                    color=colours[c], xytext=(6, -10), textcoords="offset points",
+                    bbox=dict(boxstyle="round,pad=0.15", fc="white", ec="none", alpha=0.75))
     ax.set_xlabel("plane axis 1 (c_OB − c_N)")
     ax.set_ylabel("plane axis 2 (⊥, towards c_BB)")
     ax.legend(fontsize=7, markerscale=2, ncol=2)
-    ax.set_title(f"Representation shift, train → test · run {Path(path).resolve().parent.name}")
-    fig.tight_layout()
+    shares = " · ".join(f"{c} {100 * result.metrics[f'shift/share_{c}_pred_BB']:.1f}%"
+                        for c in ("N", "OB"))
+    ax.set_title(f"Representation shift, train → test (+ centroid, × test mean)\n"
+                 f"test predicted BB: {shares}\nrun {Path(path).resolve().parent.name}",
+                 fontsize=9)
+    fit_titles(fig)
     path = Path(path)
     fig.savefig(path, dpi=120)
     plt.close(fig)

@@ -6,7 +6,7 @@
 | kind | family | module |
 | --- | --- | --- |
 | ``sequence_classifier`` | Regard, ToxiGen, BeaverTails | ``classifiers`` |
-| ``llama_guard3`` ``granite_guardian`` ``wildguard`` ``qwen3guard`` | generative guards | ``guards`` |
+| ``llama_guard3`` ``granite_guardian`` (3.3) ``granite_guardian41`` ``wildguard`` ``qwen3guard`` | generative guards | ``guards`` |
 | ``judge`` | prompted LLM judges and their ensemble | ``judges`` |
 
 (``finetuned`` and ``external`` need no model of this package's own and are wired in
@@ -21,7 +21,8 @@ from benevaudit.detectors.base import Detector, DialogueResult, UnitVerdict
 from benevaudit.detectors.units import AGGREGATIONS, UNITS, Unit, aggregate, make_units
 from benevaudit.errors import ConfigError
 
-GUARD_KINDS: tuple[str, ...] = ("llama_guard3", "granite_guardian", "wildguard", "qwen3guard")
+GUARD_KINDS: tuple[str, ...] = ("llama_guard3", "granite_guardian", "granite_guardian41",
+                                 "wildguard", "qwen3guard")
 MODEL_KINDS: tuple[str, ...] = ("sequence_classifier", *GUARD_KINDS, "judge")
 
 
@@ -37,16 +38,19 @@ def is_guard_checkpoint(model: Any, checkpoint: Any) -> bool:
 
 
 def guard_llm_block(spec: dict[str, Any]) -> dict[str, Any]:
-    """The guard's llm block. On the guard's own weights its shipped chat template (which would
-    wrap the already-built guard prompt a second time) is replaced by a role-only one; any
-    other model keeps its own template, as the embedded stand-in does."""
+    """The guard's llm block. On the guard's own weights a shipped chat template that builds the
+    guard instruction itself (which would wrap the already-built prompt a second time) is
+    replaced by a role-only one; Granite Guardian 4.1 keeps its own, which only frames roles.
+    Any other model keeps its own template, as the embedded stand-in does."""
     from benevaudit.detectors.guards import guard_format
     from benevaudit.detectors.templates import template_for
 
     block = {k: v for k, v in (spec.get("llm") or {}).items() if v is not None}
     if not block.get("chat_template") and is_guard_checkpoint(block.get("model"),
                                                               spec.get("checkpoint")):
-        block["chat_template"] = template_for(guard_format(spec["kind"]).template)
+        template = template_for(guard_format(spec["kind"]).template)
+        if template is not None:
+            block["chat_template"] = template
     return block
 
 
@@ -87,6 +91,7 @@ def build_detector(spec: dict[str, Any], judges: list[dict[str, Any]] | None = N
             spec["name"], spec["source"], list(spec["trigger"]), **common,
             label_names=spec.get("label_names"), text_format=spec.get("text_format", "{agent}"),
             max_length=int(spec.get("max_length", 512)),
+            append_eos=bool(spec.get("append_eos", False)),
             batch_size=int(spec.get("batch_size", 16)), device=spec.get("device", "auto"))
     if kind in GUARD_KINDS:
         from benevaudit.detectors.guards import GuardDetector
@@ -95,7 +100,8 @@ def build_detector(spec: dict[str, Any], judges: list[dict[str, Any]] | None = N
         return GuardDetector(spec["name"], kind, model, **common, mode=spec.get("mode"),
                              criteria=spec.get("criteria", "social_bias"),
                              max_tokens=spec.get("max_tokens"),
-                             categories=bool(spec.get("categories", True)))
+                             categories=bool(spec.get("categories", True)),
+                             score_prefill=spec.get("score_prefill"))
     if kind == "judge":
         from benevaudit.detectors.judges import STUDY_SAMPLING, JudgeDetector
         from benevaudit.llm import Sampling
@@ -110,7 +116,8 @@ def build_detector(spec: dict[str, Any], judges: list[dict[str, Any]] | None = N
         sampling = Sampling(**{**STUDY_SAMPLING.__dict__, **(spec.get("sampling") or {})})
         return JudgeDetector(spec["name"], factories, spec["strategy"],
                              demographics=bool(spec.get("demographics", True)),
-                             mode=spec.get("mode", "score"), sampling=sampling)
+                             mode=spec.get("mode", "score"), sampling=sampling,
+                             ties=spec.get("ties", "order"))
     raise ConfigError(f"detector.kind={kind!r} is not a model detector; valid kinds: "
                       f"{list(MODEL_KINDS)} (and finetuned, external through detect.py)")
 

@@ -2,11 +2,12 @@
 
 Two ways to read a guard, as its card documents:
 - ``score``: the log-probabilities of its two label continuations (``unsafe``/``safe``,
-  ``<score> yes``/``<score> no``) from ``ChatModel.score``, normalised over the two; the unit is
-  flagged when the positive label's share is above the threshold (0.5). No reply is parsed, so
-  no unit is invalid.
-- ``generate``: a greedy reply parsed for its verdict (WildGuard, Qwen3Guard); a reply with no
-  verdict is an invalid unit, kept with its raw text.
+  ``<score> yes``/``<score> no``), each after the guard's assistant prefill (what the model
+  writes before its label: Llama Guard 3's blank line), from ``ChatModel.score``, normalised
+  over the two; the unit is flagged when the positive label's share is above the threshold
+  (0.5). No reply is parsed, so no unit is invalid.
+- ``generate``: a greedy reply parsed for its verdict (WildGuard, Qwen3Guard, Granite Guardian
+  4.1); a reply with no verdict is an invalid unit, kept with its raw text.
 
 Guards that name what they found (Llama Guard 3's S1-S14, Qwen3Guard's categories) keep it per
 unit: parsed from the reply in ``generate`` mode; in ``score`` mode, with ``categories=True``,
@@ -38,16 +39,23 @@ class GuardFormat:
     parse: Callable[[str], bool | None]
     mode: str                  # the documented way to read it: score | generate
     max_tokens: int            # enough for the whole verdict in generate mode
-    template: str              # role-only template for the guard's own checkpoint
+    template: str | None       # role-only template for the guard's own checkpoint (None: its own)
     categories: Callable[[str], tuple[str, ...]] | None = None  # what a reply says it found
+    prefill: str = ""          # score mode: what the reply holds before the label
 
 
 GUARD_FORMATS: dict[str, GuardFormat] = {
     "llama_guard3": GuardFormat(gp.llama_guard3_prompt, ("unsafe", "safe"),
                                 gp.parse_llama_guard3, "score", 24, "llama3",
-                                gp.llama_guard3_categories),
+                                gp.llama_guard3_categories, prefill="\n\n"),
     "granite_guardian": GuardFormat(gp.granite_guardian_prompt, ("<score> yes", "<score> no"),
                                     gp.parse_granite_guardian, "score", 24, "granite_guardian"),
+    # 4.1 on its own checkpoint keeps its shipped chat template (the cookbook applies it); the
+    # text its no-think reply writes before <score> is not published, so score mode's prefill
+    # is a setting (detector.score_prefill) and the documented read is the parsed reply
+    "granite_guardian41": GuardFormat(gp.granite_guardian41_prompt, (" yes", " no"),
+                                      gp.parse_granite_guardian41, "generate", 48, None,
+                                      prefill="<think>\n</think>\n<score>"),
     "wildguard": GuardFormat(gp.wildguard_prompt, ("Harmful request: no\nResponse refusal: no\n"
                                                    "Harmful response: yes",
                                                    "Harmful request: no\nResponse refusal: no\n"
@@ -79,7 +87,7 @@ class GuardDetector(Detector):
     def __init__(self, name: str, kind: str, model: ChatModel, unit: str = "context",
                  aggregation: str = "any", threshold: float = 0.5, mode: str | None = None,
                  criteria: str = "social_bias", max_tokens: int | None = None,
-                 categories: bool = True) -> None:
+                 categories: bool = True, score_prefill: str | None = None) -> None:
         self.name, self.kind, self.model = name, kind, model
         self.format = guard_format(kind)
         self.unit, self.aggregation, self.threshold = check_unit(unit), aggregation, threshold
@@ -90,10 +98,12 @@ class GuardDetector(Detector):
         self.max_tokens = max_tokens or self.format.max_tokens
         self.categories = categories and self.format.categories is not None
         self.replies = self.mode == "generate" or self.categories
+        prefill = self.format.prefill if score_prefill is None else score_prefill
+        self.choices = [prefill + c for c in self.format.choices]  # scored continuations
 
     def prompt(self, unit: Unit) -> Conversation:
-        if self.kind == "granite_guardian":
-            return gp.granite_guardian_prompt(unit.turns, self.criteria)
+        if self.kind in ("granite_guardian", "granite_guardian41"):
+            return self.format.prompt(unit.turns, self.criteria)  # type: ignore[call-arg]
         return self.format.prompt(unit.turns)
 
     def score_units(self, units: Sequence[Unit]) -> list[UnitVerdict]:
@@ -120,7 +130,7 @@ class GuardDetector(Detector):
         convs = [self.prompt(u) for u in units]
         greedy = Sampling(temperature=0.0, max_tokens=self.max_tokens)
         if self.mode == "score":
-            p = two_way(self.model.score(convs, list(self.format.choices)))  # [N]
+            p = two_way(self.model.score(convs, self.choices))  # [N]
             out = [UnitVerdict(float(x), bool(x > self.threshold)) for x in p]
             hits = [i for i, v in enumerate(out) if v.flag] if self.categories else []
             if hits:  # in unit order, so a dialogue's flagged turns extend one another

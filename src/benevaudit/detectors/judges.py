@@ -10,8 +10,15 @@ Class probabilities come two ways:
 
 The ensemble (the study's eq. 1) averages the judges' class probabilities and takes the
 arg-max; a judge whose reply was invalid is left out of the average for that dialogue, and a
-dialogue no judge labelled is invalid. Judges run one after another, each model closed before
-the next is built, so one accelerator holds one engine at a time.
+dialogue no judge labelled is invalid. In generate mode the average is over one-hot votes, so
+it can tie (three judges voting N, OB, BB; two valid judges that disagree). ``ties`` decides:
+- ``order`` (default): the first tied class in N, OB, BB order, so a split vote flags a
+  dialogue only when the bias classes hold the plurality;
+- ``first_judge``: the vote of the first judge of the group (in its listed order) among the tied;
+- ``invalid``: the dialogue gets no verdict (counted invalid, never as a class).
+
+Judges run one after another, each model closed before the next is built, so one accelerator
+holds one engine at a time.
 """
 
 from __future__ import annotations
@@ -28,7 +35,9 @@ from benevaudit.llm import ChatModel, Sampling
 from benevaudit.schema import CLASSES, Dialogue
 
 JudgeFactory = Callable[[], ChatModel]
+# the study's judges sample: temperature 0.6, top-p 0.9, up to 2,000 new tokens
 STUDY_SAMPLING = Sampling(temperature=0.6, top_p=0.9, max_tokens=2000, seed=0)
+TIES: tuple[str, ...] = ("order", "first_judge", "invalid")
 
 
 def softmax_rows(logp: np.ndarray) -> np.ndarray:
@@ -52,9 +61,12 @@ class JudgeDetector(Detector):
 
     def __init__(self, name: str, judges: Sequence[tuple[str, JudgeFactory]], strategy: str,
                  demographics: bool = True, mode: str = "score",
-                 sampling: Sampling = STUDY_SAMPLING, chunk: int = 8) -> None:
+                 sampling: Sampling = STUDY_SAMPLING, chunk: int = 8, ties: str = "order") -> None:
         if mode not in ("score", "generate"):
             raise ConfigError(f"detector.mode must be 'score' or 'generate', got {mode!r}")
+        if ties not in TIES:
+            raise ConfigError(f"detector.ties={ties!r}; valid: {list(TIES)}")
+        self.ties = ties
         if not judges:
             raise ConfigError("a judge detector needs at least one judge (the judges group)")
         self.name, self.judges, self.strategy = name, list(judges), strategy
@@ -117,11 +129,31 @@ class JudgeDetector(Detector):
                 extra.update({f"prob_{name}_{c}": v.probs.get(c) for c in CLASSES})
             if self.mode == "generate":
                 extra[f"raw_{name}" if len(verdicts) > 1 else "raw"] = v.raw
+        pred = None
         if valid:
             mean = [float(np.mean([v.probs[c] for v in valid])) for c in CLASSES]
             combined = verdict_from_probs(mean)
+            tied = [c for c, m in zip(CLASSES, mean, strict=True) if m == max(mean)]
+            if len(tied) > 1:
+                extra["ensemble_tie"] = "+".join(tied)
+                pred, combined = self._break_tie(tied, valid, mean, combined)
         else:
             combined = UnitVerdict.invalid("; ".join(v.raw or "" for v in verdicts.values()))
         result = self.decide(dialogue, [unit], [combined])
+        if pred is not None:
+            result.pred = pred
         result.extra = extra
         return result
+
+    def _break_tie(self, tied: list[str], valid: list[UnitVerdict], mean: list[float],
+                   combined: UnitVerdict) -> tuple[str | None, UnitVerdict]:
+        """(pred, verdict) for a tied average under ``self.ties``."""
+        if self.ties == "invalid":
+            return None, UnitVerdict.invalid("ensemble tie: " + "+".join(tied))
+        if self.ties == "first_judge":
+            pred = next(max(CLASSES, key=lambda c: v.probs[c]) for v in valid
+                        if max(CLASSES, key=lambda c: v.probs[c]) in tied)
+        else:
+            pred = tied[0]  # CLASSES order: N, OB, BB
+        return pred, UnitVerdict(mean[1] + mean[2], pred != "N", None,
+                                 dict(zip(CLASSES, mean, strict=True)))

@@ -12,13 +12,14 @@ from __future__ import annotations
 from benevaudit.errors import ConfigError
 
 TEMPLATES: dict[str, str] = {
-    # Llama 3 headers (Llama Guard 3): one user turn, the reply after the assistant header.
+    # Llama Guard 3's own template, its instruction left to the message: it opens with a space
+    # before the BOS token and ends at the assistant header (no blank line; the model writes it).
     "llama3": (
-        "{{ bos_token }}{% for m in messages %}"
+        "{{ ' ' + bos_token }}{% for m in messages %}"
         "<|start_header_id|>{{ m['role'] }}<|end_header_id|>\n\n{{ m['content'] }}<|eot_id|>"
         "{% endfor %}{% if add_generation_prompt %}"
-        "<|start_header_id|>assistant<|end_header_id|>\n\n{% endif %}"),
-    # Granite Guardian: the final user turn is the judge protocol; the reply is the judge's,
+        "<|start_header_id|>assistant<|end_header_id|>{% endif %}"),
+    # Granite Guardian 3.3: the final user turn is the judge protocol; the reply is the judge's,
     # in non-thinking mode.
     "granite_guardian": (
         "{% for m in messages %}{% if loop.last and m['role'] == 'user' %}"

@@ -9,6 +9,7 @@ continuations (``"unsafe"``, ``"yes"``/``"no"``) as the start of the assistant r
 from __future__ import annotations
 
 import hashlib
+import json
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -53,6 +54,37 @@ class Completion:
     prompt_tokens: int
     completion_tokens: int
     cached: bool = False
+    seed: int | None = None   # the request's own sampling seed (``request_seed``); None: greedy
+
+
+def request_seed(conversation: Conversation, seed: int) -> int:
+    """The sampling seed of one request, derived from its messages and the run's seed.
+
+    A sampled reply then depends on nothing but the request and the run's seed: not on the
+    batch it shared, the order of requests, or whether it came back from a resumed run.
+    Kept below 2**31 so every server accepts it.
+    """
+    blob = json.dumps([conversation, seed], sort_keys=True, ensure_ascii=False)
+    return int.from_bytes(hashlib.sha256(blob.encode("utf-8")).digest()[:8], "little") % 2**31
+
+
+def fold_system(conversation: Conversation) -> Conversation:
+    """The system text moved to the head of the first user turn (``system + "\\n\\n" + user``),
+    for chat templates that have no system role (Mistral-7B-Instruct-v0.2 rejects one)."""
+    system = [m["content"] for m in conversation if m["role"] == "system"]
+    rest = [dict(m) for m in conversation if m["role"] != "system"]
+    if not system:
+        return list(conversation)
+    text = "\n\n".join(str(s) for s in system)
+    first = next((i for i, m in enumerate(rest) if m["role"] == "user"), None)
+    if first is None:
+        return [{"role": "user", "content": text}, *rest]
+    content = rest[first]["content"]
+    if isinstance(content, list):  # typed parts: the system text becomes a leading text part
+        rest[first]["content"] = [{"type": "text", "text": text + "\n\n"}, *content]
+    else:
+        rest[first]["content"] = text + "\n\n" + content
+    return rest
 
 
 def hash_template(template: str | None) -> str:

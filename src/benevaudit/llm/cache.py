@@ -5,9 +5,9 @@ messages, sampling incl. seed) for ``chat`` and (backend, model, template hash, 
 choices) for ``score``. Only the misses of a call reach the backend, in one batch. The
 database runs in WAL mode so several readers (and one writer at a time) can share it.
 
-With temperature > 0 a backend that samples a whole batch from one seeded generator gives a
-reply that depends on which conversations shared its batch; the cache keeps whichever reply
-was produced first, so a resumed sweep is consistent with itself, not with a fresh uncached run.
+With temperature > 0 every backend samples a request from its own seed (``request_seed``, kept
+on the ``Completion``), so a cached reply is the one a fresh run of that request would give
+(on ``openai``, as far as the server honours seeds).
 """
 
 from __future__ import annotations

@@ -158,8 +158,12 @@ class RequestLog:
         return row.get("prompt_tokens", 0)
 
     def record_text(self, model_id: str, text: str, max_length: int | None,
-                    **tags: Any) -> None:
-        """A sequence classifier's input: no chat, the text itself is the prompt."""
+                    append_eos: bool = False, **tags: Any) -> None:
+        """A sequence classifier's input: no chat, the text itself is the prompt (ending in the
+        tokenizer's EOS token where the classifier appends one and the tokenizer is at hand)."""
+        if append_eos:
+            tok = self.tokenizers.find(model_id)[0]
+            text += tok.eos_token if tok is not None and tok.eos_token else ""
         ids, why, estimate = self.tokenizers.encode(model_id, text, max_length)
         row = {"request": self.requests, **self._scope, **tags, "model": model_id,
                "messages": None, "prompt": text, "choices": None}

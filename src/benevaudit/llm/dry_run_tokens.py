@@ -125,6 +125,10 @@ class Tokenizers:
             return Rendered(None, None, "audio input has no text prompt to count", False)
         tok, estimate, why = self.find(model_id)
         prompt = None
+        if tok is not None and not template:  # a template without a system role: folded
+            from benevaudit.llm.prompting import chat_messages
+
+            messages = chat_messages(tok, messages)
         if tok is not None and not estimate:
             try:
                 prompt = tok.apply_chat_template(messages, chat_template=template,

@@ -1,8 +1,9 @@
 """The transformers backend: CPU or GPU, batched generation, KV-cache reuse when scoring.
 
-Generation pads on the left so every row's next token sits in the last column, and samples
-from a seed fixed per batch (the global torch RNG is restored afterwards), so the same
-requests in the same batches give the same replies. ``score`` runs each shared prompt once
+Generation pads on the left so every row's next token sits in the last column. Sampling draws
+each row from its own generator seeded with the request's seed (``request_seed``: its messages
+and the run's seed), so a request gets the same reply alone or in any batch, and the seed is
+recorded on its ``Completion``. ``score`` runs each shared prompt once
 and scores every candidate continuation from its cached keys and values.
 
 ``score`` also keeps the keys and values of the last prompt it ran: the next prompt computes
@@ -34,6 +35,7 @@ from benevaudit.llm.base import (
     Sampling,
     check_conversations,
     hash_template,
+    request_seed,
 )
 from benevaudit.llm.embedded import resolve_model
 from benevaudit.llm.prompting import check_length, choice_ids, prompt_ids, set_chat_template
@@ -118,10 +120,11 @@ class HFChatModel(ChatModel):
         if greedy and self.prefix_reuse and self._reuse_pays(prompts, cap):
             out = [self._generate_from_prefix(p, sampling) for p in prompts]
         else:
+            seeds = [request_seed(list(c), sampling.seed) for c in conversations]
             out = []
             for start in range(0, len(prompts), self.batch_size):
                 batch = prompts[start:start + self.batch_size]
-                out.extend(self._generate(batch, sampling, seed=sampling.seed + start))
+                out.extend(self._generate(batch, sampling, seeds[start:start + self.batch_size]))
             self._count(sum(len(p) for p in prompts), reused=0)
         if greedy and out:
             self._reply_tokens = sum(c.completion_tokens for c in out) / len(out)
@@ -158,7 +161,7 @@ class HFChatModel(ChatModel):
 
     @torch.inference_mode()
     def _generate(self, prompts: list[list[int]], sampling: Sampling,
-                  seed: int) -> list[Completion]:
+                  seeds: list[int]) -> list[Completion]:
         width = max(len(p) for p in prompts)
         ids = torch.full((len(prompts), width), self.pad_id, dtype=torch.long)  # [B, T]
         mask = torch.zeros_like(ids)                                              # [B, T]
@@ -166,28 +169,35 @@ class HFChatModel(ChatModel):
             ids[row, width - len(p):] = torch.tensor(p)
             mask[row, width - len(p):] = 1
         kwargs = self._generate_kwargs(sampling, width)
-        cuda = [torch.device(self.device).index or 0] if self.device.startswith("cuda") else []
-        with torch.random.fork_rng(devices=cuda):  # seed this batch; restore the global RNG
-            torch.manual_seed(seed)
-            gen = self.model.generate(input_ids=ids.to(self.device),
-                                      attention_mask=mask.to(self.device), **kwargs)
+        sampled = sampling.temperature > 0
+        if sampled:  # each row from its own seeded generator; generate then takes that token
+            from transformers import LogitsProcessorList
+
+            from benevaudit.llm.row_sampling import RowSampler
+
+            kwargs["logits_processor"] = LogitsProcessorList([RowSampler(
+                seeds, sampling.temperature, sampling.top_p, device=self.device)])
+        gen = self.model.generate(input_ids=ids.to(self.device),
+                                  attention_mask=mask.to(self.device), **kwargs)
         gen = gen[:, width:].tolist()  # [B, new]
-        return [self._completion(p, row, sampling) for p, row in zip(prompts, gen, strict=True)]
+        return [self._completion(p, row, sampling, seed if sampled else None)
+                for p, row, seed in zip(prompts, gen, seeds, strict=True)]
 
     def _generate_kwargs(self, sampling: Sampling, width: int) -> dict[str, Any]:
         """``generate`` arguments for prompts ``width`` tokens wide."""
+        # never transformers' own sampler (one RNG for the whole batch): sampled rows are drawn
+        # by RowSampler, so generate itself always runs greedy
         kwargs: dict[str, Any] = dict(
             max_new_tokens=self.max_model_len - width if sampling.max_tokens is None
             else min(sampling.max_tokens, self.max_model_len - width),
-            eos_token_id=self.eos_ids, pad_token_id=self.pad_id,
-            do_sample=sampling.temperature > 0)
-        if sampling.temperature > 0:
-            kwargs.update(temperature=sampling.temperature, top_p=sampling.top_p, top_k=0)
+            eos_token_id=self.eos_ids, pad_token_id=self.pad_id, do_sample=False,
+            temperature=None, top_p=None, top_k=None)
         if sampling.stop:
             kwargs.update(stop_strings=list(sampling.stop), tokenizer=self.tokenizer)
         return kwargs
 
-    def _completion(self, prompt: list[int], row: list[int], sampling: Sampling) -> Completion:
+    def _completion(self, prompt: list[int], row: list[int], sampling: Sampling,
+                    seed: int | None = None) -> Completion:
         """Cut a generated row at end-of-turn or a stop string and count its tokens."""
         finish, n = "length", len(row)
         for k, tok in enumerate(row):
@@ -199,7 +209,7 @@ class HFChatModel(ChatModel):
         for stop in sampling.stop:
             if stop and stop in text:
                 text, finish = text.split(stop)[0], "stop"
-        return Completion(text, finish, len(prompt), n)
+        return Completion(text, finish, len(prompt), n, seed=seed)
 
     # ---- score ------------------------------------------------------------------------------
 

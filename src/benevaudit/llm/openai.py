@@ -8,6 +8,12 @@ token for multi-token labels. This is the server twin of the offline ``vllm`` ba
 scoring and, unlike ``echo`` + ``logprobs`` (prompt log-probabilities), keeps the server's
 prefix cache in play.
 
+Each request sends its own seed (``request_seed``: its messages and the run's seed) and records
+it on its ``Completion``; whether a seed makes a sampled reply reproducible is up to the server.
+The server applies its own chat template, which this backend cannot inspect:
+``fold_system=true`` moves system text into the first user turn for a model without a system
+role (Mistral-7B-Instruct-v0.2), as the ``hf`` and ``vllm`` backends do on their own.
+
 The API key is read from the environment variable named by ``api_key_env`` and is sent only
 in the Authorization header: it is never stored on the object's public fields or logged.
 """
@@ -23,7 +29,15 @@ from typing import Any
 import numpy as np
 import requests
 
-from benevaudit.llm.base import ChatModel, Completion, Conversation, Sampling, check_conversations
+from benevaudit.llm.base import (
+    ChatModel,
+    Completion,
+    Conversation,
+    Sampling,
+    check_conversations,
+    fold_system,
+    request_seed,
+)
 from benevaudit.llm.embedded import EMBEDDED_NAME, resolve_model
 from benevaudit.llm.prompting import check_length, score_in_waves
 
@@ -38,7 +52,7 @@ class OpenAIChatModel(ChatModel):
     def __init__(self, model: str = EMBEDDED_NAME, base_url: str = "http://127.0.0.1:8000/v1",
                  api_key_env: str | None = "OPENAI_API_KEY", timeout: float = 120.0,
                  max_retries: int = 5, backoff: float = 1.0, concurrency: int = 8,
-                 cache_dir: str | None = None) -> None:
+                 cache_dir: str | None = None, fold_system: bool = False) -> None:
         # a vLLM server started with --model <dir> serves the embedded LLM under that path
         self.served = resolve_model(model, cache_dir)
         self.model_id = model
@@ -47,6 +61,7 @@ class OpenAIChatModel(ChatModel):
         self.root_url = self.base_url.removesuffix("/v1")
         self.timeout, self.max_retries, self.backoff = timeout, max_retries, backoff
         self.concurrency = concurrency
+        self.fold_system = fold_system
         self._session = requests.Session()
         key = os.environ.get(api_key_env) if api_key_env else None
         if key:
@@ -78,22 +93,28 @@ class OpenAIChatModel(ChatModel):
 
     def chat(self, conversations: Sequence[Conversation], sampling: Sampling) -> list[Completion]:
         check_conversations(conversations)
-        base = dict(model=self.served, temperature=sampling.temperature, top_p=sampling.top_p,
-                    seed=sampling.seed)
+        base = dict(model=self.served, temperature=sampling.temperature, top_p=sampling.top_p)
         if sampling.max_tokens is not None:     # None: no cap, the server's own limit
             base["max_tokens"] = sampling.max_tokens
         if sampling.stop:
             base["stop"] = list(sampling.stop)
 
         def one(conv: Conversation) -> Completion:
-            body = self._post(f"{self.base_url}/chat/completions", {**base, "messages": list(conv)})
+            seed = request_seed(list(conv), sampling.seed)
+            messages = self._messages(conv)
+            body = self._post(f"{self.base_url}/chat/completions",
+                              {**base, "seed": seed, "messages": messages})
             choice, usage = body["choices"][0], body.get("usage") or {}
             return Completion(text=choice["message"].get("content") or "",
                               finish_reason=choice.get("finish_reason") or "length",
                               prompt_tokens=int(usage.get("prompt_tokens", 0)),
-                              completion_tokens=int(usage.get("completion_tokens", 0)))
+                              completion_tokens=int(usage.get("completion_tokens", 0)),
+                              seed=seed if sampling.temperature > 0 else None)
 
         return self._map(one, conversations)
+
+    def _messages(self, conv: Conversation) -> Conversation:
+        return fold_system(conv) if self.fold_system else list(conv)
 
     # ---- score (vLLM server) ----------------------------------------------------------------
 
@@ -109,7 +130,8 @@ class OpenAIChatModel(ChatModel):
         if not choices:
             raise ValueError("score needs at least one choice")
         rendered = self._map(lambda c: self._tokenize(
-            {"messages": list(c), "add_generation_prompt": True, "add_special_tokens": False}),
+            {"messages": self._messages(c), "add_generation_prompt": True,
+             "add_special_tokens": False}),
             conversations)
         prompts = [r["tokens"] for r in rendered]
         cands = [self._tokenize({"prompt": c, "add_special_tokens": False})["tokens"]

@@ -13,7 +13,9 @@ from typing import Any
 
 import numpy as np
 
-from benevaudit.llm.base import Conversation
+from benevaudit.llm.base import Conversation, fold_system
+
+_PROBE = "benevaudit-system-probe"
 
 
 def set_chat_template(tokenizer: Any, model_id: str, chat_template: str | None) -> str:
@@ -34,9 +36,35 @@ def set_chat_template(tokenizer: Any, model_id: str, chat_template: str | None) 
     return tokenizer.chat_template
 
 
+def accepts_system(tokenizer: Any) -> bool:
+    """Whether the tokenizer's chat template has a system role: it renders a system turn
+    without raising and keeps its text. Mistral-7B-Instruct-v0.2's raises; some templates drop
+    it silently. Decided once per template and remembered on the tokenizer."""
+    template = getattr(tokenizer, "chat_template", None)
+    known = getattr(tokenizer, "_benevaudit_system_role", None)
+    if known is not None and known[0] == template:
+        return known[1]
+    probe = [{"role": "system", "content": _PROBE}, {"role": "user", "content": "hello"}]
+    try:
+        ok = _PROBE in tokenizer.apply_chat_template(probe, tokenize=False,
+                                                     add_generation_prompt=True)
+    except Exception:  # jinja2's TemplateError from raise_exception, or any template failure
+        ok = False
+    tokenizer._benevaudit_system_role = (template, ok)
+    return ok
+
+
+def chat_messages(tokenizer: Any, conversation: Conversation) -> Conversation:
+    """The messages the chat template gets: the system text folded into the first user turn
+    when the template has no system role (one rule for generators, judges and probe targets)."""
+    if any(m["role"] == "system" for m in conversation) and not accepts_system(tokenizer):
+        return fold_system(conversation)
+    return list(conversation)
+
+
 def render_prompt(tokenizer: Any, conversation: Conversation) -> str:
     """The conversation as the model sees it, ending with the assistant-turn header."""
-    return tokenizer.apply_chat_template(list(conversation), tokenize=False,
+    return tokenizer.apply_chat_template(chat_messages(tokenizer, conversation), tokenize=False,
                                          add_generation_prompt=True)
 
 

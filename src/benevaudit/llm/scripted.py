@@ -14,7 +14,14 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from benevaudit.llm.base import ChatModel, Completion, Conversation, Sampling, check_conversations
+from benevaudit.llm.base import (
+    ChatModel,
+    Completion,
+    Conversation,
+    Sampling,
+    check_conversations,
+    request_seed,
+)
 
 Respond = Callable[[Conversation, Sampling], str]
 Scorer = Callable[[Conversation, Sequence[str]], Sequence[float]]
@@ -79,7 +86,8 @@ class ScriptedChatModel(ChatModel):
             if sampling.max_tokens is not None and len(words) > sampling.max_tokens:  # a word: a token
                 text, finish = " ".join(words[:sampling.max_tokens]), "length"
             prompt_tokens = sum(len(m["content"].split()) for m in conv)
-            out.append(Completion(text, finish, prompt_tokens, len(text.split())))
+            seed = request_seed(list(conv), sampling.seed) if sampling.temperature > 0 else None
+            out.append(Completion(text, finish, prompt_tokens, len(text.split()), seed=seed))
         return out
 
     def score(self, conversations: Sequence[Conversation], choices: Sequence[str]) -> np.ndarray:

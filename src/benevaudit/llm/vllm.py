@@ -23,9 +23,11 @@ from benevaudit.llm.base import (
     Sampling,
     check_conversations,
     hash_template,
+    request_seed,
 )
 from benevaudit.llm.embedded import resolve_model
 from benevaudit.llm.prompting import (
+    chat_messages,
     check_length,
     choice_ids,
     prompt_ids,
@@ -95,17 +97,22 @@ class VLLMChatModel(ChatModel):
             return []
         self._check_prompts([prompt_ids(self.tokenizer, c) for c in conversations], 1,
                             "prompt plus one new token")
+        # each request samples from its own seed, so its reply does not depend on its batch;
         # top_p 0 at temperature 0 is greedy, which vLLM spells top_p 1; max_tokens None lets
         # a reply run to max_model_len (vLLM's default is 16, so it is always passed)
-        params = SamplingParams(temperature=sampling.temperature, top_p=sampling.top_p or 1.0,
-                                max_tokens=sampling.max_tokens,
-                                seed=sampling.seed, stop=list(sampling.stop) or None)
-        outputs = self.llm.chat([list(c) for c in conversations], params, use_tqdm=False,
+        seeds = [request_seed(list(c), sampling.seed) if sampling.temperature > 0 else None
+                 for c in conversations]
+        params = [SamplingParams(temperature=sampling.temperature, top_p=sampling.top_p or 1.0,
+                                 max_tokens=sampling.max_tokens, seed=seed,
+                                 stop=list(sampling.stop) or None) for seed in seeds]
+        messages = [chat_messages(self.tokenizer, c) for c in conversations]
+        outputs = self.llm.chat(messages, params, use_tqdm=False,
                                 chat_template=self.chat_template)
         return [Completion(text=o.outputs[0].text,
                            finish_reason=o.outputs[0].finish_reason or "length",
                            prompt_tokens=len(o.prompt_token_ids or ()),
-                           completion_tokens=len(o.outputs[0].token_ids)) for o in outputs]
+                           completion_tokens=len(o.outputs[0].token_ids), seed=seed)
+                for o, seed in zip(outputs, seeds, strict=True)]
 
     def score(self, conversations: Sequence[Conversation], choices: Sequence[str]) -> np.ndarray:
         check_conversations(conversations)

@@ -253,8 +253,10 @@ def vendi_from_eigenvalues(eigenvalues: np.ndarray) -> float:
     return float(np.exp(-np.sum(lam * np.log(lam))))
 
 
-EMBEDDERS = ("minilm", "tiny", "none")
-"""``vendi.embedder`` values; any other value is read as a local model directory."""
+STUDY_EMBEDDER = "bert-base-uncased"
+EMBEDDERS = ("minilm", "tiny", "none", STUDY_EMBEDDER)
+"""``vendi.embedder`` values; any other value is read as a local model directory.
+``bert-base-uncased`` (the study's encoder) is read from the Hugging Face cache or hub."""
 
 
 def cls_embeddings(texts: Sequence[str], embedder: str = "minilm", batch_size: int = 32,
@@ -278,7 +280,12 @@ def cls_embeddings(texts: Sequence[str], embedder: str = "minilm", batch_size: i
                                       add_pooling_layer=False)
     else:
         path = str(packaged_minilm_path()) if embedder == "minilm" else embedder
-        model = AutoModel.from_pretrained(path, trust_remote_code=False)
+        try:
+            model = AutoModel.from_pretrained(path, trust_remote_code=False)
+        except OSError as e:
+            raise ConfigError(f"vendi.embedder={embedder}: cannot load it ({type(e).__name__}); "
+                              "a hub id must be in the Hugging Face cache when offline, or give "
+                              "a local model directory") from None
     tokenizer = load_tokenizer("packaged:minilm" if embedder in ("minilm", "tiny") else embedder)
     model.eval().to(device)
     ids = encode_texts(tokenizer, texts, max_length=max_length).input_ids

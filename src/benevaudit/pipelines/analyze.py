@@ -2,7 +2,8 @@
 
 Flow: corpus → per-dialogue markers and MTLD (``markers.csv``) → Cohen's d of each biased class
 against N (``marker_effects.csv``, ``marker_effects.png``) → Self-BLEU and Vendi per
-generator × class (``diversity.csv``) → blind annotation subset (``annotation_subset.csv``,
+generator × class (``diversity.csv``) and each class's mean over generators, the figures the
+study reports (``diversity_by_class.csv``; Self-BLEU on the study's 0–100 scale) → blind annotation subset (``annotation_subset.csv``,
 ``annotation_key.csv``) and, when returned labels are given, Cohen's κ
 (``annotation_confusion.csv``) → ``metrics.json``. Everything is written inside the run directory.
 """
@@ -29,6 +30,7 @@ from benevaudit.metrics.linguistic import MARKER_NAMES, dialogue_markers, marker
 from benevaudit.pipelines.config import output_dir, plain, write_metrics
 from benevaudit.pipelines.data import load_dialogues
 from benevaudit.pipelines.inputs import check_inputs
+from benevaudit.report.figures.titles import fit_titles
 from benevaudit.schema import CLASSES, Dialogue
 from benevaudit.text import render_turns, words
 
@@ -36,6 +38,7 @@ log = logging.getLogger(__name__)
 MTLD_SPEAKERS = ("all", "agent", "user")
 VENDI_DEVICES = ("auto", "cpu", "cuda")
 Cell = tuple[str, str]  # (generator, class)
+MEAN = "mean"           # the generator name of a class's mean over generators in metric names
 
 
 def _tokens(d: Dialogue, speaker: str = "all") -> list[str]:
@@ -122,9 +125,9 @@ def plot_marker_effects(effects: dict[str, dict[str, float]], reference: str, pa
     ax.set_xticks(x, [m.removesuffix("_rate") for m in MARKER_NAMES], rotation=30, ha="right")
     ax.set_ylabel(f"Cohen's d vs {reference}")
     ax.set_title(f"Patronising-language markers of agent turns, each class vs {reference}"
-                 f" · run {path.resolve().parent.name}")
+                 f"\nrun {path.resolve().parent.name}")
     ax.legend(title="class")
-    fig.tight_layout()
+    fit_titles(fig)
     fig.savefig(path, dpi=150)
     plt.close(fig)
 
@@ -142,7 +145,7 @@ def plot_mtld(values: dict[str, dict[str, list[float]]], path: Path) -> None:
     ax.set_ylabel("MTLD per dialogue")
     ax.set_title(f"Lexical diversity (MTLD, bidirectional, 0.72)\nrun {path.resolve().parent.name}",
                  fontsize=9)
-    fig.tight_layout()
+    fit_titles(fig)
     fig.savefig(path, dpi=150)
     plt.close(fig)
 
@@ -195,6 +198,11 @@ def vendi_metrics(groups: dict[Cell, list[Dialogue]], vd: dict[str, Any], seed: 
 
 def diversity(rows: Sequence[dict[str, Any]], groups: dict[Cell, list[Dialogue]],
               cfg: dict[str, Any], out: Path) -> dict[str, float]:
+    """Self-BLEU (×100, the study's scale) and Vendi per generator × class, and per class as
+    the unweighted mean over generators (``analysis/<what>/mean/<class>``)."""
+    if any(gen == MEAN for gen, _ in groups):
+        raise InputError(f"a generator is named {MEAN!r}, the name diversity metrics give each "
+                         "class's mean over generators; rename it in the corpus")
     sb = self_bleu_metrics(groups, cfg["self_bleu"], cfg["seed"], cfg["progress"])
     vs = vendi_metrics(groups, cfg["vendi"], cfg["seed"], cfg["progress"])
     mtld_by_cell: dict[Cell, list[float]] = {}
@@ -204,7 +212,7 @@ def diversity(rows: Sequence[dict[str, Any]], groups: dict[Cell, list[Dialogue]]
     for (gen, cls), ds in groups.items():
         row = {"generator": gen, "class": cls, "n": len(ds),
                "mtld_mean": float(np.nanmean(mtld_by_cell[gen, cls])),
-               "self_bleu_mean": sb[gen, cls][0], "self_bleu_sd": sb[gen, cls][1],
+               "self_bleu_mean": 100 * sb[gen, cls][0], "self_bleu_sd": 100 * sb[gen, cls][1],
                "vendi": vs.get((gen, cls), (math.nan, 0))[0],
                "vendi_n": vs.get((gen, cls), (math.nan, 0))[1]}
         table.append(row)
@@ -213,7 +221,29 @@ def diversity(rows: Sequence[dict[str, Any]], groups: dict[Cell, list[Dialogue]]
         if (gen, cls) in vs:
             metrics[f"analysis/vendi/{gen}/{cls}"] = row["vendi"]
     _write_csv(table, out / "diversity.csv")
+    by_class = class_means(table, bool(vs))
+    for row in by_class:
+        metrics[f"analysis/self_bleu/{MEAN}/{row['class']}"] = row["self_bleu"]
+        if vs:
+            metrics[f"analysis/vendi/{MEAN}/{row['class']}"] = row["vendi"]
+    _write_csv(by_class, out / "diversity_by_class.csv")
     return metrics
+
+
+def class_means(table: Sequence[dict[str, Any]], with_vendi: bool) -> list[dict[str, Any]]:
+    """Each class's Self-BLEU and Vendi averaged over generators (each generator counts once,
+    whatever its size), as the study reports them."""
+    rows = []
+    for cls in CLASSES:
+        per = [r for r in table if r["class"] == cls]
+        if not per:
+            continue
+        bleu = [r["self_bleu_mean"] for r in per if math.isfinite(r["self_bleu_mean"])]
+        vendi = [r["vendi"] for r in per if math.isfinite(r["vendi"])]
+        rows.append({"class": cls, "n_generators": len(per),
+                     "self_bleu": float(np.mean(bleu)) if bleu else math.nan,
+                     "vendi": float(np.mean(vendi)) if with_vendi and vendi else math.nan})
+    return rows
 
 
 def annotation(dialogues: Sequence[Dialogue], ann: dict[str, Any], seed: int, out: Path,

@@ -104,13 +104,20 @@ def per_judge_metrics(frame: pd.DataFrame) -> dict[str, float]:
 
 
 def write_confusion(frame: pd.DataFrame, path: Path, title: str) -> Path | None:
-    """The row-normalised three-way confusion matrix, where a ``pred`` exists."""
+    """The row-normalised three-way confusion matrix, where a ``pred`` exists; for an ensemble
+    also ``confusion_judges.png``, one matrix per judge."""
     if "pred" not in frame.columns or not frame["pred"].notna().any():
         return None
-    from benevaudit.report.figures.detection import confusion_png
+    from benevaudit.report.figures.detection import confusion_png, judges_confusion_png
 
-    preds = [None if pd.isna(p) else str(p) for p in frame["pred"]]
-    return confusion_png(list(frame["label"]), preds, path, title)
+    def preds(col: str) -> list[str | None]:
+        return [None if pd.isna(p) else str(p) for p in frame[col]]
+
+    judges = {c[len("pred_"):]: preds(c) for c in frame.columns if c.startswith("pred_")}
+    if judges:  # an ensemble: each judge's matrix beside the ensemble's (Figure 3)
+        judges_confusion_png(list(frame["label"]), {**judges, "ensemble": preds("pred")},
+                             path.with_name("confusion_judges.png"), title)
+    return confusion_png(list(frame["label"]), preds("pred"), path, title)
 
 
 def write_bootstrap(frame: pd.DataFrame, settings: dict[str, Any], corpus_size: int | None,

@@ -105,6 +105,7 @@ def record_detector(spec: dict[str, Any], judges: list[dict[str, Any]], dialogue
             for k, u in enumerate(make_units(d, spec.get("unit", "utterance"))):
                 request_log.record_text(str(spec["source"]), text_format.format(
                     user=u.user_text, agent=u.agent_text), int(spec.get("max_length", 512)),
+                    append_eos=bool(spec.get("append_eos", False)),
                     id=d.id, unit=k, detector=name)
         return
     names = [n for n, _ in judge_llm_blocks(spec, judges)] if kind == "judge" else []

@@ -15,6 +15,7 @@ from typing import Any
 
 from omegaconf import DictConfig
 
+from benevaudit.errors import ConfigError
 from benevaudit.pipelines.config import group_choices, output_dir, plain, write_metrics
 from benevaudit.pipelines.data import apply_split, by_split, load_dialogues
 from benevaudit.pipelines.inputs import check_inputs
@@ -35,6 +36,47 @@ def resume_path(resume: str | None, out: Path) -> str | None:
             return None
         raise FileNotFoundError(f"resume={resume}: no checkpoint at {path}")
     return str(path)
+
+
+def device_count(devices: Any, accelerator: str) -> int:
+    """How many devices Lightning will use for ``trainer.devices`` (an int, ``"auto"``/-1, a
+    list of indices or a ``"0,1"`` string)."""
+    if isinstance(devices, (list, tuple)):
+        return len(devices)
+    text = str(devices).strip()
+    if "," in text:
+        return len([d for d in text.split(",") if d.strip()])
+    if text in ("auto", "-1"):
+        import torch
+
+        gpu = accelerator in ("gpu", "cuda") or (accelerator == "auto" and torch.cuda.is_available())
+        return max(torch.cuda.device_count(), 1) if gpu else 1
+    try:
+        return int(text)
+    except ValueError:
+        raise ConfigError(f"trainer.devices={devices!r}: expected a count, a list of device "
+                          "indices or auto") from None
+
+
+def split_accumulation(trainer_cfg: dict[str, Any], batch_size: int) -> dict[str, int]:
+    """Keep the effective batch of one device (batch × ``accumulate_grad_batches``, the study's
+    16 × 8 = 128) when training runs on several: each of the ``devices × num_nodes`` processes
+    accumulates ``accumulate_grad_batches / world size`` batches. Edits ``trainer_cfg`` in place."""
+    accumulate = int(trainer_cfg.get("accumulate_grad_batches") or 1)
+    devices = device_count(trainer_cfg.get("devices", 1),
+                           str(trainer_cfg.get("accelerator", "auto")))
+    world = devices * int(trainer_cfg.get("num_nodes") or 1)
+    if world < 1 or accumulate % world:
+        valid = ", ".join(str(n) for n in range(1, accumulate + 1) if accumulate % n == 0)
+        nodes = f" x trainer.num_nodes={trainer_cfg['num_nodes']}" if world != devices else ""
+        raise ConfigError(
+            f"trainer.devices={trainer_cfg.get('devices')}{nodes}: {world} processes do not "
+            f"divide trainer.accumulate_grad_batches={accumulate}, so the effective batch "
+            f"{batch_size} x {accumulate} = {batch_size * accumulate} cannot be kept; valid "
+            f"device counts: {valid}")
+    trainer_cfg["accumulate_grad_batches"] = accumulate // world
+    return {"world_size": world, "accumulate_grad_batches": accumulate // world,
+            "effective_batch": batch_size * accumulate}
 
 
 def build_trainer(trainer_cfg: dict[str, Any], callbacks_cfg: dict[str, Any], out: Path,
@@ -74,8 +116,9 @@ def test_best(cfg: DictConfig, module: Any, dm: Any, tests: dict[str, list[Dialo
             write_predictions(result.rows, out / "predictions.parquet")
             condition = (plain(cfg.intervention) or {}).get("name", "none")
             plot_confusion(result.labels, result.preds, out / "confusion_matrix.png",
-                           f"{cfg.model.source} · run {out.name} · {condition} · test · macro-F1 "
-                           f"{result.metrics.get('test/macro_f1', float('nan')):.3f}")
+                           f"{cfg.model.source} · {condition} · test · macro-F1 "
+                           f"{result.metrics.get('test/macro_f1', float('nan')):.3f}\n"
+                           f"run {out.name}")
             log_test_artifacts(logger, result.metrics, result.labels.tolist(),
                                result.preds.tolist(), result.rows, list(CLASSES))
     return metrics
@@ -99,6 +142,10 @@ def run(cfg: DictConfig) -> dict[str, float]:
     trainer_cfg = plain(cfg.trainer)
     precision = resolve_precision(trainer_cfg.get("precision"), trainer_cfg.get("accelerator", "auto"))
     trainer_cfg["precision"] = precision
+    batch = split_accumulation(trainer_cfg, int(cfg.loader.batch_size))
+    log.info("effective batch %d = batch %d x accumulation %d x %d process(es)",
+             batch["effective_batch"], int(cfg.loader.batch_size),
+             batch["accumulate_grad_batches"], batch["world_size"])
     out = output_dir(cfg)
     L.seed_everything(int(cfg.seed), workers=True, verbose=False)
     dialogues = load_dialogues(plain(cfg.data), cfg.paths.cache_dir)
@@ -123,7 +170,8 @@ def run(cfg: DictConfig) -> dict[str, float]:
         module.load_state_dict(torch.load(best, map_location="cpu", weights_only=True)["state_dict"])
         metrics.update({"train/best_val_macro_f1": float(ck.best_model_score or 0),
                         "train/optimizer_steps": float(trainer.global_step),
-                        "train/precision_bits": float(precision_bits(precision))})
+                        "train/precision_bits": float(precision_bits(precision)),
+                        **{f"train/{k}": float(v) for k, v in batch.items()}})
         tests = {"test": clean_test}
         if cfg.get("test_on_edited") and metrics.get("intervention/steps"):
             tests["test_edited"] = edit_splits({"test": clean_test}, cfg, ("test",))[0]["test"]

@@ -159,6 +159,8 @@ def plot_curves(result: FaithfulnessResult, path: str | Path,
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from benevaudit.report.figures.titles import fit_titles
+
     fig, ax = plt.subplots(figsize=(5, 3.5))
     for name, curve in result.curves.items():
         style = "--" if name == "random" else "-"
@@ -166,9 +168,9 @@ def plot_curves(result: FaithfulnessResult, path: str | Path,
                 label=f"{label(name)} (AOPC {curve.mean():.3f})")
     ax.set_xlabel("words deleted (k)")
     ax.set_ylabel("drop in p(predicted class)")
-    ax.set_title(f"Deletion faithfulness · run {Path(path).resolve().parent.name}")
+    ax.set_title(f"Deletion faithfulness\nrun {Path(path).resolve().parent.name}")
     ax.legend(fontsize=8)
-    fig.tight_layout()
+    fit_titles(fig)
     path = Path(path)
     fig.savefig(path, dpi=120)
     plt.close(fig)

@@ -1,6 +1,7 @@
-"""Detection figures: the confusion matrix of a judge, demographic-context flips (the study's
-Figure 4) and bootstrap stability of trigger rates (Figure 5). Each writes one PNG and returns
-its path; the numbers come from :mod:`benevaudit.metrics`, so a figure never recomputes them.
+"""Detection figures: the confusion matrix of a judge and of each judge of an ensemble with its
+macro-F1 (the study's Figure 3), demographic-context flips (Figure 4) and bootstrap stability of
+trigger rates (Figure 5). Each writes one PNG and returns its path; the numbers come from
+:mod:`benevaudit.metrics`, so a figure never recomputes them.
 """
 
 from __future__ import annotations
@@ -13,12 +14,14 @@ import numpy as np
 import pandas as pd
 
 from benevaudit.metrics.classification import confusion_counts
-from benevaudit.metrics.detection import class_codes
+from benevaudit.metrics.detection import class_codes, three_way_metrics
 from benevaudit.metrics.flips import ALL, DIRECTIONS, KINDS
+from benevaudit.report.figures.titles import fit_titles
 from benevaudit.schema import CLASSES
 
 CLASS_COLOURS = {"N": "#4c72b0", "OB": "#c44e52", "BB": "#dd8452"}
 KIND_COLOURS = {"wrong": "#c44e52", "corrective": "#55a868", "other": "#b0b0b0"}
+STUDY_EVAL_FRACTION = 0.10   # the study's evaluation size: 10% of the corpus (Figure 5's line)
 
 
 def _pyplot() -> Any:
@@ -33,20 +36,20 @@ def _pyplot() -> Any:
 def _save(fig: Any, path: Path) -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.tight_layout()
+    fit_titles(fig)
     fig.savefig(path)
     _pyplot().close(fig)
     return path
 
 
-def confusion_png(labels: Sequence[str | None], pred: Sequence[str | None], path: Path,
-                  title: str) -> Path:
-    """Row-normalised 3×3 confusion matrix (rows: true class) over valid predictions.
+def _confusion_panel(ax: Any, labels: Sequence[str | None], pred: Sequence[str | None],
+                     title: str) -> None:
+    """One row-normalised 3×3 matrix over valid predictions, titled with its macro-F1.
 
     Invalid verdicts (pred None) are not a class: each row's tick says how many it had, so a
-    judge that fails to answer on BB dialogues does not look better than it is.
+    judge that fails to answer on BB dialogues does not look better than it is. The macro-F1 is
+    ``test/macro_f1`` as the run's metrics compute it (valid verdicts of labelled dialogues).
     """
-    plt = _pyplot()
     y, p = class_codes(list(labels), "labels"), class_codes(list(pred), "pred")
     if len(y) != len(p):
         raise ValueError(f"confusion_png: labels has {len(y)} entries but pred has {len(p)}")
@@ -54,7 +57,6 @@ def confusion_png(labels: Sequence[str | None], pred: Sequence[str | None], path
     cm = confusion_counts(p[keep], y[keep]).astype(float)              # [true, pred]
     norm = cm / np.maximum(cm.sum(1, keepdims=True), 1)
     invalid = [int(np.sum((y == i) & (p < 0))) for i in range(len(CLASSES))]
-    fig, ax = plt.subplots(figsize=(3.8, 3.3), dpi=150)
     ax.imshow(norm, cmap="Blues", vmin=0, vmax=1)
     for i in range(len(CLASSES)):
         for j in range(len(CLASSES)):
@@ -63,40 +65,74 @@ def confusion_png(labels: Sequence[str | None], pred: Sequence[str | None], path
     rows = [c if n == 0 else f"{c}\n({n} invalid)" for c, n in zip(CLASSES, invalid)]
     ax.set_xticks(range(len(CLASSES)), CLASSES, fontsize=7)
     ax.set_yticks(range(len(CLASSES)), rows, fontsize=7)
-    ax.set_xlabel("predicted")
-    ax.set_ylabel("true")
-    ax.set_title(title, fontsize=8)
+    ax.set_xlabel("predicted", fontsize=7)
+    ax.set_ylabel("true", fontsize=7)
+    f1 = three_way_metrics(y, list(pred))["test/macro_f1"]
+    ax.set_title(f"{title}\nmacro-F1 {f1:.3f}" if f1 == f1 else f"{title}\nmacro-F1 n/a",
+                 fontsize=8)
+
+
+def confusion_png(labels: Sequence[str | None], pred: Sequence[str | None], path: Path,
+                  title: str) -> Path:
+    """Row-normalised 3×3 confusion matrix (rows: true class), its macro-F1 in the title."""
+    fig, ax = _pyplot().subplots(figsize=(3.8, 3.5), dpi=150)
+    _confusion_panel(ax, labels, pred, title)
+    return _save(fig, path)
+
+
+def judges_confusion_png(labels: Sequence[str | None], preds: dict[str, Sequence[str | None]],
+                         path: Path, title: str) -> Path:
+    """Figure 3: each judge's confusion matrix side by side (the ensemble's too, when given),
+    each panel titled with the judge's name and macro-F1."""
+    if not preds:
+        raise ValueError("judges_confusion_png: no judge predictions to draw")
+    fig, axes = _pyplot().subplots(1, len(preds), figsize=(0.4 + 3.0 * len(preds), 3.5),
+                                   dpi=150, squeeze=False)
+    for ax, (name, pred) in zip(axes[0], preds.items()):
+        _confusion_panel(ax, labels, pred, name)
+    fig.suptitle(title, fontsize=8)
     return _save(fig, path)
 
 
 def flips_png(table: pd.DataFrame, path: Path, title: str) -> Path:
-    """Figure 4: per user ability group, wrong vs corrective flips, one panel per direction.
+    """Figure 4: per user ability group, one bar of flips per direction, split into wrong and
+    corrective (and ``other``: true OB, both verdicts wrong, only when there are any), each part
+    labelled with its share of the bar and the total at the bar's end.
 
-    ``table`` is :func:`benevaudit.metrics.flips.flip_table`'s; ``other`` flips (true OB, both
-    verdicts wrong) get a grey bar only when there are any.
+    ``table`` is :func:`benevaudit.metrics.flips.flip_table`'s.
     """
     plt = _pyplot()
     groups = [g for g in dict.fromkeys(table["user_ability"]) if g != ALL]
     kinds = [k for k in KINDS if k != "other" or table.loc[table["kind"] == k, "count"].sum() > 0]
-    fig, axes = plt.subplots(1, len(DIRECTIONS), figsize=(4 + 0.9 * len(groups), 3.4), dpi=150,
-                             sharey=True, squeeze=False)
-    width = 0.8 / len(kinds)
-    x = np.arange(len(groups))
+    fig, axes = plt.subplots(1, len(DIRECTIONS), figsize=(7.2, 1.3 + 0.42 * len(groups)),
+                             dpi=150, sharey=True, squeeze=False)
+    y = np.arange(len(groups))
     for ax, (direction, (src, dst)) in zip(axes[0], DIRECTIONS.items()):
         part = table[table["direction"] == direction].set_index(["user_ability", "kind"])["count"]
+        counts = np.array([[int(part.get((g, k), 0)) for k in kinds] for g in groups])  # [G, K]
+        totals = counts.sum(axis=1)                                                     # [G]
+        span = max(int(totals.max()) if len(totals) else 0, 1)
+        left = np.zeros(len(groups))
         for i, kind in enumerate(kinds):
-            values = [int(part.get((g, kind), 0)) for g in groups]
-            bars = ax.bar(x + (i - (len(kinds) - 1) / 2) * width, values, width,
-                          label=kind, color=KIND_COLOURS[kind])
-            ax.bar_label(bars, fontsize=6)
-        ax.set_xticks(x, [g.replace("with ", "").replace(" disability", "") for g in groups],
-                      rotation=30, ha="right", fontsize=7)
+            ax.barh(y, counts[:, i], left=left, height=0.62, color=KIND_COLOURS[kind], label=kind)
+            for g in range(len(groups)):
+                share = counts[g, i] / totals[g] if totals[g] else 0.0
+                if counts[g, i] and counts[g, i] / span >= 0.07:   # room for the label
+                    ax.text(left[g] + counts[g, i] / 2, y[g], f"{100 * share:.0f}%",
+                            ha="center", va="center", fontsize=6, color="white")
+            left += counts[:, i]
+        for g, total in enumerate(totals):
+            ax.text(total + 0.015 * span, y[g], str(int(total)), va="center", fontsize=6)
+        ax.set_xlim(0, span * 1.15)
+        ax.set_yticks(y, [g.replace("with ", "").replace(" disability", "") for g in groups],
+                      fontsize=7)
         ax.set_title(f"{src} → {dst}", fontsize=8)
-        ax.tick_params(axis="y", labelsize=7)
-        ax.yaxis.get_major_locator().set_params(integer=True)
-        ax.set_xlabel("user ability", fontsize=7)
-    axes[0][0].set_ylabel("flips (dialogues)", fontsize=7)
-    axes[0][-1].legend(fontsize=7, frameon=False)
+        ax.tick_params(axis="x", labelsize=7)
+        ax.xaxis.get_major_locator().set_params(integer=True)
+        ax.set_xlabel("flips (dialogues)", fontsize=7)
+    axes[0][0].set_ylabel("user ability", fontsize=7)
+    axes[0][0].invert_yaxis()                      # shared: the first group on top in both
+    axes[0][-1].legend(fontsize=6, frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     fig.suptitle(title, fontsize=8)
     return _save(fig, path)
 
@@ -105,7 +141,8 @@ def bootstrap_png(table: pd.DataFrame, path: Path, title: str) -> Path:
     """Figure 5: mean trigger rate per class against evaluation size, with its 95% band.
 
     ``table`` is :func:`benevaudit.metrics.bootstrap.bootstrap_trigger_rates`'s; the dotted
-    line is the pool's own rate, which the means should approach.
+    line is the pool's own rate, which the means should approach; the dashed one marks the
+    study's evaluation size, 10% of the corpus.
     """
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(4.8, 3.4), dpi=150)
@@ -119,13 +156,15 @@ def bootstrap_png(table: pd.DataFrame, path: Path, title: str) -> Path:
         ax.fill_between(pct, rows["low"], rows["high"], color=colour, alpha=0.2, lw=0)
         if "pool_rate" in rows:
             ax.axhline(rows["pool_rate"].iloc[0], color=colour, ls=":", lw=0.8)
+    ax.axvline(100 * STUDY_EVAL_FRACTION, color="#555", ls="--", lw=0.9,
+               label=f"the study's size, {100 * STUDY_EVAL_FRACTION:g}%")
     ax.set_xscale("log")
     ax.tick_params(labelsize=7)
     ax.set_xlabel("evaluation size (% of corpus, log scale)", fontsize=7)
     ax.set_ylabel("trigger rate (mean, 95% band)", fontsize=7)
     ax.set_ylim(-0.02, 1.02)
     ax.xaxis.set_major_formatter(plt.FuncFormatter(lambda v, _: f"{v:g}"))
-    ax.legend(fontsize=7, frameon=False)
+    ax.legend(fontsize=7, framealpha=0.85, edgecolor="none")
     ax.set_title(title, fontsize=8)
     return _save(fig, path)
 
