@@ -17,6 +17,7 @@ import pyarrow.parquet as pq
 
 from benevaudit.metrics.classification import classification_metrics, confusion_counts
 from benevaudit.metrics.detection import trigger_metrics
+from benevaudit.plotting import paint_confusion, plt, save
 from benevaudit.schema import CLASS_INDEX, CLASSES, Dialogue
 
 
@@ -71,28 +72,7 @@ def write_predictions(rows: list[dict[str, Any]], path: Path) -> Path:
 
 def plot_confusion(labels: np.ndarray, preds: np.ndarray, path: Path, title: str) -> Path:
     """Row-normalised confusion matrix as a PNG (rows: true class)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from benevaudit.report.figures.titles import fit_titles
-
     keep = labels >= 0
-    cm = confusion_counts(preds[keep], labels[keep]).astype(float)
-    norm = cm / np.maximum(cm.sum(1, keepdims=True), 1)
     fig, ax = plt.subplots(figsize=(3.6, 3.2), dpi=150)
-    ax.imshow(norm, cmap="Blues", vmin=0, vmax=1)
-    for i in range(len(CLASSES)):
-        for j in range(len(CLASSES)):
-            ax.text(j, i, f"{norm[i, j]:.2f}\n({int(cm[i, j])})", ha="center", va="center",
-                    fontsize=7, color="white" if norm[i, j] > 0.5 else "black")
-    ax.set_xticks(range(len(CLASSES)), CLASSES)
-    ax.set_yticks(range(len(CLASSES)), CLASSES)
-    ax.set_xlabel("predicted")
-    ax.set_ylabel("true")
-    ax.set_title(title, fontsize=8)
-    fit_titles(fig)
-    fig.savefig(path)
-    plt.close(fig)
-    return path
+    paint_confusion(ax, confusion_counts(preds[keep], labels[keep]), title)
+    return save(fig, path)

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from benevaudit.plotting import fit_titles, plt
 from benevaudit.schema import CLASS_INDEX, CLASSES, Dialogue
 
 
@@ -156,13 +157,6 @@ def plot_shift(result: ShiftResult, path: str | Path, max_drawn: int = MAX_DRAWN
     ``max_drawn`` of each split), a cross on each training centroid and on each test-class
     mean, an arrow between them labelled with the full-space displacement, and the shares of
     test N and OB predicted BB in the title."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from benevaudit.report.figures.titles import fit_titles
-
     colours = {"N": "tab:blue", "OB": "tab:red", "BB": "tab:orange"}
     fig, ax = plt.subplots(figsize=(5.5, 4.8))
     train_idx = drawn(len(result.train_xy), max_drawn, seed)

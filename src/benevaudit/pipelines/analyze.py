@@ -30,7 +30,7 @@ from benevaudit.metrics.linguistic import MARKER_NAMES, dialogue_markers, marker
 from benevaudit.pipelines.config import output_dir, plain, write_metrics
 from benevaudit.pipelines.data import load_dialogues
 from benevaudit.pipelines.inputs import check_inputs
-from benevaudit.report.figures.titles import fit_titles
+from benevaudit.plotting import fit_titles, plt
 from benevaudit.schema import CLASSES, Dialogue
 from benevaudit.text import render_turns, words
 
@@ -48,7 +48,6 @@ def _tokens(d: Dialogue, speaker: str = "all") -> list[str]:
 
 class _CellTokens(Sequence):
     """Word lists of a cell's dialogues, made on access: Self-BLEU reads only its pools."""
-
     def __init__(self, dialogues: Sequence[Dialogue]) -> None:
         self.dialogues = dialogues
 
@@ -110,11 +109,6 @@ def marker_metrics(rows: Sequence[dict[str, Any]], reference: str, out: Path,
 
 def plot_marker_effects(effects: dict[str, dict[str, float]], reference: str, path: Path) -> None:
     """Grouped bars of Cohen's d per marker, one colour per biased class (the study's Figure 2)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     fig, ax = plt.subplots(figsize=(10, 4))
     width = 0.8 / max(len(effects), 1)
     x = np.arange(len(MARKER_NAMES))
@@ -133,11 +127,6 @@ def plot_marker_effects(effects: dict[str, dict[str, float]], reference: str, pa
 
 
 def plot_mtld(values: dict[str, dict[str, list[float]]], path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     fig, ax = plt.subplots(figsize=(5, 4))
     data = [[v for v in values[c]["mtld"] if math.isfinite(v)] for c in values]
     ax.boxplot(data, showmeans=True)

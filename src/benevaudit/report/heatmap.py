@@ -14,8 +14,10 @@ from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
+from matplotlib.patches import Rectangle
 
 from benevaudit.audit.attribution.dialogue import DialogueAttribution
+from benevaudit.plotting import plt
 from benevaudit.schema import CLASSES, Dialogue
 from benevaudit.text import SPEAKER_PREFIX, word_spans
 
@@ -184,12 +186,6 @@ def write_heatmap_png(dialogues: Sequence[Dialogue], attributions: Sequence[Dial
     """The HTML view's shading as one PNG, dialogues stacked; each dialogue scaled to its own
     largest |relevance| (red: for the explained class, blue: against). Agent words the model
     did not see (cut by truncation) are light grey italics."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    from matplotlib.patches import Rectangle
-
     check_pairs(dialogues, attributions, "write_heatmap_png")
     path = Path(path)
     title = titled(title, path, run)

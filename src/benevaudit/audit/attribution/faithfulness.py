@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from benevaudit.audit.attribution.words import DialogueAttribution, attribute_dialogues
+from benevaudit.plotting import fit_titles, plt
 from benevaudit.schema import CLASSES, Dialogue
 from benevaudit.text import MASK_TOKEN
 
@@ -154,13 +155,6 @@ def _rescored(a: DialogueAttribution, scores: Mapping[str, Mapping[str, float]])
 def plot_curves(result: FaithfulnessResult, path: str | Path,
                 label: Callable[[str], str] = lambda m: m) -> Path:
     """Probability drop against the number of deleted words, one line per method."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from benevaudit.report.figures.titles import fit_titles
-
     fig, ax = plt.subplots(figsize=(5, 3.5))
     for name, curve in result.curves.items():
         style = "--" if name == "random" else "-"

@@ -11,6 +11,7 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
+from benevaudit.plotting import plt
 from benevaudit.probes.cobia.dataset import CATEGORIES
 
 METHOD_ORDER = ("hcc", "scc", "ucc", "zero_shot", "roleplay", "dan")
@@ -70,10 +71,6 @@ def markdown(rows: Sequence[dict[str, object]], target: str) -> str:
 
 def bar_chart(rows: Sequence[dict[str, object]], target: str, path: Path) -> Path:
     """Bias rate per category, a bar per method, one panel per judge, Wilson error bars."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
     import numpy as np
 
     judges = sorted({str(r["judge"]) for r in rows}) or ["(none)"]

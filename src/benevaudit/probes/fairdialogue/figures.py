@@ -10,12 +10,8 @@ import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-
-from benevaudit.metrics.intervals import wilson_interval  # noqa: E402
+from benevaudit.metrics.intervals import wilson_interval
+from benevaudit.plotting import plt
 
 
 def rate_bars(panels: Mapping[str, Mapping[str, tuple[int, int]]], title: str, ylabel: str,

@@ -16,30 +16,12 @@ import pandas as pd
 from benevaudit.metrics.classification import confusion_counts
 from benevaudit.metrics.detection import class_codes, three_way_metrics
 from benevaudit.metrics.flips import ALL, DIRECTIONS, KINDS
-from benevaudit.report.figures.titles import fit_titles
+from benevaudit.plotting import paint_confusion, plt, save
 from benevaudit.schema import CLASSES
 
 CLASS_COLOURS = {"N": "#4c72b0", "OB": "#c44e52", "BB": "#dd8452"}
 KIND_COLOURS = {"wrong": "#c44e52", "corrective": "#55a868", "other": "#b0b0b0"}
 STUDY_EVAL_FRACTION = 0.10   # the study's evaluation size: 10% of the corpus (Figure 5's line)
-
-
-def _pyplot() -> Any:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
-def _save(fig: Any, path: Path) -> Path:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fit_titles(fig)
-    fig.savefig(path)
-    _pyplot().close(fig)
-    return path
 
 
 def _confusion_panel(ax: Any, labels: Sequence[str | None], pred: Sequence[str | None],
@@ -54,30 +36,20 @@ def _confusion_panel(ax: Any, labels: Sequence[str | None], pred: Sequence[str |
     if len(y) != len(p):
         raise ValueError(f"confusion_png: labels has {len(y)} entries but pred has {len(p)}")
     keep = (y >= 0) & (p >= 0)
-    cm = confusion_counts(p[keep], y[keep]).astype(float)              # [true, pred]
-    norm = cm / np.maximum(cm.sum(1, keepdims=True), 1)
+    cm = confusion_counts(p[keep], y[keep])                            # [true, pred]
     invalid = [int(np.sum((y == i) & (p < 0))) for i in range(len(CLASSES))]
-    ax.imshow(norm, cmap="Blues", vmin=0, vmax=1)
-    for i in range(len(CLASSES)):
-        for j in range(len(CLASSES)):
-            ax.text(j, i, f"{norm[i, j]:.2f}\n({int(cm[i, j])})", ha="center", va="center",
-                    fontsize=7, color="white" if norm[i, j] > 0.5 else "black")
     rows = [c if n == 0 else f"{c}\n({n} invalid)" for c, n in zip(CLASSES, invalid)]
-    ax.set_xticks(range(len(CLASSES)), CLASSES, fontsize=7)
-    ax.set_yticks(range(len(CLASSES)), rows, fontsize=7)
-    ax.set_xlabel("predicted", fontsize=7)
-    ax.set_ylabel("true", fontsize=7)
     f1 = three_way_metrics(y, list(pred))["test/macro_f1"]
-    ax.set_title(f"{title}\nmacro-F1 {f1:.3f}" if f1 == f1 else f"{title}\nmacro-F1 n/a",
-                 fontsize=8)
+    paint_confusion(ax, cm, f"{title}\nmacro-F1 {f1:.3f}" if f1 == f1
+                    else f"{title}\nmacro-F1 n/a", rows=rows, fontsize=7)
 
 
 def confusion_png(labels: Sequence[str | None], pred: Sequence[str | None], path: Path,
                   title: str) -> Path:
     """Row-normalised 3×3 confusion matrix (rows: true class), its macro-F1 in the title."""
-    fig, ax = _pyplot().subplots(figsize=(3.8, 3.5), dpi=150)
+    fig, ax = plt.subplots(figsize=(3.8, 3.5), dpi=150)
     _confusion_panel(ax, labels, pred, title)
-    return _save(fig, path)
+    return save(fig, path)
 
 
 def judges_confusion_png(labels: Sequence[str | None], preds: dict[str, Sequence[str | None]],
@@ -86,12 +58,12 @@ def judges_confusion_png(labels: Sequence[str | None], preds: dict[str, Sequence
     each panel titled with the judge's name and macro-F1."""
     if not preds:
         raise ValueError("judges_confusion_png: no judge predictions to draw")
-    fig, axes = _pyplot().subplots(1, len(preds), figsize=(0.4 + 3.0 * len(preds), 3.5),
+    fig, axes = plt.subplots(1, len(preds), figsize=(0.4 + 3.0 * len(preds), 3.5),
                                    dpi=150, squeeze=False)
     for ax, (name, pred) in zip(axes[0], preds.items()):
         _confusion_panel(ax, labels, pred, name)
     fig.suptitle(title, fontsize=8)
-    return _save(fig, path)
+    return save(fig, path)
 
 
 def flips_png(table: pd.DataFrame, path: Path, title: str) -> Path:
@@ -101,7 +73,6 @@ def flips_png(table: pd.DataFrame, path: Path, title: str) -> Path:
 
     ``table`` is :func:`benevaudit.metrics.flips.flip_table`'s.
     """
-    plt = _pyplot()
     groups = [g for g in dict.fromkeys(table["user_ability"]) if g != ALL]
     kinds = [k for k in KINDS if k != "other" or table.loc[table["kind"] == k, "count"].sum() > 0]
     fig, axes = plt.subplots(1, len(DIRECTIONS), figsize=(7.2, 1.3 + 0.42 * len(groups)),
@@ -134,7 +105,7 @@ def flips_png(table: pd.DataFrame, path: Path, title: str) -> Path:
     axes[0][0].invert_yaxis()                      # shared: the first group on top in both
     axes[0][-1].legend(fontsize=6, frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     fig.suptitle(title, fontsize=8)
-    return _save(fig, path)
+    return save(fig, path)
 
 
 def bootstrap_png(table: pd.DataFrame, path: Path, title: str) -> Path:
@@ -144,7 +115,6 @@ def bootstrap_png(table: pd.DataFrame, path: Path, title: str) -> Path:
     line is the pool's own rate, which the means should approach; the dashed one marks the
     study's evaluation size, 10% of the corpus.
     """
-    plt = _pyplot()
     fig, ax = plt.subplots(figsize=(4.8, 3.4), dpi=150)
     for c in CLASSES:
         rows = table[table["class"] == c].sort_values("fraction")
@@ -166,13 +136,12 @@ def bootstrap_png(table: pd.DataFrame, path: Path, title: str) -> Path:
     ax.xaxis.set_major_formatter(plt.FuncFormatter(lambda v, _: f"{v:g}"))
     ax.legend(fontsize=7, framealpha=0.85, edgecolor="none")
     ax.set_title(title, fontsize=8)
-    return _save(fig, path)
+    return save(fig, path)
 
 
 def trigger_png(metrics: dict[str, float], path: Path, title: str) -> Path:
     """Trigger rate per true class with its 95% Wilson interval, and the gap Δ = TR_OB − TR_BB:
     the study's headline (Figure 3), one detector per figure."""
-    plt = _pyplot()
     fig, ax = plt.subplots(figsize=(3.6, 3.0), dpi=150)
     for i, c in enumerate(CLASSES):
         rate = metrics.get(f"trigger/TR_{c}", float("nan"))
@@ -195,4 +164,4 @@ def trigger_png(metrics: dict[str, float], path: Path, title: str) -> Path:
     ax.set_ylabel("share of dialogues flagged (95% Wilson)", fontsize=7)
     gap = "n/a" if delta != delta else f"{100 * delta:+.1f} pts"
     ax.set_title(f"{title}\nΔ OB−BB {gap}", fontsize=8)
-    return _save(fig, path)
+    return save(fig, path)

@@ -1,4 +1,5 @@
-"""Titles that stay inside their figure.
+"""Figure set-up shared by every figure of the library: matplotlib on the Agg backend (files,
+never a window), titles that stay inside their figure, saving, and the confusion-matrix painter.
 
 A title is centred over its axes (a suptitle over the figure), so a run id or a long model path
 runs off both edges of a small figure and ``tight_layout`` cannot help: it moves axes, never
@@ -10,7 +11,17 @@ titles.
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
+
+import matplotlib
+import numpy as np
+
+from benevaudit.schema import CLASSES
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402  (after the backend is chosen)
 
 PAD_PX = 4.0  # kept clear of the figure's edge
 
@@ -60,3 +71,32 @@ def fit_titles(fig: Any) -> None:
         if not any([_fit(title, fig, renderer) for title in titles_of(fig)]):
             return
     fig.tight_layout()
+
+
+def save(fig: Any, path: Path, dpi: float | None = None) -> Path:
+    """Fit the titles, write ``fig`` to ``path`` (its folder made where missing) and close it."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fit_titles(fig)
+    fig.savefig(path, **({} if dpi is None else {"dpi": dpi}))
+    plt.close(fig)
+    return path
+
+
+def paint_confusion(ax: Any, counts: np.ndarray, title: str,
+                    rows: Sequence[str] = CLASSES, fontsize: float | None = None) -> None:
+    """A confusion matrix of ``counts`` [true, pred] on ``ax``, row-normalised: each cell its
+    share of the row and its count, the true class down (``rows`` labels them), the predicted
+    class across; ``fontsize`` sets the ticks and axis labels (None: matplotlib's default)."""
+    counts = np.asarray(counts, dtype=float)
+    norm = counts / np.maximum(counts.sum(1, keepdims=True), 1)
+    ax.imshow(norm, cmap="Blues", vmin=0, vmax=1)
+    for i in range(len(CLASSES)):
+        for j in range(len(CLASSES)):
+            ax.text(j, i, f"{norm[i, j]:.2f}\n({int(counts[i, j])})", ha="center", va="center",
+                    fontsize=7, color="white" if norm[i, j] > 0.5 else "black")
+    ax.set_xticks(range(len(CLASSES)), CLASSES, fontsize=fontsize)
+    ax.set_yticks(range(len(CLASSES)), list(rows), fontsize=fontsize)
+    ax.set_xlabel("predicted", fontsize=fontsize)
+    ax.set_ylabel("true", fontsize=fontsize)
+    ax.set_title(title, fontsize=8)
