@@ -85,6 +85,7 @@ def no_model_work(monkeypatch: pytest.MonkeyPatch) -> None:
 
     targets = ("benevaudit.encoders.models.load_classifier",
                "benevaudit.encoders.models.load_tokenizer",
+               "benevaudit.audit.checkpoints.load_frozen",
                "benevaudit.pipelines.evaluate.load_frozen",
                "benevaudit.pipelines.attribute.load_frozen",
                "benevaudit.pipelines.analyze.cls_embeddings",

@@ -34,7 +34,7 @@ def no_models(monkeypatch):
     import benevaudit.llm.hf as hf
     import benevaudit.llm.openai as openai_backend
     import benevaudit.llm.vllm as vllm_backend
-    import benevaudit.pipelines.evaluate as evaluate
+    import benevaudit.audit.checkpoints as checkpoints
 
     def refuse(*args, **kwargs):
         raise AssertionError("a dry run loaded a model")
@@ -44,7 +44,7 @@ def no_models(monkeypatch):
     for auto in (transformers.AutoModelForCausalLM, transformers.AutoModelForSequenceClassification):
         monkeypatch.setattr(auto, "from_pretrained", refuse)
     monkeypatch.setattr(classifiers, "load_sequence_classifier", refuse)
-    monkeypatch.setattr(evaluate, "load_frozen", refuse)
+    monkeypatch.setattr(checkpoints, "load_frozen", refuse)
     monkeypatch.setattr(embedded, "ensure_smollm2_dir", refuse)
 
 

@@ -100,7 +100,7 @@ def test_bad_attribution_setting_fails_before_training(tmp_path):
 
 def test_check_attribution_cases():
     from benevaudit.errors import ConfigError
-    from benevaudit.pipelines.attribution import check_attribution
+    from benevaudit.audit.attribution.suite import check_attribution
 
     good = {"methods": ["rollout_norm", "integrated_gradients"], "target": "BB", "split": "test",
             "top_k": 50, "batch_size": 16, "n_steps": 50, "min_count": 3,

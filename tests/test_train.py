@@ -136,7 +136,7 @@ def test_evaluate_names_metrics_after_the_evaluated_split(trained, tmp_path):
 def test_a_run_without_model_dir_is_located_by_its_best_checkpoint(tmp_path):
     """experiment=smoke keeps no model/ (save_model=false): ckpt=<run> then means its best
     checkpoint, so the audit recipe's evaluation side runs on such a baseline too."""
-    from benevaudit.pipelines.evaluate import locate
+    from benevaudit.audit.checkpoints import locate
 
     run = tmp_path / "run"
     (run / ".hydra").mkdir(parents=True)

@@ -13,10 +13,12 @@ from __future__ import annotations
 import importlib
 import inspect
 import logging
+import os
 from pathlib import Path
 from typing import Any
 
 from benevaudit.errors import ConfigError
+from benevaudit.files import check_llm_files
 from benevaudit.llm.base import ChatModel, Completion, Conversation, Message, Sampling
 
 BACKENDS: dict[str, str] = {
@@ -88,5 +90,30 @@ def build_from_block(block: dict[str, Any], cache: str | Path | None = None) -> 
     return build_chat_model(backend, cache=cache, **backend_kwargs(backend, block))
 
 
+def check_llm_block(block: dict[str, Any], key: str) -> None:
+    """Backend name, a local model directory or an offline hub cache entry, a template file."""
+    if block.get("backend") not in BACKENDS:
+        raise ConfigError(f"{key}.backend={block.get('backend')!r}: expected one of "
+                          f"{sorted(BACKENDS)}")
+    model = str(block.get("model") or "")
+    local = model.startswith(("/", "./", "../", "~"))
+    if local and not Path(model).expanduser().is_dir():
+        raise ConfigError(f"{key}.model={model}: no such directory (expected a model directory "
+                          "with config.json, weights and tokenizer files)")
+    if (block["backend"] == "hf" and not local and "/" in model
+            and os.environ.get("HF_HUB_OFFLINE") == "1"):
+        from huggingface_hub import try_to_load_from_cache   # transformers' hub client, heavy
+
+        if not isinstance(try_to_load_from_cache(model, "config.json"), str):
+            raise ConfigError(f"{key}.model={model}: not in the Hugging Face cache, and "
+                              "HF_HUB_OFFLINE=1 (expected a cached hub id, a local directory, "
+                              "or embedded:smollm2)")
+    template = block.get("chat_template")
+    if template and "{" not in str(template) and not Path(str(template)).is_file():
+        raise ConfigError(f"{key}.chat_template={template}: no such template file (expected "
+                          "a .jinja file or an inline Jinja string)")
+    check_llm_files(block, key)
+
+
 __all__ = ["backend_kwargs", "build_from_block", "BACKENDS", "ChatModel", "Completion", "Conversation", "Message", "Sampling",
-           "backend_class", "build_chat_model"]
+           "backend_class", "build_chat_model", "check_llm_block"]

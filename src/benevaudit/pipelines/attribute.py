@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from omegaconf import DictConfig
 
+from benevaudit.audit.checkpoints import load_frozen
 from benevaudit.pipelines.config import output_dir, plain, write_metrics
-from benevaudit.pipelines.evaluate import frozen_model_splits, load_frozen
+from benevaudit.pipelines.evaluate import frozen_model_splits
 from benevaudit.pipelines.inputs import check_inputs
 
 

@@ -6,39 +6,13 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from benevaudit.errors import ConfigError
-from benevaudit.schema import CLASSES, Dialogue
+from benevaudit.audit.attribution.suite import check_attribution
+from benevaudit.schema import Dialogue
 
 if TYPE_CHECKING:
     from benevaudit.audit.attribution.suite import AttributionAudit
 
 log = logging.getLogger(__name__)
-SPLITS = ("train", "validation", "test")
-
-
-def check_attribution(attribution: dict[str, Any]) -> None:
-    """Fail before any training on an attribution setting that could only fail after it."""
-    from benevaudit.audit.attribution.words import METHODS, batch_token_cap
-
-    if not attribution.get("enabled", True):
-        return
-    methods = list(attribution.get("methods") or [])
-    bad = [m for m in methods if m not in METHODS]
-    if not methods or bad:
-        raise ConfigError(f"attribution.methods must list one or more of {list(METHODS)}, "
-                          f"got {methods}")
-    target = str(attribution.get("target", "true"))
-    if target not in ("true", "predicted", *CLASSES):
-        raise ConfigError(f"attribution.target must be one of "
-                          f"{['true', 'predicted', *CLASSES]}, got {target!r}")
-    if attribution.get("split", "test") not in SPLITS:
-        raise ConfigError(f"attribution.split must be one of {list(SPLITS)}, "
-                          f"got {attribution.get('split')!r}")
-    for key in ("top_k", "batch_size", "n_steps", "min_count"):
-        value = attribution.get(key, 1)
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ConfigError(f"attribution.{key} must be a positive integer, got {value!r}")
-    batch_token_cap(attribution.get("max_batch_tokens", "auto"), "cpu")
 
 
 def write_heatmaps(audit: AttributionAudit, out: Path, png_dialogues: int) -> None:

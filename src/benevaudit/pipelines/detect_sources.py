@@ -71,7 +71,7 @@ def detect_finetuned(ckpt: str | None, spec: dict[str, Any], dialogues: Sequence
     dialogue (one whole-dialogue unit); flagged when pred is OB or BB."""
     from benevaudit.audit.datamodule import DialogueDataModule
     from benevaudit.audit.evaluation import evaluate_classifier
-    from benevaudit.pipelines.evaluate import load_frozen, locate
+    from benevaudit.audit.checkpoints import load_frozen, locate
 
     if not ckpt:
         raise ConfigError("detector=finetuned needs ckpt=<train run directory | its model/ "

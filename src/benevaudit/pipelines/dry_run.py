@@ -17,7 +17,9 @@ from typing import Any, NamedTuple
 
 from omegaconf import DictConfig
 
+from benevaudit.audit.checkpoints import locate
 from benevaudit.errors import ConfigError
+from benevaudit.generation.producers import build_producer
 from benevaudit.llm.dry_run import RequestLog, recording, scope
 from benevaudit.pipelines.config import output_dir, plain, write_metrics
 
@@ -89,8 +91,6 @@ def record_detector(spec: dict[str, Any], judges: list[dict[str, Any]], dialogue
 
     kind, name = spec["kind"], spec["name"]
     if kind == "finetuned":
-        from benevaudit.pipelines.evaluate import locate
-
         if not ckpt:
             raise ConfigError("detector=finetuned needs ckpt=<train run directory | its model/ "
                               "directory | a .ckpt file>")
@@ -146,8 +146,6 @@ def generate_requests(cfg: DictConfig, gen: dict[str, Any], conditions: list,
                       dry: DryRun) -> dict[str, float]:
     """Every request of a generation: one per dialogue (whole), or one per message (self-chat,
     each after the first depending on the one before). Nothing is written to out_dir."""
-    from benevaudit.pipelines.generate import build_producer
-
     out = output_dir(cfg)
     request_log = RequestLog(out / REQUESTS, dry.tokenizer)
     with recording(request_log):

@@ -18,98 +18,12 @@ from omegaconf import DictConfig
 
 import benevaudit
 from benevaudit.errors import ConfigError
+from benevaudit.generation.producers import build_producer
 from benevaudit.pipelines.config import group_choices, output_dir, plain, write_metrics
+from benevaudit.pipelines.dry_run import dry_run_of, generate_requests
+from benevaudit.pipelines.inputs import check_inputs
 
 log = logging.getLogger(__name__)
-KINDS = ("scripted", "llm")
-MODES = ("whole", "self_chat")  # one prompt per dialogue (the study's) | one call per message
-
-
-def build_producer(gen: dict[str, Any], seed: int, min_turns: int,
-                   llm_cache: str | None) -> tuple[Any, tuple[str, ...]]:
-    """The producer for a generator config and the generator names it writes."""
-    kind = gen.get("kind")
-    if kind == "scripted":
-        from benevaudit.generation.grid import SCRIPTED_GENERATORS
-        from benevaudit.generation.scripted import ScriptedProducer
-
-        producer = ScriptedProducer(seed=seed, signal=float(gen.get("signal", 0.8)),
-                                    planted_cues=gen.get("planted_cues") or ())
-        return producer, SCRIPTED_GENERATORS
-    if kind == "llm":
-        from benevaudit.generation.llm_generator import LLMProducer
-        from benevaudit.llm import Sampling, build_from_block
-
-        sampling = gen.get("sampling") or {}
-        sampling = Sampling(**{**sampling, "stop": tuple(sampling.get("stop") or ())})
-        mode = gen.get("mode", "whole")
-        if mode not in MODES:
-            raise ConfigError(f"generator.mode must be one of {list(MODES)}, got {mode!r}")
-        # the block composes the llm/ group; keys its backend does not take are dropped
-        model = build_from_block(gen["llm"], cache=llm_cache)
-        producer_class = LLMProducer
-        if mode == "self_chat":
-            from benevaudit.generation.self_chat import SelfChatProducer
-
-            producer_class = SelfChatProducer
-        producer = producer_class(model, sampling, seed=seed, min_turns=min_turns,
-                                  system_in_user=bool(gen.get("system_in_user", False)),
-                                  exchanges=gen.get("exchanges"))
-        return producer, (gen["name"],)
-    raise ConfigError(f"generator.kind must be one of {list(KINDS)}, got {kind!r}")
-
-
-def check_llm_block(block: dict[str, Any], key: str) -> None:
-    """Backend name, a local model directory or an offline hub cache entry, a template file."""
-    import os
-
-    from benevaudit.llm import BACKENDS
-
-    if block.get("backend") not in BACKENDS:
-        raise ConfigError(f"{key}.backend={block.get('backend')!r}: expected one of "
-                          f"{sorted(BACKENDS)}")
-    model = str(block.get("model") or "")
-    local = model.startswith(("/", "./", "../", "~"))
-    if local and not Path(model).expanduser().is_dir():
-        raise ConfigError(f"{key}.model={model}: no such directory (expected a model directory "
-                          "with config.json, weights and tokenizer files)")
-    if (block["backend"] == "hf" and not local and "/" in model
-            and os.environ.get("HF_HUB_OFFLINE") == "1"):
-        from huggingface_hub import try_to_load_from_cache
-
-        if not isinstance(try_to_load_from_cache(model, "config.json"), str):
-            raise ConfigError(f"{key}.model={model}: not in the Hugging Face cache, and "
-                              "HF_HUB_OFFLINE=1 (expected a cached hub id, a local directory, "
-                              "or embedded:smollm2)")
-    template = block.get("chat_template")
-    if template and "{" not in str(template) and not Path(str(template)).is_file():
-        raise ConfigError(f"{key}.chat_template={template}: no such template file (expected "
-                          "a .jinja file or an inline Jinja string)")
-    from benevaudit.files import check_llm_files
-
-    check_llm_files(block, key)
-
-
-def check_generator(cfg: DictConfig) -> None:
-    """Everything about ``generator=`` that can be checked before a model is loaded."""
-    from benevaudit.pipelines.inputs import check_planted_cues
-
-    gen = plain(cfg.generator)
-    if gen.get("kind") not in KINDS:
-        raise ConfigError(f"generator.kind must be one of {list(KINDS)}, got {gen.get('kind')!r}")
-    check_planted_cues(gen.get("planted_cues"), "generator.planted_cues")
-    if gen["kind"] != "llm":
-        return
-    if gen.get("mode", "whole") not in MODES:
-        raise ConfigError(f"generator.mode must be one of {list(MODES)}, got {gen.get('mode')!r}")
-    exchanges = gen.get("exchanges")
-    if exchanges is not None and not (
-            isinstance(exchanges, list) and exchanges
-            and all(isinstance(n, int) and not isinstance(n, bool) and n >= 1
-                    for n in exchanges)):
-        raise ConfigError(f"generator.exchanges={exchanges!r}: expected null or a list of "
-                          "positive integers (user-agent exchanges per dialogue)")
-    check_llm_block(gen.get("llm") or {}, "generator.llm")
 
 
 def corpus_params(gen: dict[str, Any], cfg: DictConfig, filters: dict[str, Any],
@@ -131,7 +45,6 @@ def corpus_params(gen: dict[str, Any], cfg: DictConfig, filters: dict[str, Any],
 def run(cfg: DictConfig) -> dict[str, float]:
     from benevaudit.generation.driver import generate_corpus
     from benevaudit.generation.grid import SCRIPTED_GENERATORS, iter_conditions
-    from benevaudit.pipelines.inputs import check_inputs
 
     check_inputs(cfg, "generate")
     run_dir = output_dir(cfg)
@@ -142,8 +55,6 @@ def run(cfg: DictConfig) -> dict[str, float]:
     conditions = list(iter_conditions(filters, limit, generators))
     if not conditions:
         raise ConfigError(f"filters {json.dumps(filters)} select no conditions")
-    from benevaudit.pipelines.dry_run import dry_run_of, generate_requests
-
     dry = dry_run_of(cfg)
     if dry is not None:
         return generate_requests(cfg, gen, conditions, dry)

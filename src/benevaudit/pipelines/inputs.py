@@ -18,10 +18,13 @@ from typing import Any
 
 from omegaconf import DictConfig, OmegaConf
 
+from benevaudit.audit.attribution.suite import check_attribution
+from benevaudit.audit.checkpoints import locate
 from benevaudit.errors import ConfigError, InputError
 from benevaudit.files import (
     check_llm_files, check_located, check_sqlite, check_torch_file, read_json,
 )
+from benevaudit.generation.producers import check_generator, check_planted_cues
 from benevaudit.schema import SPLITS
 
 _ABSENT = object()
@@ -147,8 +150,6 @@ def check_detect(cfg: DictConfig) -> None:
                           "numbers in (0, 1], shares of the corpus, e.g. [0.005, 0.05, 0.2]")
     ckpt = value_at(cfg, "ckpt")
     if value_at(cfg, "detector.kind") == "finetuned" and ckpt not in (_ABSENT, None, ""):
-        from benevaudit.pipelines.evaluate import locate
-
         check_located("ckpt", locate(str(ckpt)))
 
 
@@ -209,20 +210,6 @@ def check_lexicon_and_intervention(cfg: DictConfig) -> None:
         build(name, params, lexicon)
 
 
-def check_planted_cues(cues: Any, key: str) -> None:
-    """``[{token, label, rate}, ...]``: each cue is built, so its checks run with the key named."""
-    from benevaudit.generation.scripted import PlantedCue
-
-    for i, cue in enumerate(cues or []):
-        if not isinstance(cue, dict) or set(cue) != {"token", "label", "rate"}:
-            raise ConfigError(f"{key}[{i}]={cue!r}: expected "
-                              "{token: <word>, label: N|OB|BB, rate: <0..1>}")
-        try:
-            PlantedCue(**cue)
-        except ConfigError as e:
-            raise ConfigError(f"{key}[{i}]: {e}") from None
-
-
 def check_data(cfg: DictConfig) -> None:
     cues = value_at(cfg, "data.planted_cues")
     if cues is not _ABSENT:
@@ -255,8 +242,6 @@ def check_split(cfg: DictConfig) -> None:
 
 def check_checkpoint(cfg: DictConfig) -> None:
     """``ckpt=`` for evaluate/attribute, ``resume=`` for train; the file is read, not trusted."""
-    from benevaudit.pipelines.evaluate import locate
-
     if OmegaConf.is_missing(cfg, "ckpt"):   # `ckpt: ???` left unset
         raise ConfigError("ckpt is required: ckpt=<a train run directory, its model/ "
                           "directory, or a .ckpt file>")
@@ -294,16 +279,12 @@ def check_inputs(cfg: DictConfig, entrypoint: str) -> None:
     if entrypoint in ("train", "evaluate"):
         check_lexicon_and_intervention(cfg)
     if entrypoint in ("train", "attribute"):
-        from benevaudit.pipelines.attribution import check_attribution
-
         check_attribution({**value_at(cfg, "attribution"), "enabled": True})
     split = value_at(cfg, "eval_split")
     if split is not _ABSENT and split not in SPLITS:
         raise ConfigError(f"eval_split={split!r}: expected one of {list(SPLITS)}")
     if entrypoint == "generate":
-        from benevaudit.pipelines.generate import check_generator
-
-        check_generator(cfg)
+        check_generator(value_at(cfg, "generator"))
         manifest = Path(str(value_at(cfg, "out_dir"))) / "manifest.json"   # a run to resume
         if manifest.is_file() and not isinstance(read_json(manifest, expected=RESUMED), dict):
             raise InputError(f"{manifest}: expected a JSON object ({RESUMED})")

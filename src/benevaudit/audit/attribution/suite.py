@@ -20,9 +20,12 @@ from benevaudit.audit.attribution.dialogue import DialogueAttribution
 from benevaudit.audit.attribution.faithfulness import DEFAULT_KS, evaluate_faithfulness
 from benevaudit.audit.attribution.logodds import logodds_lexicon, logodds_scores
 from benevaudit.audit.attribution.store import AttributionCache
-from benevaudit.audit.attribution.words import attribute_dialogues, compute_lexicon
+from benevaudit.audit.attribution.words import (
+    METHODS, attribute_dialogues, batch_token_cap, compute_lexicon,
+)
 from benevaudit.audit.lexicon import Lexicon, save_lexicon
-from benevaudit.schema import Dialogue
+from benevaudit.errors import ConfigError
+from benevaudit.schema import CLASSES, SPLITS, Dialogue
 
 
 @dataclass
@@ -98,3 +101,26 @@ def run_attribution(model: Any, tokenizer: Any, train: Sequence[Dialogue],
     attrs = attribute_dialogues(model, tokenizer, shown, o.methods[0], progress=False,
                                 **{k: v for k, v in kw.items() if k != "progress"}) if shown else []
     return AttributionAudit(primary, metrics, o.methods[0], shown, attrs)
+
+
+def check_attribution(attribution: dict[str, Any]) -> None:
+    """Fail before any training on an attribution setting that could only fail after it."""
+    if not attribution.get("enabled", True):
+        return
+    methods = list(attribution.get("methods") or [])
+    bad = [m for m in methods if m not in METHODS]
+    if not methods or bad:
+        raise ConfigError(f"attribution.methods must list one or more of {list(METHODS)}, "
+                          f"got {methods}")
+    target = str(attribution.get("target", "true"))
+    if target not in ("true", "predicted", *CLASSES):
+        raise ConfigError(f"attribution.target must be one of "
+                          f"{['true', 'predicted', *CLASSES]}, got {target!r}")
+    if attribution.get("split", "test") not in SPLITS:
+        raise ConfigError(f"attribution.split must be one of {list(SPLITS)}, "
+                          f"got {attribution.get('split')!r}")
+    for key in ("top_k", "batch_size", "n_steps", "min_count"):
+        value = attribution.get(key, 1)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ConfigError(f"attribution.{key} must be a positive integer, got {value!r}")
+    batch_token_cap(attribution.get("max_batch_tokens", "auto"), "cpu")
