@@ -348,3 +348,44 @@ def test_openai_sends_each_requests_seed_and_folds_on_request() -> None:
                                                       request_seed(CONVS[0], 11)]
     assert [o.seed for o in out] == [b["seed"] for b in _Recorder.bodies]
     assert _Recorder.bodies[0]["messages"] == [{"role": "user", "content": "Be brief.\n\nHi"}]
+
+
+def test_a_null_block_cache_writes_and_reads_no_cache_file(tmp_path) -> None:
+    """``cache: null`` in an llm block turns the request cache off, also when the run has one;
+    a block that names a file is cached there, and a block without the key at the run's."""
+    from benevaudit.llm import build_from_block
+
+    run_cache, own = tmp_path / "run.sqlite", tmp_path / "own.sqlite"
+    block = {"backend": "scripted", "model": "scripted"}
+    off = build_from_block({**block, "cache": None}, cache=run_cache)
+    assert isinstance(off, ScriptedChatModel)
+    off.chat(CONVS, Sampling(seed=1))
+    assert not any(c.cached for c in off.chat(CONVS, Sampling(seed=1)))
+    assert off.chat_calls == 2 and not run_cache.exists() and not own.exists()
+    on = build_from_block({**block, "cache": str(own)}, cache=run_cache)
+    first = on.chat(CONVS, Sampling(seed=1))
+    again = build_from_block({**block, "cache": str(own)}).chat(CONVS, Sampling(seed=1))
+    assert own.is_file() and not run_cache.exists()
+    assert not any(c.cached for c in first) and all(c.cached for c in again)
+    assert [c.text for c in again] == [c.text for c in first]
+    build_from_block(block, cache=run_cache).chat(CONVS, Sampling(seed=1))
+    assert run_cache.is_file()
+
+
+@pytest.mark.parametrize("overrides, expected", [
+    ([], "{cache_dir}/llm/requests.sqlite"),
+    (["llm_cache={tmp}/r.sqlite"], "{tmp}/r.sqlite"),
+    (["llm_cache=null"], None),
+    (["generator.llm.cache=null"], None),
+])
+def test_a_generator_block_caches_where_the_run_says(tmp_path, overrides, expected) -> None:
+    """The llm group's ``cache`` follows the run's ``llm_cache``; either set to null turns the
+    generator's request cache off."""
+    from hydra import compose, initialize_config_dir
+
+    conf = Path(__file__).resolve().parents[1] / "conf"
+    with initialize_config_dir(str(conf), version_base="1.3"):
+        cfg = compose("generate", overrides=["generator=smollm2", f"paths.root_dir={tmp_path}",
+                                             *[o.format(tmp=tmp_path) for o in overrides]])
+    want = expected and expected.format(tmp=tmp_path, cache_dir=cfg.paths.cache_dir)
+    assert cfg.generator.llm.cache == want

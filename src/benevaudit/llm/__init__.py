@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from benevaudit.errors import ConfigError
-from benevaudit.files import check_llm_files
+from benevaudit.files import check_llm_files, check_sqlite
 from benevaudit.llm.base import ChatModel, Completion, Conversation, Message, Sampling
 
 BACKENDS: dict[str, str] = {
@@ -71,6 +71,9 @@ def backend_kwargs(backend: str, block: dict[str, Any]) -> dict[str, Any]:
 def build_from_block(block: dict[str, Any], cache: str | Path | None = None) -> ChatModel:
     """Build the model an ``llm`` config block names: ``{backend: hf, model: ..., ...}``.
 
+    The block's ``cache`` key, where it has one, is its SQLite request cache (null: none) and
+    takes the place of ``cache``; a block without the key is cached at ``cache``.
+
     During a dry run (``llm.dry_run.recording``) every block gets a recording model instead:
     no weights are loaded and no request is sent or answered from the cache.
     """
@@ -86,7 +89,8 @@ def build_from_block(block: dict[str, Any], cache: str | Path | None = None) -> 
                               f"{sorted(BACKENDS)}")
         return dry_run.model_for_block(block)
     backend = block.pop("backend")
-    block.pop("cache", None)
+    if "cache" in block:   # the block's own request cache: a path, or null for none
+        cache = block.pop("cache")
     return build_chat_model(backend, cache=cache, **backend_kwargs(backend, block))
 
 
@@ -113,6 +117,8 @@ def check_llm_block(block: dict[str, Any], key: str) -> None:
         raise ConfigError(f"{key}.chat_template={template}: no such template file (expected "
                           "a .jinja file or an inline Jinja string)")
     check_llm_files(block, key)
+    if block.get("cache"):
+        check_sqlite(block["cache"], f"{key}.cache")
 
 
 __all__ = ["backend_kwargs", "build_from_block", "BACKENDS", "ChatModel", "Completion", "Conversation", "Message", "Sampling",
