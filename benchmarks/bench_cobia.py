@@ -60,7 +60,7 @@ def count_only(run_dir: Path, data: Path) -> None:
     import pandas as pd
     from transformers import AutoTokenizer
 
-    from benevaudit.llm.embedded import resolve_model
+    from benevaudit.llm.gguf import resolve_model
     from benevaudit.llm.prompting import prompt_ids, set_chat_template
     from benevaudit.probes.cobia.dataset import load_items
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 
 from benevaudit.report.context import Context
-from benevaudit.report.render import runs_frame
+from benevaudit.report.html import runs_frame
 from benevaudit.report.runs import collect
 from benevaudit.report.sections import render_sections
 

@@ -12,7 +12,7 @@ import pytest
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-from benevaudit.audit.attribution.agreement import (  # noqa: E402
+from benevaudit.audit.attribution.overlap import (  # noqa: E402
     agreement_metrics,
     average_ranks,
     jaccard_at_k,
@@ -255,7 +255,7 @@ def test_heatmap_png(tmp_path):
 def test_run_attribution_writes_run_files(tmp_path):
     from benevaudit.audit.attribution.suite import AttributionOptions, run_attribution
     from benevaudit.audit.lexicon import load_lexicon
-    from benevaudit.pipelines.attribution import write_heatmaps
+    from benevaudit.pipelines.model_audit import write_heatmaps
     from benevaudit.encoders.models import load_classifier, load_tokenizer
 
     model = load_classifier("tiny", attn_implementation="eager")

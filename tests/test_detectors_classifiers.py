@@ -23,7 +23,7 @@ BEAVERTAILS_LABELS = [
 def smollm2_tokenizer():
     from transformers import AutoTokenizer
 
-    from benevaudit.llm.embedded import ensure_smollm2_dir
+    from benevaudit.llm.gguf import ensure_smollm2_dir
 
     return AutoTokenizer.from_pretrained(ensure_smollm2_dir())
 

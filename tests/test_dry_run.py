@@ -30,7 +30,7 @@ def no_models(monkeypatch):
     import transformers
 
     import benevaudit.detectors.classifiers as classifiers
-    import benevaudit.llm.embedded as embedded
+    import benevaudit.llm.gguf as gguf
     import benevaudit.llm.hf as hf
     import benevaudit.llm.openai as openai_backend
     import benevaudit.llm.vllm as vllm_backend
@@ -45,7 +45,7 @@ def no_models(monkeypatch):
         monkeypatch.setattr(auto, "from_pretrained", refuse)
     monkeypatch.setattr(classifiers, "load_sequence_classifier", refuse)
     monkeypatch.setattr(checkpoints, "load_frozen", refuse)
-    monkeypatch.setattr(embedded, "ensure_smollm2_dir", refuse)
+    monkeypatch.setattr(gguf, "ensure_smollm2_dir", refuse)
 
 
 def lines(run: Path) -> list[dict]:

@@ -210,7 +210,7 @@ def test_vllm_backend_without_vllm_says_how_to_get_it() -> None:
 
 
 def test_embedded_name_typo_is_an_error() -> None:
-    from benevaudit.llm.embedded import resolve_model
+    from benevaudit.llm.gguf import resolve_model
 
     assert resolve_model("some/hub-id") == "some/hub-id"
     with pytest.raises(ValueError, match="embedded:smollm2"):

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from benevaudit.llm import Sampling, build_chat_model
-from benevaudit.llm.embedded import ensure_smollm2_dir
+from benevaudit.llm.gguf import ensure_smollm2_dir
 from benevaudit.llm.prompting import choice_ids, prompt_ids
 
 torch = pytest.importorskip("torch")
@@ -170,7 +170,7 @@ def test_conversion_keeps_the_gguf_model(tmp_path: Path) -> None:
     """A fresh conversion gives the logits of the GGUF-loaded model (one to two minutes)."""
     from transformers import AutoModelForCausalLM
 
-    from benevaudit.llm.embedded import smollm2_gguf_path
+    from benevaudit.llm.gguf import smollm2_gguf_path
 
     converted = ensure_smollm2_dir(tmp_path)
     assert converted == tmp_path / "models" / "smollm2-135m-instruct"

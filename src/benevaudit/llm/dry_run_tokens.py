@@ -42,7 +42,7 @@ def embedded_tokenizer() -> Any:
     file (its metadata; the weights are not read into a model)."""
     from transformers import AutoTokenizer
 
-    from benevaudit.llm.embedded import DIR_NAME, cache_root, smollm2_gguf_path
+    from benevaudit.llm.gguf import DIR_NAME, cache_root, smollm2_gguf_path
 
     converted = cache_root() / "models" / DIR_NAME
     if (converted / "tokenizer_config.json").is_file():

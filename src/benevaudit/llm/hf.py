@@ -37,7 +37,7 @@ from benevaudit.llm.base import (
     hash_template,
     request_seed,
 )
-from benevaudit.llm.embedded import resolve_model
+from benevaudit.llm.gguf import resolve_model
 from benevaudit.llm.prompting import check_length, choice_ids, prompt_ids, set_chat_template
 
 # about how many prompt tokens one decoding step costs on transformers' eager loop (SmolLM2 on

@@ -38,7 +38,7 @@ from benevaudit.llm.base import (
     fold_system,
     request_seed,
 )
-from benevaudit.llm.embedded import EMBEDDED_NAME, resolve_model
+from benevaudit.llm.gguf import EMBEDDED_NAME, resolve_model
 from benevaudit.llm.prompting import check_length, score_in_waves
 
 RETRY_STATUS = {429, 500, 502, 503, 504}

@@ -25,7 +25,7 @@ from benevaudit.llm.base import (
     hash_template,
     request_seed,
 )
-from benevaudit.llm.embedded import resolve_model
+from benevaudit.llm.gguf import resolve_model
 from benevaudit.llm.prompting import (
     chat_messages,
     check_length,

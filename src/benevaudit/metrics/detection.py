@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from benevaudit.metrics.intervals import wilson_interval
+from benevaudit.metrics.wilson import wilson_interval
 from benevaudit.schema import CLASS_INDEX, CLASSES
 
 NAN = float("nan")

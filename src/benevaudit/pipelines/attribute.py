@@ -16,7 +16,7 @@ from benevaudit.pipelines.inputs import check_inputs
 
 def run(cfg: DictConfig) -> dict[str, float]:
     from benevaudit.encoders.models import set_offline_defaults
-    from benevaudit.pipelines.attribution import audit_model
+    from benevaudit.pipelines.model_audit import audit_model
     from benevaudit.precision import resolve_precision, torch_device
 
     set_offline_defaults()

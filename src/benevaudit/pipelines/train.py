@@ -132,7 +132,7 @@ def run(cfg: DictConfig) -> dict[str, float]:
     from benevaudit.encoders.models import load_classifier, load_tokenizer, set_offline_defaults
     from benevaudit.audit.module import DialogueClassifier
     from benevaudit.audit.attribution.suite import check_attribution
-    from benevaudit.pipelines.attribution import audit_model
+    from benevaudit.pipelines.model_audit import audit_model
     from benevaudit.pipelines.interventions import edit_splits
     from benevaudit.pipelines.tracking import build_logger, finish_logger
     from benevaudit.precision import precision_bits, resolve_precision

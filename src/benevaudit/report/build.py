@@ -9,7 +9,7 @@ from typing import Any, NamedTuple
 
 from benevaudit.report.context import Context
 from benevaudit.report.document import SectionOutput
-from benevaudit.report.render import html_page, markdown, runs_frame, write_runs
+from benevaudit.report.html import html_page, markdown, runs_frame, write_runs
 from benevaudit.report.runs import Run, collect, find_runs
 from benevaudit.report.sections import render_sections
 

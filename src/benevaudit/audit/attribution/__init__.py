@@ -5,13 +5,13 @@
 - :mod:`.logodds` — a model-free lexicon from the training data (log-odds, Dirichlet prior);
 - :mod:`.dialogue` — one dialogue's attribution, as passes produce it and the store keeps it;
 - :mod:`.words` — token → word relevance and the lexicon (:func:`compute_lexicon`);
-- :mod:`.agreement` — Jaccard@k and Spearman between lexicons;
+- :mod:`.overlap` — Jaccard@k and Spearman between lexicons;
 - :mod:`.faithfulness` — deletion curves and AOPC against a random control.
 
 Importing this package stays cheap: torch and captum are imported inside the functions.
 """
 
-from benevaudit.audit.attribution.agreement import agreement_metrics
+from benevaudit.audit.attribution.overlap import agreement_metrics
 from benevaudit.audit.attribution.dialogue import DialogueAttribution
 from benevaudit.audit.attribution.faithfulness import evaluate_faithfulness
 from benevaudit.audit.attribution.logodds import logodds_lexicon, logodds_scores

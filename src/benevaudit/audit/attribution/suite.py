@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from benevaudit.audit.attribution.agreement import agreement_metrics
+from benevaudit.audit.attribution.overlap import agreement_metrics
 from benevaudit.audit.attribution.dialogue import DialogueAttribution
 from benevaudit.audit.attribution.faithfulness import DEFAULT_KS, evaluate_faithfulness
 from benevaudit.audit.attribution.logodds import logodds_lexicon, logodds_scores

@@ -20,7 +20,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from benevaudit.metrics.agreement import cohens_kappa, fleiss_kappa
-from benevaudit.metrics.intervals import wilson_interval
+from benevaudit.metrics.wilson import wilson_interval
 from benevaudit.probes.cobia.judges import is_biased
 
 Row = dict[str, Any]

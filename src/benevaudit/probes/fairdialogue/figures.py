@@ -10,7 +10,7 @@ import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from benevaudit.metrics.intervals import wilson_interval
+from benevaudit.metrics.wilson import wilson_interval
 from benevaudit.plotting import plt
 
 

@@ -1,4 +1,5 @@
-"""After training: the cue lexicon and the attribution audit, from the ``attribution`` config."""
+"""After training: the cue lexicon and the attribution audit of a trained model, from the
+``attribution`` config (called by train and attribute)."""
 
 from __future__ import annotations
 
