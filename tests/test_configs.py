@@ -71,3 +71,21 @@ def test_missing_hub_model_fails_fast_with_a_hint():
     for load in (load_tokenizer, load_classifier):
         with pytest.raises(ConfigError, match="model.source=/path/to/no-such-model"):
             load("benevaudit-test/no-such-model")
+
+
+FAMILIES = [("detect", "detector"), ("generate", "generator"), ("probe", "probe")]
+FAMILY_CASES = [(p, g, o) for p, g in FAMILIES for o in options(g)]
+
+
+@pytest.mark.parametrize("primary,group,option", FAMILY_CASES,
+                         ids=[f"{g}={o}" for _, g, o in FAMILY_CASES])
+def test_every_option_fills_what_its_base_leaves_open(primary, group, option):
+    """An option composed from a base file (``base/*.yaml``) sets every key the base marks
+    ``???``, and a detector or generator is named after its file."""
+    from omegaconf import OmegaConf
+
+    with initialize_config_dir(str(CONF), version_base="1.3"):
+        cfg = compose(primary, overrides=[f"{group}={option}", "paths.root_dir=/tmp/x"])
+    assert not OmegaConf.missing_keys(cfg[group]), f"{group}={option} leaves keys unset"
+    if group != "probe":
+        assert cfg[group].name == option

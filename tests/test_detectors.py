@@ -4,6 +4,7 @@ import math
 
 import numpy as np
 import pytest
+from config_fixtures import option
 
 from benevaudit.detectors import aggregate, make_units
 from benevaudit.detectors import guard_prompts as gp
@@ -265,16 +266,12 @@ def test_judge_levels_follow_appendix_c():
 
 
 def test_the_study_sampling_constants():
-    import yaml
-    from pathlib import Path
-
     from benevaudit.detectors.judges import STUDY_SAMPLING
 
     assert (STUDY_SAMPLING.temperature, STUDY_SAMPLING.top_p, STUDY_SAMPLING.max_tokens) == \
         (0.6, 0.9, 2000)
-    conf = Path(__file__).resolve().parents[1] / "conf" / "detector"
     for name in ("judge_plain", "judge_conceptual", "judge_operational"):
-        block = yaml.safe_load((conf / f"{name}.yaml").read_text())["sampling"]
+        block = option("detector", name)["sampling"]
         assert (block["temperature"], block["top_p"], block["max_tokens"]) == (0.6, 0.9, 2000)
 
 
@@ -304,8 +301,6 @@ def test_the_paper_recipe_runs_judges_sampled_and_guards_in_their_own_modes(tmp_
     import subprocess
     from pathlib import Path
 
-    import yaml
-
     root = Path(__file__).resolve().parents[1]
     env = {**os.environ, "SCALE": "paper", "ECHO_ONLY": "1", "DETECT_DIR": str(tmp_path)}
     out = subprocess.run(["bash", str(root / "experiments/detection/run.sh"), "data=corpus"],
@@ -320,7 +315,7 @@ def test_the_paper_recipe_runs_judges_sampled_and_guards_in_their_own_modes(tmp_
     assert not [a for a in guards if a.startswith(("detector.mode=", "judges="))]
     modes = {}
     for name in guards[guards.index("-m") + 1].split("=", 1)[1].split(","):
-        spec = yaml.safe_load((root / "conf/detector" / f"{name}.yaml").read_text())
+        spec = option("detector", name)
         assert spec["kind"] != "judge"
         modes[name] = spec.get("mode")
     assert modes["llama_guard3"] == "score" and modes["granite_guardian_3_3"] == "score"

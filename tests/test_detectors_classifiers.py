@@ -5,6 +5,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from config_fixtures import option
 import torch
 
 from benevaudit.detectors import build_detector, make_units
@@ -83,10 +84,7 @@ def corpus():
 
 
 def spec(name, source, **kw):
-    import yaml
-
-    conf = Path(__file__).resolve().parents[1] / "conf" / "detector" / f"{name}.yaml"
-    return {**yaml.safe_load(conf.read_text()), "source": source, "device": "cpu", **kw}
+    return {**option("detector", name), "source": source, "device": "cpu", **kw}
 
 
 def reference_probs(path, texts, multi_label):

@@ -23,6 +23,7 @@ References (the expected strings below are written out from them, not from this 
 """
 
 import pytest
+from config_fixtures import option
 
 from benevaudit.detectors import guard_llm_block, make_units
 from benevaudit.detectors import guard_prompts as gp
@@ -150,16 +151,12 @@ def test_granite41_generates_by_default_and_counts_a_reply_without_score_invalid
 
 
 def test_granite41_keeps_its_shipped_chat_template_and_33_its_layout():
-    import yaml
-    from pathlib import Path
-
-    conf = Path(__file__).resolve().parents[1] / "conf" / "detector"
-    g41 = yaml.safe_load((conf / "granite_guardian_4_1.yaml").read_text())
+    g41 = option("detector", "granite_guardian_4_1")
     assert g41["kind"] == "granite_guardian41" and g41["mode"] == "generate"
     assert g41["score_prefill"] == "<think>\n</think>\n<score>"
     spec = {**g41, "llm": {"backend": "vllm", "model": g41["checkpoint"]}}
     assert "chat_template" not in guard_llm_block(spec)  # the cookbook's apply_chat_template
-    g33 = yaml.safe_load((conf / "granite_guardian_3_3.yaml").read_text())
+    g33 = option("detector", "granite_guardian_3_3")
     spec = {**g33, "llm": {"backend": "vllm", "model": g33["checkpoint"]}}
     assert "judge_protocol" in guard_llm_block(spec)["chat_template"]
 

@@ -1,0 +1,20 @@
+"""A config option as a run composes it: its base file and its own keys merged, interpolations
+kept as written (``${detector.checkpoint}``), so a test reads what the pipeline reads."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from hydra import compose, initialize_config_dir
+from omegaconf import OmegaConf
+
+CONF = Path(__file__).resolve().parents[1] / "conf"
+PRIMARY = {"detector": "detect", "generator": "generate", "probe": "probe"}
+
+
+def option(group: str, name: str) -> dict[str, Any]:
+    """``group=name`` composed under the group's entrypoint config, unresolved."""
+    with initialize_config_dir(str(CONF), version_base="1.3"):
+        cfg = compose(PRIMARY[group], overrides=[f"{group}={name}"])
+    return OmegaConf.to_container(cfg[group], resolve=False)
