@@ -11,7 +11,9 @@ so an interval always describes the number the run wrote.
 - :func:`detection_rates`: the binary B-vs-N view and each class's trigger rate of
   ``[..., 2·K]`` counts (flagged per class, then valid per class);
 - :func:`share`: hits over valid units (CoBia's bias and refusal rates, UCC, yes-rates);
-- :func:`gus_of_sums`: Γ per group and GUS from per-group sums of absolute differences.
+- :func:`gus_of_sums`: Γ per group and GUS from per-group sums of absolute differences;
+- :func:`persistence_of_sums`: negative feedback's RST and ANR;
+- :func:`mean_and_variance`: the mean and population variance of values from their sums.
 
 An undefined rate (a zero denominator) is NaN unless a caller asks for another value.
 """
@@ -117,3 +119,17 @@ def gus_of_sums(diff: np.ndarray, n_items: np.ndarray | float, n_groups: int
     gamma = ratio(np.asarray(diff, dtype=float),
                   np.asarray(n_items, dtype=float)[..., None] * (n_groups - 1))
     return gamma.max(-1), gamma
+
+
+def persistence_of_sums(revised: np.ndarray | float, n: np.ndarray | float,
+                        rounds: np.ndarray | float) -> tuple[np.ndarray, np.ndarray]:
+    """(RST, ANR) of negative feedback: the share of the n items revised to yes, and the mean
+    feedback round of a revised item (``rounds`` summed over revised items)."""
+    return share(revised, n), ratio(rounds, revised)
+
+
+def mean_and_variance(total: np.ndarray | float, squares: np.ndarray | float,
+                      n: np.ndarray | float) -> tuple[np.ndarray, np.ndarray]:
+    """(mean, population variance) of n values from their sum and their sum of squares."""
+    mean = ratio(total, n)
+    return mean, ratio(squares, n) - mean ** 2
