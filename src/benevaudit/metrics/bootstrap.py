@@ -65,6 +65,16 @@ def triplet_counts(frame: pd.DataFrame) -> np.ndarray:
     return counts
 
 
+def _check(fractions: Sequence[float], n_resamples: int, pool_fraction: float) -> None:
+    if not 0 < pool_fraction <= 1:
+        raise ValueError(f"bootstrap: pool_fraction must be in (0, 1], got {pool_fraction}")
+    if n_resamples < 1:
+        raise ValueError(f"bootstrap: n_resamples must be at least 1, got {n_resamples}")
+    bad = [f for f in fractions if not 0 < f <= 1]
+    if bad:
+        raise ValueError(f"bootstrap: fractions must be in (0, 1], got {bad}")
+
+
 def bootstrap_trigger_rates(frame: pd.DataFrame, fractions: Sequence[float] = FRACTIONS,
                             n_resamples: int = 1000, seed: int = 0, pool_fraction: float = 0.2,
                             corpus_size: int | None = None, method: str = "auto") -> pd.DataFrame:
@@ -80,13 +90,7 @@ def bootstrap_trigger_rates(frame: pd.DataFrame, fractions: Sequence[float] = FR
     class had no valid dialogue (``undefined``). ``method`` is ``auto``, ``types`` or
     ``index`` (see the module docstring); both draw from the same distribution.
     """
-    if not 0 < pool_fraction <= 1:
-        raise ValueError(f"bootstrap: pool_fraction must be in (0, 1], got {pool_fraction}")
-    if n_resamples < 1:
-        raise ValueError(f"bootstrap: n_resamples must be at least 1, got {n_resamples}")
-    bad = [f for f in fractions if not 0 < f <= 1]
-    if bad:
-        raise ValueError(f"bootstrap: fractions must be in (0, 1], got {bad}")
+    _check(fractions, n_resamples, pool_fraction)
     counts = triplet_counts(frame)
     if counts.shape[0] == 0:
         raise ValueError("bootstrap: the pool is empty")
