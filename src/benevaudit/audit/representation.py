@@ -20,7 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from benevaudit.plotting import fit_titles, plt
+from benevaudit.figure_titles import fit_titles
+from benevaudit.plotting import plt
 from benevaudit.schema import CLASS_INDEX, CLASSES, Dialogue
 
 

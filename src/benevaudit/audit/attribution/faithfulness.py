@@ -23,7 +23,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from benevaudit.audit.attribution.words import DialogueAttribution, attribute_dialogues
-from benevaudit.plotting import fit_titles, plt
+from benevaudit.figure_titles import fit_titles
+from benevaudit.plotting import plt
 from benevaudit.schema import CLASSES, Dialogue
 from benevaudit.text import MASK_TOKEN
 
