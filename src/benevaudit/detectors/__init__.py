@@ -6,7 +6,7 @@
 | kind | family | module |
 | --- | --- | --- |
 | ``sequence_classifier`` | Regard, ToxiGen, BeaverTails | ``classifiers`` |
-| ``llama_guard3`` ``granite_guardian`` (3.3) ``granite_guardian41`` ``wildguard`` ``qwen3guard`` | generative guards | ``guards`` |
+| ``llama_guard3`` ``granite_guardian`` (3.3) ``granite_guardian41`` ``wildguard`` ``qwen3guard`` | generative guards, one module each | ``guards/`` |
 | ``judge`` | prompted LLM judges and their ensemble | ``judges`` |
 
 (``finetuned`` and ``external`` need no model of this package's own and are wired in
@@ -18,11 +18,10 @@ from __future__ import annotations
 from typing import Any
 
 from benevaudit.detectors.base import Detector, DialogueResult, UnitVerdict
+from benevaudit.detectors.guards.registry import GUARD_KINDS, guard_format
 from benevaudit.detectors.units import AGGREGATIONS, UNITS, Unit, aggregate, make_units
 from benevaudit.errors import ConfigError
 
-GUARD_KINDS: tuple[str, ...] = ("llama_guard3", "granite_guardian", "granite_guardian41",
-                                 "wildguard", "qwen3guard")
 MODEL_KINDS: tuple[str, ...] = ("sequence_classifier", *GUARD_KINDS, "judge")
 
 
@@ -42,13 +41,10 @@ def guard_llm_block(spec: dict[str, Any]) -> dict[str, Any]:
     guard instruction itself (which would wrap the already-built prompt a second time) is
     replaced by a role-only one; Granite Guardian 4.1 keeps its own, which only frames roles.
     Any other model keeps its own template, as the embedded stand-in does."""
-    from benevaudit.detectors.guards import guard_format
-    from benevaudit.detectors.templates import template_for
-
     block = {k: v for k, v in (spec.get("llm") or {}).items() if v is not None}
     if not block.get("chat_template") and is_guard_checkpoint(block.get("model"),
                                                               spec.get("checkpoint")):
-        template = template_for(guard_format(spec["kind"]).template)
+        template = guard_format(spec["kind"]).template
         if template is not None:
             block["chat_template"] = template
     return block
@@ -94,7 +90,7 @@ def build_detector(spec: dict[str, Any], judges: list[dict[str, Any]] | None = N
             append_eos=bool(spec.get("append_eos", False)),
             batch_size=int(spec.get("batch_size", 16)), device=spec.get("device", "auto"))
     if kind in GUARD_KINDS:
-        from benevaudit.detectors.guards import GuardDetector
+        from benevaudit.detectors.guards.detector import GuardDetector
 
         model = build_from_block(guard_llm_block(spec), cache=cache)
         return GuardDetector(spec["name"], kind, model, **common, mode=spec.get("mode"),
