@@ -23,8 +23,9 @@ from benevaudit.detectors.guards.qwen3guard import (
 )
 from benevaudit.detectors.guards.wildguard import parse_wildguard, wildguard_prompt
 from benevaudit.detectors.judge_prompts import judge_prompt, parse_label
-from benevaudit.detectors.judges import JudgeDetector, softmax_rows
+from benevaudit.detectors.judges import JudgeDetector
 from benevaudit.llm.scripted import ScriptedChatModel
+from benevaudit.llm.verdicts import softmax_rows
 from benevaudit.schema import Dialogue, Turn
 
 

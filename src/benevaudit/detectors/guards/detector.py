@@ -26,15 +26,12 @@ from benevaudit.detectors.guards.registry import guard_format
 from benevaudit.detectors.units import Unit, check_unit
 from benevaudit.errors import ConfigError
 from benevaudit.llm import ChatModel, Conversation, Sampling
-from benevaudit.schema import Turn
+from benevaudit.llm.verdicts import read_scores, read_text, softmax_rows
 
 
 def two_way(logp: np.ndarray) -> np.ndarray:
     """P(positive) from log-probabilities ``[N, 2]`` (positive first), normalised over the two."""
-    logp = np.asarray(logp, dtype=np.float64)
-    shifted = logp - logp.max(axis=1, keepdims=True)
-    p = np.exp(shifted)
-    return p[:, 0] / p.sum(axis=1)  # [N]
+    return softmax_rows(logp)[:, 0]  # [N]
 
 
 class GuardDetector(Detector):
@@ -86,21 +83,18 @@ class GuardDetector(Detector):
         convs = [self.prompt(u) for u in units]
         greedy = Sampling(temperature=0.0, max_tokens=self.max_tokens)
         if self.mode == "score":
-            p = two_way(self.model.score(convs, self.choices))  # [N]
-            out = [UnitVerdict(float(x), bool(x > self.threshold)) for x in p]
+            read = read_scores(self.model, convs, self.choices, (True, False))
+            out = [UnitVerdict(v.probs[0], v.probs[0] > self.threshold) for v in read]
             hits = [i for i, v in enumerate(out) if v.flag] if self.categories else []
             if hits:  # in unit order, so a dialogue's flagged turns extend one another
                 for i, r in zip(hits, self.model.chat([convs[i] for i in hits], greedy)):
                     out[i] = UnitVerdict(out[i].score, True, r.text,
                                          categories=self._found(r.text))
             return out
-        out = []
-        for r in self.model.chat(convs, greedy):
-            flag = self.format.parse(r.text)
-            out.append(UnitVerdict.invalid(r.text) if flag is None
-                       else UnitVerdict(float(flag), flag, r.text,
-                                        categories=self._found(r.text) if flag else ()))
-        return out
+        return [UnitVerdict.invalid(v.raw) if not v.valid
+                else UnitVerdict(float(v.verdict), bool(v.verdict), v.raw,
+                                 categories=self._found(v.raw) if v.verdict else ())
+                for v in read_text(self.model, convs, greedy, self.format.parse)]
 
     def _found(self, text: str) -> tuple[str, ...]:
         return self.format.categories(text) if self.categories else ()
