@@ -99,5 +99,5 @@ TEMPLATE = (
 
 
 FORMAT = GuardFormat("qwen3guard", qwen3guard_prompt,
-                     ("Safety: Unsafe", "Safety: Safe"), parse_qwen3guard, "generate", 64, "qwen3guard", TEMPLATE,
-                     qwen3guard_categories)
+                     ("Safety: Unsafe", "Safety: Safe"), parse_qwen3guard, "generate", 64,
+                     "qwen3guard", TEMPLATE, qwen3guard_categories)
