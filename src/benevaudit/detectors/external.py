@@ -88,6 +88,13 @@ def read_external(path_value: str | None, aggregation: str | None = None,
         frame = frame.drop(columns="pred")  # a guard's or classifier's run: no three-way pred
     if aggregation:
         return _reaggregate(frame, path, aggregation, threshold)
+    frame = _as_given(frame, path)
+    log.info("scoring %d external predictions from %s", len(frame), path)
+    return frame
+
+
+def _as_given(frame: pd.DataFrame, path: Path) -> pd.DataFrame:
+    """``flagged`` from ``pred`` where the file has one, else from its ``flagged`` column."""
     if "pred" in frame.columns:
         preds = [None if (p is None or p != p or p == "") else str(p).strip() for p in frame["pred"]]
         for i, p in enumerate(preds):
@@ -102,7 +109,6 @@ def read_external(path_value: str | None, aggregation: str | None = None,
     else:
         frame["flagged"] = [_flag(v, i + 2 if path.suffix == ".csv" else i, path)
                             for i, v in enumerate(frame["flagged"])]
-    log.info("scoring %d external predictions from %s", len(frame), path)
     return frame
 
 

@@ -31,7 +31,7 @@ from benevaudit.pipelines.detect_outputs import (
     write_flips,
     write_predictions,
 )
-from benevaudit.pipelines.evaluate import load_frozen, locate
+from benevaudit.pipelines import evaluate
 from benevaudit.schema import Dialogue
 
 log = logging.getLogger(__name__)
@@ -41,7 +41,7 @@ def build(cfg: DictConfig, spec: dict[str, Any]) -> Detector:
     """The detector of ``cfg.detector`` with what its kind reads: the judges group, the trained
     classifier (``ckpt``) or the predictions file."""
     ckpt = cfg.get("ckpt")
-    checkpoint = Checkpoint(str(ckpt), locate, load_frozen) if ckpt else None
+    checkpoint = Checkpoint(str(ckpt), evaluate.locate, evaluate.load_frozen) if ckpt else None
     judges = list((plain(cfg.get("judges")) or {}).get("models") or [])
     return build_detector(spec, judges, cache=cfg.get("llm_cache"), checkpoint=checkpoint,
                           predictions=plain(cfg.get("predictions")), seed=int(cfg.seed))
