@@ -25,7 +25,7 @@ References (the expected strings below are written out from them, not from this 
 import pytest
 
 from benevaudit.detectors import guard_llm_block, make_units
-from benevaudit.detectors.guards import GuardDetector, template_for
+from benevaudit.detectors.guards import GuardDetector
 from benevaudit.detectors.guards.granite_guardian33 import granite_guardian_prompt
 from benevaudit.detectors.guards.granite_guardian41 import (
     granite_guardian41_prompt,
@@ -47,6 +47,7 @@ from benevaudit.detectors.guards.wildguard import (
     wildguard_fields,
     wildguard_prompt,
 )
+from benevaudit.llm.role_templates import template_for
 from benevaudit.llm.scripted import ScriptedChatModel
 from benevaudit.schema import Dialogue, Turn
 

@@ -16,12 +16,12 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from benevaudit.errors import ConfigError
+from benevaudit.llm.role_templates import TEMPLATES
 
 CHOICES = ("auto", "embedded", "none")
-# The BOS token of the guards whose role-only template writes it (detectors/guards/), known by
-# the role markers of the template, so their prompt is rendered exactly without the gated
-# tokenizer: Llama 3's headers, WildGuard's [INST] block.
-TEMPLATE_BOS = {"<|start_header_id|>": "<|begin_of_text|>", "[INST]": "<s>"}
+# The BOS token of the guards whose role-only template writes it (llm/role_templates.py), so
+# their prompt is rendered exactly without the gated tokenizer.
+TEMPLATE_BOS = {"llama3": "<|begin_of_text|>", "wildguard": "<s>"}
 
 
 class Rendered(NamedTuple):
@@ -61,11 +61,12 @@ def offline_tokenizer(source: str) -> Any:
 
 
 def render_template(template: str, messages: list[dict[str, Any]]) -> str | None:
-    """A chat template (a guard's role-only one) rendered without a tokenizer, or None when the
-    template needs a BOS token that is not known here."""
+    """One of this package's role-only guard templates rendered without a tokenizer, or None
+    when the template needs a BOS token that is not known here."""
     from transformers.utils.chat_template_utils import render_jinja_template
 
-    bos = next((b for marker, b in TEMPLATE_BOS.items() if marker in template), None)
+    name = next((n for n, t in TEMPLATES.items() if t == template), None)
+    bos = TEMPLATE_BOS.get(name or "")
     if "bos_token" in template and bos is None:
         return None
     texts, _ = render_jinja_template([messages], chat_template=template,

@@ -98,7 +98,7 @@ def judge_llm(kind: str, block: dict[str, Any], variant: str | None = None) -> d
     """The judge's llm block; a ``social_bias`` guard judge on Granite Guardian's own weights
     gets the role-only template, since its shipped template would wrap the already-built guard
     prompt again (the released 3.0 judge keeps the model's own template)."""
-    from benevaudit.detectors.templates import template_for
+    from benevaudit.llm.role_templates import template_for
 
     block = dict(block)
     if (kind == "guard" and variant != "granite_release" and not block.get("chat_template")

@@ -4,7 +4,8 @@ A guard prompt is written as chat messages with the standard roles, so any chat 
 it (the embedded SmolLM2 applies its own template). The guards' shipped templates *build* the
 guard instruction from raw chat turns; benevaudit writes that instruction itself, so on the
 guard's own checkpoint (``llm.model`` equals ``checkpoint``) the messages are only framed by a
-role-only template reproducing the guard's documented layout; any other model keeps its own.
+role-only template reproducing the guard's documented layout (named in its format, written in
+``llm/role_templates.py``); any other model keeps its own.
 
 Verdicts are read tolerantly (case, spacing, extra lines); a reply that states no verdict is
 ``None`` (invalid), never a class. Each guard's format comes from its own published material,
@@ -30,8 +31,7 @@ class GuardFormat:
     parse: Callable[[str], bool | None]
     mode: str                  # the documented way to read it: score | generate
     max_tokens: int            # enough for the whole verdict in generate mode
-    template_name: str | None = None  # the role-only template for the guard's own checkpoint
-    template: str | None = None       # its text (None: the checkpoint keeps its own)
+    template: str | None = None  # role-only template for its own checkpoint (None: its own)
     categories: Callable[[str], tuple[str, ...]] | None = None  # what a reply says it found
     prefill: str = ""          # score mode: what the reply holds before the label
     criteria: bool = False     # whether the prompt takes a criterion (Granite Guardian)

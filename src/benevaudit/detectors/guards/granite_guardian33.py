@@ -47,17 +47,6 @@ def parse_granite_guardian(text: str) -> bool | None:
     return found[-1].lower() == "yes" if found else None
 
 
-# Granite Guardian 3.3: the final user turn is the judge protocol; the reply is the judge's,
-# in non-thinking mode.
-TEMPLATE = (
-    "{% for m in messages %}{% if loop.last and m['role'] == 'user' %}"
-    "<|start_of_role|>judge_protocol<|end_of_role|>{{ m['content'] }}<|end_of_text|>\n"
-    "{% else %}<|start_of_role|>{{ m['role'] }}<|end_of_role|>{{ m['content'] }}"
-    "<|end_of_text|>\n{% endif %}{% endfor %}"
-    "{% if add_generation_prompt %}<|start_of_role|>judge{no_think}<|end_of_role|>"
-    "{% endif %}")
-
-
 FORMAT = GuardFormat("granite_guardian", granite_guardian_prompt,
                      ("<score> yes", "<score> no"), parse_granite_guardian, "score", 24,
-                     "granite_guardian", TEMPLATE, criteria=True)
+                     "granite_guardian", criteria=True)

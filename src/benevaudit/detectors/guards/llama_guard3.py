@@ -1,4 +1,4 @@
-"""Llama Guard 3: its chat template's prompt, the role-only template, the verdict parser.
+"""Llama Guard 3: its chat template's prompt, its verdict and category parsers, its format.
 
 The model's chat template (``tokenizer_config.json``): one user turn with the task, the 14
 categories as that template names them, the conversation as ``User:``/``Agent:`` blocks (each
@@ -64,14 +64,6 @@ def llama_guard3_categories(text: str) -> tuple[str, ...]:
     return tuple(sorted(codes, key=lambda c: int(c[1:])))
 
 
-# Llama Guard 3's own template, its instruction left to the message: it opens with a space
-# before the BOS token and ends at the assistant header (no blank line; the model writes it).
-TEMPLATE = (
-    "{{ ' ' + bos_token }}{% for m in messages %}"
-    "<|start_header_id|>{{ m['role'] }}<|end_header_id|>\n\n{{ m['content'] }}<|eot_id|>"
-    "{% endfor %}{% if add_generation_prompt %}"
-    "<|start_header_id|>assistant<|end_header_id|>{% endif %}")
-
 FORMAT = GuardFormat("llama_guard3", llama_guard3_prompt, ("unsafe", "safe"),
-                     parse_llama_guard3, "score", 24, "llama3", TEMPLATE,
+                     parse_llama_guard3, "score", 24, "llama3",
                      llama_guard3_categories, prefill="\n\n")

@@ -91,13 +91,6 @@ def qwen3guard_categories(text: str) -> tuple[str, ...]:
     return tuple(out)
 
 
-# ChatML (Qwen3Guard), with the empty thinking block Qwen3 writes in non-thinking mode.
-TEMPLATE = (
-    "{% for m in messages %}<|im_start|>{{ m['role'] }}\n{{ m['content'] }}<|im_end|>\n"
-    "{% endfor %}{% if add_generation_prompt %}"
-    "<|im_start|>assistant\n<think>\n\n</think>\n\n{% endif %}")
-
-
 FORMAT = GuardFormat("qwen3guard", qwen3guard_prompt,
                      ("Safety: Unsafe", "Safety: Safe"), parse_qwen3guard, "generate", 64,
-                     "qwen3guard", TEMPLATE, qwen3guard_categories)
+                     "qwen3guard", qwen3guard_categories)

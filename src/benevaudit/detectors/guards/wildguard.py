@@ -46,15 +46,7 @@ def parse_wildguard(text: str) -> bool | None:
     return found[0].lower() == "yes" if found else None
 
 
-# WildGuard ships no chat template; its card gives the whole string.
-TEMPLATE = (
-    "{{ bos_token }}{% for m in messages %}{% if m['role'] == 'user' %}"
-    "<|user|>\n[INST] {{ m['content'] }} [/INST]\n{% else %}"
-    "<|assistant|>\n{{ m['content'] }}\n{% endif %}{% endfor %}"
-    "{% if add_generation_prompt %}<|assistant|>\n{% endif %}")
-
-
 FORMAT = GuardFormat("wildguard", wildguard_prompt,
                      ("Harmful request: no\nResponse refusal: no\nHarmful response: yes",
                       "Harmful request: no\nResponse refusal: no\nHarmful response: no"),
-                     parse_wildguard, "generate", 48, "wildguard", TEMPLATE)
+                     parse_wildguard, "generate", 48, "wildguard")
