@@ -78,6 +78,11 @@ def judge_llm_blocks(spec: dict[str, Any], judges: list[dict[str, Any]]) -> list
     return [(j["name"], {**dict(j["llm"]), **overrides}) for j in judges]
 
 
+def reads_corpus(spec: dict[str, Any]) -> bool:
+    """Whether the detector decides the corpus's dialogues (``external`` reads a file instead)."""
+    return spec.get("kind") != "external"
+
+
 def build_detector(spec: dict[str, Any], judges: list[dict[str, Any]] | None = None,
                    cache: str | None = None, checkpoint: Checkpoint | None = None,
                    predictions: dict[str, Any] | None = None, seed: int = 0) -> Detector:
@@ -138,4 +143,4 @@ def build_judge(spec: dict[str, Any], unit: str, judges: list[dict[str, Any]],
 __all__ = ["AGGREGATIONS", "Checkpoint", "Detector", "DialogueResult", "GUARD_KINDS", "KINDS",
            "UNITS", "Unit", "UnitVerdict", "aggregate", "build_detector", "evaluation_set",
            "guard_llm_block", "judge_llm_blocks", "make_units", "predictions_frame",
-           "read_external"]
+           "read_external", "reads_corpus"]

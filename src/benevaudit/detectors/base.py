@@ -83,7 +83,6 @@ class Detector(ABC):
         threshold: the score above which ``max``/``mean`` flag a dialogue.
         categories: whether verdicts name what was found (guards with a category list).
         replies: whether units are read from written replies, each kept as ``unit_raw``.
-        reads_corpus: whether it decides the dialogues it is given (``external`` reads a file).
     """
 
     name: str = "detector"
@@ -92,7 +91,6 @@ class Detector(ABC):
     threshold: float = 0.5
     categories: bool = False  # whether verdicts name categories (kept per unit)
     replies: bool = False     # whether units get written replies (kept per unit)
-    reads_corpus: bool = True  # False: decisions come from elsewhere (``external``)
 
     @abstractmethod
     def score_units(self, units: Sequence[Unit]) -> list[UnitVerdict]:

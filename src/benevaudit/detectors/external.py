@@ -135,7 +135,6 @@ def _reaggregate(frame: pd.DataFrame, path: Path, rule: str, threshold: float) -
 class ExternalDetector(Detector):
     """Decisions read from ``predictions.path`` instead of made from the corpus."""
 
-    reads_corpus = False
     unit = "dialogue"
 
     def __init__(self, name: str, path: str | None, aggregation: str | None = None,

@@ -19,7 +19,13 @@ from typing import Any
 import pandas as pd
 from omegaconf import DictConfig
 
-from benevaudit.detectors import Checkpoint, Detector, build_detector, evaluation_set
+from benevaudit.detectors import (
+    Checkpoint,
+    Detector,
+    build_detector,
+    evaluation_set,
+    reads_corpus,
+)
 from benevaudit.pipelines.config import group_choices, output_dir, plain, write_metrics
 from benevaudit.pipelines.data import load_dialogues
 from benevaudit.pipelines.detect_outputs import (
@@ -57,19 +63,18 @@ def evaluation_dialogues(cfg: DictConfig) -> tuple[list[Dialogue], int]:
 
 
 def detect(cfg: DictConfig, spec: dict[str, Any]) -> tuple[pd.DataFrame, int | None, float]:
-    """(predictions frame, corpus size, seconds of detection, the model's loading included)."""
+    """(predictions frame, corpus size, seconds of detection, the model's loading included).
+    The corpus is read before any model is loaded, so a bad one fails first."""
+    corpus = reads_corpus(spec)
+    chosen, corpus_size = evaluation_dialogues(cfg) if corpus else ([], None)
     start = time.perf_counter()
     detector = build(cfg, spec)
     try:
-        built = time.perf_counter() - start
-        chosen, corpus_size = evaluation_dialogues(cfg) if detector.reads_corpus else ([], None)
-        start = time.perf_counter()
         frame = detector.predictions(chosen, progress=bool(cfg.get("progress", True)))
     finally:
         detector.close()
     # a detector that reads its decisions from a file detected nothing here
-    seconds = built + time.perf_counter() - start if detector.reads_corpus else 0.0
-    return frame, corpus_size, seconds
+    return frame, corpus_size, time.perf_counter() - start if corpus else 0.0
 
 
 def run_flips(cfg: DictConfig) -> dict[str, float]:
