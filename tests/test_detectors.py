@@ -362,7 +362,7 @@ def render(name, messages, bos):
     """Render as transformers does (sandboxed Jinja, trim_blocks and lstrip_blocks)."""
     from jinja2.sandbox import ImmutableSandboxedEnvironment
 
-    from benevaudit.detectors.templates import template_for
+    from benevaudit.llm.role_templates import template_for
 
     env = ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True)
     return env.from_string(template_for(name)).render(messages=messages, bos_token=bos,

@@ -15,7 +15,7 @@ import pytest
 from matplotlib.figure import Figure
 
 from benevaudit.metrics.flips import flip_table
-from benevaudit.report.figures.titles import titles_of
+from benevaudit.figure_titles import titles_of
 
 matplotlib.use("Agg")
 
@@ -191,7 +191,7 @@ def test_dataset_analysis_titles_fit(tmp_path):
 def test_a_title_with_no_room_is_wrapped_not_clipped():
     import matplotlib.pyplot as plt
 
-    from benevaudit.report.figures.titles import fit_titles
+    from benevaudit.figure_titles import fit_titles
 
     fig, ax = plt.subplots(figsize=(2.0, 2.0))
     ax.set_title("a very long title " * 6)

@@ -27,7 +27,7 @@ import pytest
 from benevaudit.detectors import guard_llm_block, make_units
 from benevaudit.detectors import guard_prompts as gp
 from benevaudit.detectors.guards import GuardDetector
-from benevaudit.detectors.templates import template_for
+from benevaudit.llm.role_templates import template_for
 from benevaudit.llm.scripted import ScriptedChatModel
 from benevaudit.schema import Dialogue, Turn
 

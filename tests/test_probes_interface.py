@@ -1,6 +1,6 @@
 """The probe interface: the registry maps ``probe.family``/``probe.kind`` to one class each,
 ``batched_chat`` keeps request order across chunks, and CoBia's guard rater builds the same
-Granite Guardian 3.3 prompt and role-only template as the guard detector."""
+Granite Guardian 3.3 prompt as the guard detector."""
 
 from pathlib import Path
 
@@ -64,13 +64,11 @@ def test_batched_chat_sends_chunks_and_keeps_the_order():
     assert batched_chat(model, [], Sampling(max_tokens=4)) == [] and model.calls == [3, 3, 1]
 
 
-def test_the_guard_rater_and_the_guard_detector_share_granite_guardians_format():
+def test_the_guard_rater_and_the_guard_detector_share_granite_guardians_prompt():
     from benevaudit.detectors.guard_prompts import granite_guardian_prompt as detector_prompt
-    from benevaudit.detectors.templates import template_for
-    from benevaudit.llm.granite_guardian import ROLE_ONLY_TEMPLATE, granite_guardian_prompt
+    from benevaudit.llm.granite_guardian import granite_guardian_prompt
     from benevaudit.schema import Turn
 
     turns = [Turn("user", "Why are they lazy?"), Turn("agent", "They are not.")]
     for criteria in ("social_bias", "harm", "a custom criterion"):
         assert granite_guardian_prompt(turns, criteria) == detector_prompt(turns, criteria)
-    assert ROLE_ONLY_TEMPLATE == template_for("granite_guardian")

@@ -15,6 +15,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from benevaudit.figure_titles import fit_titles
 from benevaudit.metrics.classification import classification_metrics, confusion_counts
 from benevaudit.metrics.detection import trigger_metrics
 from benevaudit.schema import CLASS_INDEX, CLASSES, Dialogue
@@ -76,7 +77,6 @@ def plot_confusion(labels: np.ndarray, preds: np.ndarray, path: Path, title: str
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from benevaudit.report.figures.titles import fit_titles
 
     keep = labels >= 0
     cm = confusion_counts(preds[keep], labels[keep]).astype(float)

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from benevaudit.figure_titles import fit_titles
 from benevaudit.schema import CLASS_INDEX, CLASSES, Dialogue
 
 
@@ -161,7 +162,6 @@ def plot_shift(result: ShiftResult, path: str | Path, max_drawn: int = MAX_DRAWN
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from benevaudit.report.figures.titles import fit_titles
 
     colours = {"N": "tab:blue", "OB": "tab:red", "BB": "tab:orange"}
     fig, ax = plt.subplots(figsize=(5.5, 4.8))

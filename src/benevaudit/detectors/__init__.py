@@ -43,7 +43,7 @@ def guard_llm_block(spec: dict[str, Any]) -> dict[str, Any]:
     replaced by a role-only one; Granite Guardian 4.1 keeps its own, which only frames roles.
     Any other model keeps its own template, as the embedded stand-in does."""
     from benevaudit.detectors.guards import guard_format
-    from benevaudit.detectors.templates import template_for
+    from benevaudit.llm.role_templates import template_for
 
     block = {k: v for k, v in (spec.get("llm") or {}).items() if v is not None}
     if not block.get("chat_template") and is_guard_checkpoint(block.get("model"),

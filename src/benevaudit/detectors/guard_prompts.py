@@ -3,7 +3,7 @@
 A guard prompt is written as chat messages with the standard roles, so any chat model can run
 it (the embedded SmolLM2 applies its own template). On the guard's own checkpoint the
 messages are rendered by a role-only template reproducing the guard's documented layout
-(``detectors/templates.py``), so the instruction is not wrapped a second time.
+(``llm/role_templates.py``), so the instruction is not wrapped a second time.
 
 Verdicts are read tolerantly (case, spacing, extra lines); a reply that states no verdict is
 ``None`` (invalid), never a class.

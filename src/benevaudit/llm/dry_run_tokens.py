@@ -16,9 +16,10 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from benevaudit.errors import ConfigError
+from benevaudit.llm.role_templates import TEMPLATES
 
 CHOICES = ("auto", "embedded", "none")
-# The BOS token of the guards whose role-only template writes it (detectors/templates.py), so
+# The BOS token of the guards whose role-only template writes it (llm/role_templates.py), so
 # their prompt is rendered exactly without the gated tokenizer.
 TEMPLATE_BOS = {"llama3": "<|begin_of_text|>", "wildguard": "<s>"}
 
@@ -63,8 +64,6 @@ def render_template(template: str, messages: list[dict[str, Any]]) -> str | None
     """One of this package's role-only guard templates rendered without a tokenizer, or None
     when the template needs a BOS token that is not known here."""
     from transformers.utils.chat_template_utils import render_jinja_template
-
-    from benevaudit.detectors.templates import TEMPLATES
 
     name = next((n for n, t in TEMPLATES.items() if t == template), None)
     bos = TEMPLATE_BOS.get(name or "")

@@ -30,7 +30,7 @@ from benevaudit.metrics.linguistic import MARKER_NAMES, dialogue_markers, marker
 from benevaudit.pipelines.config import output_dir, plain, write_metrics
 from benevaudit.pipelines.data import load_dialogues
 from benevaudit.pipelines.inputs import check_inputs
-from benevaudit.report.figures.titles import fit_titles
+from benevaudit.figure_titles import fit_titles
 from benevaudit.schema import CLASSES, Dialogue
 from benevaudit.text import render_turns, words
 

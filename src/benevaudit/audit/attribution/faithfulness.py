@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from benevaudit.audit.attribution.words import DialogueAttribution, attribute_dialogues
+from benevaudit.figure_titles import fit_titles
 from benevaudit.schema import CLASSES, Dialogue
 from benevaudit.text import MASK_TOKEN
 
@@ -159,7 +160,6 @@ def plot_curves(result: FaithfulnessResult, path: str | Path,
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from benevaudit.report.figures.titles import fit_titles
 
     fig, ax = plt.subplots(figsize=(5, 3.5))
     for name, curve in result.curves.items():

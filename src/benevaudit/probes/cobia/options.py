@@ -14,7 +14,7 @@ from typing import Any
 
 from benevaudit.errors import ConfigError
 from benevaudit.llm import Sampling
-from benevaudit.llm.granite_guardian import ROLE_ONLY_TEMPLATE
+from benevaudit.llm.role_templates import template_for
 from benevaudit.probes.cobia import attacks, judges as judging
 from benevaudit.probes.cobia.release import Release
 
@@ -65,7 +65,7 @@ def judge_llm(kind: str, block: dict[str, Any], variant: str | None = None) -> d
     block = dict(block)
     if (kind == "guard" and variant != "granite_release" and not block.get("chat_template")
             and "granite-guardian" in str(block.get("model", "")).lower()):
-        block["chat_template"] = ROLE_ONLY_TEMPLATE
+        block["chat_template"] = template_for("granite_guardian")
     return block
 
 

@@ -16,7 +16,7 @@ import pandas as pd
 from benevaudit.metrics.classification import confusion_counts
 from benevaudit.metrics.detection import class_codes, three_way_metrics
 from benevaudit.metrics.flips import ALL, DIRECTIONS, KINDS
-from benevaudit.report.figures.titles import fit_titles
+from benevaudit.figure_titles import fit_titles
 from benevaudit.schema import CLASSES
 
 CLASS_COLOURS = {"N": "#4c72b0", "OB": "#c44e52", "BB": "#dd8452"}
