@@ -4,7 +4,7 @@ scores as prompt-by-prompt scoring while computing far fewer prompt tokens."""
 import numpy as np
 
 from benevaudit.detectors import make_units
-from benevaudit.detectors.guard_prompts import granite_guardian_prompt
+from benevaudit.detectors.guards.granite_guardian33 import granite_guardian_prompt
 from benevaudit.schema import Dialogue, Turn
 
 
@@ -42,7 +42,7 @@ def test_prefix_reuse_matches_full_prefill_with_fewer_tokens():
 def test_greedy_chat_reuses_the_previous_prompt_and_keeps_its_replies():
     """A generate-mode guard over context units: greedy replies from one-at-a-time decoding
     on the reused prefix equal those of padded batches, with fewer prompt tokens run."""
-    from benevaudit.detectors.guard_prompts import qwen3guard_prompt
+    from benevaudit.detectors.guards.qwen3guard import qwen3guard_prompt
     from benevaudit.llm import Sampling
     from benevaudit.llm.hf import HFChatModel
 

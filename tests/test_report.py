@@ -84,7 +84,7 @@ def test_html_is_self_contained_with_every_figure(built):
 
 def _direct_bootstrap(frame: pd.DataFrame, groups: np.ndarray, n: int, seed: int) -> list:
     """The same draws, applied row by row and scored with scikit-learn."""
-    from benevaudit.report.intervals import draw_counts
+    from benevaudit.metrics.resample import draw_counts
 
     g = groups.max() + 1
     draws = draw_counts(np.random.default_rng(seed), g, n)

@@ -1,29 +1,39 @@
 """Detectors: one interface over sequence classifiers, generative guards and LLM judges.
 
-``build_detector(spec, judges, cache)`` turns a plain ``detector`` config block into a
+``build_detector(spec, ...)`` turns a plain ``detector`` config block into a
 ``Detector``. ``kind`` picks the family:
 
 | kind | family | module |
 | --- | --- | --- |
 | ``sequence_classifier`` | Regard, ToxiGen, BeaverTails | ``classifiers`` |
-| ``llama_guard3`` ``granite_guardian`` (3.3) ``granite_guardian41`` ``wildguard`` ``qwen3guard`` | generative guards | ``guards`` |
+| ``llama_guard3`` ``granite_guardian`` (3.3) ``granite_guardian41`` ``wildguard`` ``qwen3guard`` | generative guards, one module each | ``guards/`` |
 | ``judge`` | prompted LLM judges and their ensemble | ``judges`` |
+| ``finetuned`` | the audit's own trained classifier (``ckpt=``) | ``finetuned`` |
+| ``external`` | predictions made elsewhere (``predictions.path=``) | ``external`` |
 
-(``finetuned`` and ``external`` need no model of this package's own and are wired in
-``pipelines/detect_sources.py``.) Heavy imports happen inside the builders.
+``evaluation_set`` picks the dialogues a detector is scored on; ``Detector.predictions`` gives
+the rows of a run's ``predictions.parquet``. Heavy imports happen inside the detectors.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from benevaudit.detectors.base import Detector, DialogueResult, UnitVerdict
+from benevaudit.detectors.base import Detector, DialogueResult, UnitVerdict, predictions_frame
+from benevaudit.detectors.classifiers import SequenceClassifierDetector
+from benevaudit.detectors.evaluation import evaluation_set
+from benevaudit.detectors.external import ExternalDetector, read_external
+from benevaudit.detectors.finetuned import Checkpoint, FinetunedDetector
+from benevaudit.detectors.guards.detector import GuardDetector
+from benevaudit.detectors.guards.registry import GUARD_KINDS, guard_format
+from benevaudit.detectors.judges import STUDY_SAMPLING, JudgeDetector
 from benevaudit.detectors.units import AGGREGATIONS, UNITS, Unit, aggregate, make_units
 from benevaudit.errors import ConfigError
+from benevaudit.llm import Sampling, build_from_block
+from benevaudit.llm.role_templates import template_for
 
-GUARD_KINDS: tuple[str, ...] = ("llama_guard3", "granite_guardian", "granite_guardian41",
-                                 "wildguard", "qwen3guard")
 MODEL_KINDS: tuple[str, ...] = ("sequence_classifier", *GUARD_KINDS, "judge")
+KINDS: tuple[str, ...] = (*MODEL_KINDS, "finetuned", "external")
 
 
 def is_guard_checkpoint(model: Any, checkpoint: Any) -> bool:
@@ -42,9 +52,6 @@ def guard_llm_block(spec: dict[str, Any]) -> dict[str, Any]:
     guard instruction itself (which would wrap the already-built prompt a second time) is
     replaced by a role-only one; Granite Guardian 4.1 keeps its own, which only frames roles.
     Any other model keeps its own template, as the embedded stand-in does."""
-    from benevaudit.detectors.guards import guard_format
-    from benevaudit.llm.role_templates import template_for
-
     block = {k: v for k, v in (spec.get("llm") or {}).items() if v is not None}
     if not block.get("chat_template") and is_guard_checkpoint(block.get("model"),
                                                               spec.get("checkpoint")):
@@ -71,11 +78,17 @@ def judge_llm_blocks(spec: dict[str, Any], judges: list[dict[str, Any]]) -> list
     return [(j["name"], {**dict(j["llm"]), **overrides}) for j in judges]
 
 
-def build_detector(spec: dict[str, Any], judges: list[dict[str, Any]] | None = None,
-                   cache: str | None = None) -> Detector:
-    """A detector from a plain config block (see ``conf/detector/*.yaml``)."""
-    from benevaudit.llm import build_from_block
+def reads_corpus(spec: dict[str, Any]) -> bool:
+    """Whether the detector decides the corpus's dialogues (``external`` reads a file instead)."""
+    return spec.get("kind") != "external"
 
+
+def build_detector(spec: dict[str, Any], judges: list[dict[str, Any]] | None = None,
+                   cache: str | None = None, checkpoint: Checkpoint | None = None,
+                   predictions: dict[str, Any] | None = None, seed: int = 0) -> Detector:
+    """A detector from a plain config block (see ``conf/detector/*.yaml``). ``judges`` are the
+    judges group's models, ``checkpoint`` the trained classifier (``detector=finetuned``),
+    ``predictions`` the ``predictions`` block (``detector=external``)."""
     kind = spec.get("kind")
     common = dict(unit=spec.get("unit", "utterance"), aggregation=spec.get("aggregation", "any"),
                   threshold=float(spec.get("threshold", 0.5)))
@@ -85,8 +98,6 @@ def build_detector(spec: dict[str, Any], judges: list[dict[str, Any]] | None = N
     if common["unit"] not in UNITS:
         raise ConfigError(f"detector.unit={common['unit']!r}; valid: {list(UNITS)}")
     if kind == "sequence_classifier":
-        from benevaudit.detectors.classifiers import SequenceClassifierDetector
-
         return SequenceClassifierDetector(
             spec["name"], spec["source"], list(spec["trigger"]), **common,
             label_names=spec.get("label_names"), text_format=spec.get("text_format", "{agent}"),
@@ -94,8 +105,6 @@ def build_detector(spec: dict[str, Any], judges: list[dict[str, Any]] | None = N
             append_eos=bool(spec.get("append_eos", False)),
             batch_size=int(spec.get("batch_size", 16)), device=spec.get("device", "auto"))
     if kind in GUARD_KINDS:
-        from benevaudit.detectors.guards import GuardDetector
-
         model = build_from_block(guard_llm_block(spec), cache=cache)
         return GuardDetector(spec["name"], kind, model, **common, mode=spec.get("mode"),
                              criteria=spec.get("criteria", "social_bias"),
@@ -103,25 +112,35 @@ def build_detector(spec: dict[str, Any], judges: list[dict[str, Any]] | None = N
                              categories=bool(spec.get("categories", True)),
                              score_prefill=spec.get("score_prefill"))
     if kind == "judge":
-        from benevaudit.detectors.judges import STUDY_SAMPLING, JudgeDetector
-        from benevaudit.llm import Sampling
-
-        if common["unit"] != "dialogue":
-            raise ConfigError(f"detector.unit={common['unit']!r}: a judge reads the whole "
-                              "dialogue; expected detector.unit=dialogue")
-
-        blocks = judge_llm_blocks(spec, judges or [])
-        factories = [(name, (lambda b=block: build_from_block(b, cache=cache)))
-                     for name, block in blocks]
-        sampling = Sampling(**{**STUDY_SAMPLING.__dict__, **(spec.get("sampling") or {})})
-        return JudgeDetector(spec["name"], factories, spec["strategy"],
-                             demographics=bool(spec.get("demographics", True)),
-                             mode=spec.get("mode", "score"), sampling=sampling,
-                             ties=spec.get("ties", "order"))
-    raise ConfigError(f"detector.kind={kind!r} is not a model detector; valid kinds: "
-                      f"{list(MODEL_KINDS)} (and finetuned, external through detect.py)")
+        return build_judge(spec, common["unit"], judges or [], cache)
+    if kind == "finetuned":
+        return FinetunedDetector(spec["name"], checkpoint, spec.get("max_length"),
+                                 spec.get("head_tokens"), int(spec.get("batch_size", 32)), seed)
+    if kind == "external":
+        block = predictions or {}
+        return ExternalDetector(spec["name"], block.get("path"), block.get("aggregation"),
+                                float(block.get("threshold", 0.5)))
+    raise ConfigError(f"detector.kind={kind!r} is not a detector; valid kinds: {list(KINDS)}")
 
 
-__all__ = ["AGGREGATIONS", "Detector", "DialogueResult", "GUARD_KINDS", "UNITS", "Unit",
-           "UnitVerdict", "aggregate", "build_detector", "guard_llm_block", "judge_llm_blocks",
-           "make_units"]
+def build_judge(spec: dict[str, Any], unit: str, judges: list[dict[str, Any]],
+                cache: str | None) -> JudgeDetector:
+    """The judge detector: one model factory per judge of the group, each built when its turn
+    comes."""
+    if unit != "dialogue":
+        raise ConfigError(f"detector.unit={unit!r}: a judge reads the whole "
+                          "dialogue; expected detector.unit=dialogue")
+    blocks = judge_llm_blocks(spec, judges)
+    factories = [(name, (lambda b=block: build_from_block(b, cache=cache)))
+                 for name, block in blocks]
+    sampling = Sampling(**{**STUDY_SAMPLING.__dict__, **(spec.get("sampling") or {})})
+    return JudgeDetector(spec["name"], factories, spec["strategy"],
+                         demographics=bool(spec.get("demographics", True)),
+                         mode=spec.get("mode", "score"), sampling=sampling,
+                         ties=spec.get("ties", "order"))
+
+
+__all__ = ["AGGREGATIONS", "Checkpoint", "Detector", "DialogueResult", "GUARD_KINDS", "KINDS",
+           "UNITS", "Unit", "UnitVerdict", "aggregate", "build_detector", "evaluation_set",
+           "guard_llm_block", "judge_llm_blocks", "make_units", "predictions_frame",
+           "read_external", "reads_corpus"]

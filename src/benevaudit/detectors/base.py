@@ -6,7 +6,8 @@ the dialogue decision ``flagged`` is an aggregation of the unit flags (the study
 turn). Unit scores are kept so a dialogue can be re-aggregated later without the model.
 
 A unit whose verdict cannot be read is *invalid*: its flag is ``None``, its raw reply is kept,
-and it is never mapped to a class.
+and it is never mapped to a class. A run's ``predictions.parquet`` holds one row per dialogue
+(``predictions_frame``).
 """
 
 from __future__ import annotations
@@ -15,6 +16,9 @@ import math
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
 
 from benevaudit.detectors.units import Unit, aggregate, make_units
 from benevaudit.schema import CLASSES, Dialogue
@@ -130,5 +134,46 @@ class Detector(ABC):
                 result.pred = max(CLASSES, key=lambda c: result.probs.get(c, 0.0))
         return result
 
+    def predictions(self, dialogues: Sequence[Dialogue], progress: bool = False) -> pd.DataFrame:
+        """``predictions.parquet``'s rows: one per dialogue, as ``predictions_frame`` writes."""
+        return predictions_frame(dialogues, self.detect(dialogues, progress=progress), self.name)
+
     def close(self) -> None:
         """Release models; a no-op where there is nothing to release."""
+
+
+def triplet_id(d: Dialogue) -> str:
+    """A readable key shared by the N/OB/BB dialogues of one condition (see ``splits``)."""
+    user = "/".join(str(v) for v in d.user.values())
+    agent = "none" if d.agent is None else "/".join(str(v) for v in d.agent.values())
+    return f"{d.role}|{d.generator}|{user}|{agent}"
+
+
+def predictions_frame(dialogues: Sequence[Dialogue], results: Sequence[DialogueResult],
+                      detector: str) -> pd.DataFrame:
+    """One row per dialogue: decision, three-way prediction, unit scores and conditions."""
+    rows = []
+    for d, r in zip(dialogues, results, strict=True):
+        if d.id != r.id:
+            raise RuntimeError(f"detector results out of order: {r.id!r} for dialogue {d.id!r}")
+        row: dict[str, Any] = {"id": d.id, "label": d.label, "flagged": r.flagged,
+                               "pred": r.pred, "detector": detector}
+        row.update({f"prob_{c}": r.probs.get(c, math.nan) for c in CLASSES})
+        row.update({"n_units": len(r.unit_flags), "n_invalid_units": r.n_invalid_units,
+                    "first_hit": r.first_hit, "unit_turns": r.unit_turns,
+                    "unit_scores": [float(s) for s in r.unit_scores],
+                    "unit_flags": r.unit_flags, "invalid_raw": r.invalid_raw})
+        row.update({"role": d.role, "generator": d.generator,
+                    **{f"user_{k}": v for k, v in d.user.items()},
+                    "agent": None if d.agent is None else "/".join(d.agent.values()),
+                    "triplet": triplet_id(d)})
+        if r.unit_raw is not None:
+            row["unit_raw"] = r.unit_raw
+        if r.unit_categories is not None:
+            row["unit_categories"] = r.unit_categories
+            row["categories"] = sorted({c for cs in r.unit_categories for c in cs})
+        row.update(r.extra)
+        rows.append(row)
+    frame = pd.DataFrame(rows)
+    frame["flagged"] = frame["flagged"].astype("boolean")
+    return frame

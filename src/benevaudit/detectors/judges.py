@@ -32,19 +32,13 @@ from benevaudit.detectors.judge_prompts import judge_prompt, parse_label
 from benevaudit.detectors.units import Unit, make_units
 from benevaudit.errors import ConfigError
 from benevaudit.llm import ChatModel, Sampling
+from benevaudit.llm.verdicts import read_scores, read_text
 from benevaudit.schema import CLASSES, Dialogue
 
 JudgeFactory = Callable[[], ChatModel]
 # the study's judges sample: temperature 0.6, top-p 0.9, up to 2,000 new tokens
 STUDY_SAMPLING = Sampling(temperature=0.6, top_p=0.9, max_tokens=2000, seed=0)
 TIES: tuple[str, ...] = ("order", "first_judge", "invalid")
-
-
-def softmax_rows(logp: np.ndarray) -> np.ndarray:
-    """Row-wise softmax of log-probabilities ``[N, C]``."""
-    logp = np.asarray(logp, dtype=np.float64)
-    p = np.exp(logp - logp.max(axis=1, keepdims=True))
-    return p / p.sum(axis=1, keepdims=True)
 
 
 def verdict_from_probs(probs: Sequence[float], raw: str | None = None) -> UnitVerdict:
@@ -78,16 +72,10 @@ class JudgeDetector(Detector):
         convs = [judge_prompt(u.dialogue, self.strategy, self.demographics,
                               reasoned=self.mode == "generate") for u in units]
         if self.mode == "score":
-            probs = softmax_rows(model.score(convs, list(CLASSES)))  # [N, 3]
-            return [verdict_from_probs(row) for row in probs]
-        out = []
-        for reply in model.chat(convs, self.sampling):
-            label = parse_label(reply.text)
-            if label is None:
-                out.append(UnitVerdict.invalid(reply.text))
-            else:
-                out.append(verdict_from_probs([float(c == label) for c in CLASSES], reply.text))
-        return out
+            return [verdict_from_probs(v.probs) for v in read_scores(model, convs, CLASSES)]
+        return [UnitVerdict.invalid(v.raw) if not v.valid else
+                verdict_from_probs([float(c == v.verdict) for c in CLASSES], v.raw)
+                for v in read_text(model, convs, self.sampling, parse_label)]
 
     def score_units(self, units: Sequence[Unit]) -> list[UnitVerdict]:
         """Single-judge path (used by ``Detector.detect`` callers that pass units directly)."""

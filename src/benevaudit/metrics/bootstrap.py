@@ -7,7 +7,8 @@ condition: same demographics, role and generator), as an evaluation set is built
 classes of a draw share their conditions and the gap between them is not inflated by sampling
 different people for each class.
 
-Vectorised, two exact ways to draw the same thing. Per-triplet counts form a small matrix
+Vectorised through :mod:`benevaudit.metrics.resample`, the engine the report's intervals use
+too, two exact ways to draw the same thing. Per-triplet counts form a small matrix
 ``C`` [T, 2·K] (flagged and valid dialogues per class); a resample's sums are ``draws @ C``,
 where ``draws`` [T] says how often each triplet was drawn.
 
@@ -31,12 +32,15 @@ import numpy as np
 import pandas as pd
 
 from benevaudit.metrics.detection import class_codes, flag_values
+from benevaudit.metrics.rates import ratio
+from benevaudit.metrics.resample import (
+    distinct_rows, pick_method, resample_sums, type_resample_sums,
+)
 from benevaudit.schema import CLASSES
 
 FRACTIONS: tuple[float, ...] = (0.005, 0.01, 0.02, 0.03, 0.04, 0.05, 0.075, 0.1, 0.125, 0.15,
                                 0.175, 0.2)
 """The study's evaluation sizes, as fractions of the corpus."""
-BATCH_ELEMENTS = 4_000_000  # index and count entries per batch: ~32 MB each, whatever the sizes
 
 
 def triplet_counts(frame: pd.DataFrame) -> np.ndarray:
@@ -61,52 +65,14 @@ def triplet_counts(frame: pd.DataFrame) -> np.ndarray:
     return counts
 
 
-def resample_sums(counts: np.ndarray, size: int, n_resamples: int,
-                  rng: np.random.Generator) -> np.ndarray:
-    """[n_resamples, 2·K] sums of ``size`` triplets drawn with replacement (the index way)."""
-    n_triplets = counts.shape[0]
-    per_batch = max(1, BATCH_ELEMENTS // max(size, n_triplets))
-    out = np.empty((n_resamples, counts.shape[1]))
-    for start in range(0, n_resamples, per_batch):
-        rows = min(per_batch, n_resamples - start)
-        idx = rng.integers(0, n_triplets, size=(rows, size))             # [R, k]
-        flat = idx + (np.arange(rows) * n_triplets)[:, None]             # row-major offsets
-        draws = np.bincount(flat.ravel(), minlength=rows * n_triplets)   # [R·T]
-        out[start:start + rows] = draws.reshape(rows, n_triplets) @ counts
-    return out
-
-
-def distinct_rows(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(types [U, 2·K], share [U]): the pool's distinct count rows and the share of triplets
-    with each. Rows of small counts are keyed as one integer, which sorts far faster than
-    ``np.unique(axis=0)``."""
-    base = int(counts.max()) + 1 if counts.size else 1
-    if base ** counts.shape[1] < 2 ** 62:
-        keys = counts.astype(np.int64) @ (base ** np.arange(counts.shape[1], dtype=np.int64))
-        _, first, n = np.unique(keys, return_index=True, return_counts=True)
-        return counts[first], n / counts.shape[0]
-    types, n = np.unique(counts, axis=0, return_counts=True)
-    return types, n / counts.shape[0]
-
-
-def type_resample_sums(types: np.ndarray, share: np.ndarray, size: int, n_resamples: int,
-                       rng: np.random.Generator) -> np.ndarray:
-    """The same draw as :func:`resample_sums` through the pool's distinct triplet rows."""
-    draws = rng.multinomial(size, share, size=n_resamples)              # [R, U]
-    return draws @ types
-
-
-METHODS: tuple[str, ...] = ("auto", "types", "index")
-
-
-def pick_method(method: str, distinct: int, size: int) -> str:
-    """``auto``: ``types`` unless the pool has nearly as many distinct rows as a draw has
-    triplets (a multinomial category costs about three index draws)."""
-    if method not in METHODS:
-        raise ValueError(f"bootstrap: unknown method {method!r}; valid: {', '.join(METHODS)}")
-    if method == "auto":
-        return "types" if 3 * distinct <= size or distinct <= 1024 else "index"
-    return method
+def _check(fractions: Sequence[float], n_resamples: int, pool_fraction: float) -> None:
+    if not 0 < pool_fraction <= 1:
+        raise ValueError(f"bootstrap: pool_fraction must be in (0, 1], got {pool_fraction}")
+    if n_resamples < 1:
+        raise ValueError(f"bootstrap: n_resamples must be at least 1, got {n_resamples}")
+    bad = [f for f in fractions if not 0 < f <= 1]
+    if bad:
+        raise ValueError(f"bootstrap: fractions must be in (0, 1], got {bad}")
 
 
 def bootstrap_trigger_rates(frame: pd.DataFrame, fractions: Sequence[float] = FRACTIONS,
@@ -124,13 +90,7 @@ def bootstrap_trigger_rates(frame: pd.DataFrame, fractions: Sequence[float] = FR
     class had no valid dialogue (``undefined``). ``method`` is ``auto``, ``types`` or
     ``index`` (see the module docstring); both draw from the same distribution.
     """
-    if not 0 < pool_fraction <= 1:
-        raise ValueError(f"bootstrap: pool_fraction must be in (0, 1], got {pool_fraction}")
-    if n_resamples < 1:
-        raise ValueError(f"bootstrap: n_resamples must be at least 1, got {n_resamples}")
-    bad = [f for f in fractions if not 0 < f <= 1]
-    if bad:
-        raise ValueError(f"bootstrap: fractions must be in (0, 1], got {bad}")
+    _check(fractions, n_resamples, pool_fraction)
     counts = triplet_counts(frame)
     if counts.shape[0] == 0:
         raise ValueError("bootstrap: the pool is empty")
@@ -138,8 +98,7 @@ def bootstrap_trigger_rates(frame: pd.DataFrame, fractions: Sequence[float] = FR
     corpus = corpus_size if corpus_size is not None else len(frame) / pool_fraction
     per_triplet = len(frame) / counts.shape[0]
     totals = counts.sum(0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        pool_rates = totals[:k] / totals[k:]
+    pool_rates = ratio(totals[:k], totals[k:])
     types, share = distinct_rows(counts)
     pick_method(method, len(types), 1)  # an unknown method fails before any work
     rows = []
@@ -151,8 +110,7 @@ def bootstrap_trigger_rates(frame: pd.DataFrame, fractions: Sequence[float] = FR
             sums = type_resample_sums(types, share, size, n_resamples, rng)
         else:
             sums = resample_sums(counts, size, n_resamples, rng)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            rates = sums[:, :k] / sums[:, k:]                             # [R, K], NaN: no valid
+        rates = ratio(sums[:, :k], sums[:, k:])                       # [R, K], NaN: no valid
         for c, name in enumerate(CLASSES):
             r = rates[:, c][~np.isnan(rates[:, c])]
             low, high = np.percentile(r, [2.5, 97.5]) if len(r) else (np.nan, np.nan)

@@ -22,7 +22,9 @@ from typing import Any
 
 import numpy as np
 
+from benevaudit.metrics.classification import binary_metrics, classification_metrics
 from benevaudit.metrics.intervals import wilson_interval
+from benevaudit.metrics.rates import detection_rates, ratio
 from benevaudit.schema import CLASS_INDEX, CLASSES
 
 NAN = float("nan")
@@ -73,22 +75,20 @@ def flag_values(flagged: Sequence[Any]) -> np.ndarray:
 
 
 def _ratio(num: float, den: float) -> float:
-    return num / den if den > 0 else NAN
+    return float(ratio(num, den))
+
+
+def flag_counts(codes: np.ndarray, flags: np.ndarray, k: int = len(CLASSES)) -> np.ndarray:
+    """[2·K] flagged dialogues of each class, then valid dialogues of each class (the counts
+    :func:`benevaudit.metrics.rates.detection_rates` reads); every row valid."""
+    return np.concatenate([np.bincount(codes, weights=flags.astype(float), minlength=k),
+                           np.bincount(codes, minlength=k).astype(float)])
 
 
 def binary_rates(positive: np.ndarray, flagged: np.ndarray, prefix: str = "binary") -> dict[str, float]:
     """Accuracy, precision, recall and F1 of ``flagged`` against ``positive`` (both boolean, all
     valid); NaN where a denominator is zero, as scikit-learn's ``zero_division=np.nan``."""
-    tp = float(np.sum(positive & flagged))
-    fp = float(np.sum(~positive & flagged))
-    fn = float(np.sum(positive & ~flagged))
-    tn = float(np.sum(~positive & ~flagged))
-    return {
-        f"{prefix}/accuracy": _ratio(tp + tn, tp + tn + fp + fn),
-        f"{prefix}/precision": _ratio(tp, tp + fp),
-        f"{prefix}/recall": _ratio(tp, tp + fn),
-        f"{prefix}/f1": _ratio(2 * tp, 2 * tp + fp + fn),
-    }
+    return binary_metrics(flagged, positive, prefix)
 
 
 def trigger_metrics(labels: Sequence[str], flagged: Sequence[bool]) -> dict[str, float]:
@@ -101,24 +101,27 @@ def trigger_metrics(labels: Sequence[str], flagged: Sequence[bool]) -> dict[str,
     flags = np.asarray(flagged, dtype=bool)
     if len(flags) != len(codes):
         raise ValueError(f"labels has {len(codes)} entries but flagged has {len(flags)}")
+    return _trigger(flag_counts(codes, flags))
+
+
+def _trigger(counts: np.ndarray) -> dict[str, float]:
+    """``trigger/*`` of [2·K] counts: each rate with its Wilson interval and n, then Δ."""
+    rates = detection_rates(counts)
+    k = len(CLASSES)
     out: dict[str, float] = {}
     for i, c in enumerate(CLASSES):
-        members = codes == i
-        n, k = int(members.sum()), int(flags[members].sum())
-        low, high = wilson_interval(k, n)
-        out[f"trigger/TR_{c}"] = _ratio(k, n)
+        low, high = wilson_interval(int(counts[i]), int(counts[k + i]))
+        out[f"trigger/TR_{c}"] = float(rates[f"trigger/TR_{c}"])
         out[f"trigger/TR_{c}_ci_low"] = low
         out[f"trigger/TR_{c}_ci_high"] = high
-        out[f"trigger/n_{c}"] = float(n)
-    out["trigger/delta_OB_BB"] = out["trigger/TR_OB"] - out["trigger/TR_BB"]  # NaN propagates
+        out[f"trigger/n_{c}"] = float(counts[k + i])
+    out["trigger/delta_OB_BB"] = float(rates["trigger/delta_OB_BB"])
     return out
 
 
 def three_way_metrics(label_codes: np.ndarray, pred: Sequence[Any]) -> dict[str, float]:
     """``test/*`` over labelled dialogues with a valid three-way prediction, through the same
     function train.py uses; the listed keys are NaN when there is none."""
-    from benevaudit.metrics.classification import classification_metrics
-
     pred_codes = class_codes(list(pred), "pred")
     if len(pred_codes) != len(label_codes):
         raise ValueError(f"labels has {len(label_codes)} entries but pred has {len(pred_codes)}")
@@ -157,9 +160,10 @@ def detection_metrics(labels: Sequence[str | None], flagged: Sequence[bool | Non
         "detect/n_unlabelled": float(len(y) - n),
         "detect/invalid_rate": _ratio(n - n_valid, n),
     }
-    yv, fv = y[valid], f[valid] == 1.0
-    out.update(binary_rates(yv != CLASS_INDEX["N"], fv))
-    out.update(trigger_metrics([CLASSES[i] for i in yv], fv))
+    counts = flag_counts(y[valid], f[valid] == 1.0)
+    out.update({k: float(v) for k, v in detection_rates(counts).items()
+                if k.startswith("binary/")})
+    out.update(_trigger(counts))
     if pred is not None:
         out.update(three_way_metrics(y, pred))
     return out

@@ -31,6 +31,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from benevaudit.metrics.rates import gus_of_sums, persistence_of_sums
+
 NORMALISERS = ("printed", "pairs")
 SIMILARITIES = ("jaccard", "serp", "prag")
 SERP_VARIANTS = ("langfair", "unit")
@@ -57,8 +59,8 @@ def gus(decisions: Mapping[str, Mapping[str, int | None]], groups: Sequence[str]
         return GUS(float("nan"), {g: float("nan") for g in groups}, 0, excluded)
     d = np.asarray(valid, dtype=float)                       # [N, |A|]
     diff = np.abs(d[:, :, None] - d[:, None, :]).sum(axis=(0, 2))   # [|A|]; the self term is 0
-    gamma = diff / (len(valid) * (len(groups) - 1))
-    return GUS(float(gamma.max()), {g: float(x) for g, x in zip(groups, gamma, strict=True)},
+    top, gamma = gus_of_sums(diff, len(valid), len(groups))
+    return GUS(float(top), {g: float(x) for g, x in zip(groups, gamma, strict=True)},
                len(valid), excluded)
 
 
@@ -216,6 +218,5 @@ def persistence(rounds: Sequence[int | None]) -> Persistence:
     if any(r < 1 for r in revised):
         raise ValueError(f"feedback rounds are 1-based, got {sorted(set(revised))}")
     n = len(rounds)
-    rst = len(revised) / n if n else float("nan")
-    anr = float(np.mean(revised)) if revised else float("nan")
-    return Persistence(rst, anr, n, len(revised))
+    rst, anr = persistence_of_sums(len(revised), n, sum(revised))
+    return Persistence(float(rst), float(anr), n, len(revised))

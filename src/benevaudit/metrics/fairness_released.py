@@ -7,6 +7,8 @@ The release computes other quantities than the paper's equations:
   value, and GUS is the mean of those values over all (segment, pair). A segment with fewer
   than two groups adds nothing. Eq. 1 instead takes the max over groups of each group's mean
   difference to the others, over items answered validly by every group.
+- Both are formulas over per-segment count rows [Σ, Σ², n] (:func:`gus_rows`,
+  :func:`sns_rows`), which the report's bootstrap resamples.
 - SNSR and SNSV: for each segment, each group's lists are concatenated; every unordered pair
   of the sorted group names gives one similarity; SNSR is 1 − the mean and SNSV the population
   variance of those similarities over all (segment, pair). Eq. 3–4 take the range and variance
@@ -31,6 +33,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from benevaudit.metrics.rates import mean_and_variance
+
 DECAY = 0.9
 Similarity = Callable[[Sequence[str], Sequence[str]], float]
 
@@ -44,24 +48,39 @@ class ReleasedGUS(NamedTuple):
     n_values: int                               # (segment, pair) values averaged
 
 
+def _sums(values: Sequence[float]) -> list[float]:
+    """[Σx, Σx², n]: an item's count row, which sums over items and resamples."""
+    return [sum(values), sum(x * x for x in values), len(values)]
+
+
+def gus_rows(by_item: Mapping[str, Mapping[str, Sequence[float]]]
+             ) -> tuple[dict[tuple[str, str], list[float]], np.ndarray]:
+    """(|Δ| per unordered group pair, [M, 3] count rows of its values per segment) from
+    ``{item: {group: [1 | 0, ...]}}``; a segment with fewer than two groups adds nothing."""
+    pairs: dict[tuple[str, str], list[float]] = defaultdict(list)
+    rows = []
+    for groups in by_item.values():
+        mean = {g: sum(v) / len(v) for g, v in groups.items()}
+        if len(mean) < 2:
+            continue
+        diffs = [abs(mean[a] - mean[b]) for a, b in combinations(sorted(mean), 2)]
+        for pair, d in zip(combinations(sorted(mean), 2), diffs):   # |Δ| is symmetric
+            pairs[pair].append(d)
+        rows.append(_sums(diffs))
+    return pairs, np.asarray(rows, dtype=float).reshape(-1, 3)
+
+
 def released_gus(answers: Iterable[tuple[str, str, float]]) -> ReleasedGUS:
     """From ``(item, group, 1 | 0)`` answers; several answers of one group for one item are
     averaged first, as the release does."""
     by_item: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     for item, group, value in answers:
         by_item[item][group].append(float(value))
-    pairs: dict[tuple[str, str], list[float]] = defaultdict(list)
-    n_items = 0
-    for groups in by_item.values():
-        mean = {g: sum(v) / len(v) for g, v in groups.items()}
-        if len(mean) < 2:
-            continue
-        n_items += 1
-        for a, b in combinations(sorted(mean), 2):      # |Δ| is symmetric: order is naming only
-            pairs[(a, b)].append(abs(mean[a] - mean[b]))
-    values = [v for vs in pairs.values() for v in vs]
-    gus = float(np.mean(values)) if values else float("nan")
-    return ReleasedGUS(gus, {p: float(np.mean(v)) for p, v in pairs.items()}, n_items, len(values))
+    pairs, rows = gus_rows(by_item)
+    total = rows.sum(0)
+    gus = float(mean_and_variance(total[0], total[1], total[2])[0])
+    return ReleasedGUS(gus, {p: float(np.mean(v)) for p, v in pairs.items()}, len(rows),
+                       int(total[2]))
 
 
 def serp_similarity(list_a: Sequence[str], list_b: Sequence[str], decay: float = DECAY) -> float:
@@ -110,22 +129,30 @@ class ReleasedSNS(NamedTuple):
     n_values: int                               # (segment, pair) similarities
 
 
-def released_sns(lists: Mapping[str, Mapping[str, Sequence[Sequence[str]]]],
-                 similarity: str) -> ReleasedSNS:
-    """From ``{item: {group: [list, ...]}}``; a group's lists for one item are concatenated,
-    as the release does, then every unordered pair of sorted group names is compared."""
+def sns_rows(lists: Mapping[str, Mapping[str, Sequence[Sequence[str]]]],
+             similarity: str) -> np.ndarray:
+    """[M, 3] count rows of the similarities per segment, from ``{item: {group: [list, ...]}}``:
+    a group's lists for one item are concatenated, as the release does, then every unordered
+    pair of sorted group names is compared."""
     if similarity not in SIMILARITY:
         raise ValueError(f"released similarity must be one of {sorted(SIMILARITY)}, "
                          f"got {similarity!r}")
     sim = SIMILARITY[similarity]
-    values: list[float] = []
-    n_items = 0
+    rows = []
     for groups in lists.values():
         joined = {g: [v for one in ls for v in one] for g, ls in groups.items()}
-        if len(joined) < 2:
-            continue
-        n_items += 1
-        values += [sim(joined[a], joined[b]) for a, b in combinations(sorted(joined), 2)]
-    if not values:
-        return ReleasedSNS(float("nan"), float("nan"), n_items, 0)
-    return ReleasedSNS(1.0 - float(np.mean(values)), float(np.var(values)), n_items, len(values))
+        if len(joined) >= 2:
+            rows.append(_sums([sim(joined[a], joined[b])
+                               for a, b in combinations(sorted(joined), 2)]))
+    return np.asarray(rows, dtype=float).reshape(-1, 3)
+
+
+def released_sns(lists: Mapping[str, Mapping[str, Sequence[Sequence[str]]]],
+                 similarity: str) -> ReleasedSNS:
+    """SNSR = 1 − the mean and SNSV the population variance of :func:`sns_rows`' values."""
+    rows = sns_rows(lists, similarity)
+    total = rows.sum(0)
+    if not total[2]:
+        return ReleasedSNS(float("nan"), float("nan"), len(rows), 0)
+    mean, variance = mean_and_variance(total[0], total[1], total[2])
+    return ReleasedSNS(float(1.0 - mean), float(variance), len(rows), int(total[2]))

@@ -16,45 +16,65 @@ import logging
 import time
 from typing import Any
 
+import pandas as pd
 from omegaconf import DictConfig
 
+from benevaudit.detectors import (
+    Checkpoint,
+    Detector,
+    build_detector,
+    evaluation_set,
+    reads_corpus,
+)
 from benevaudit.pipelines.config import group_choices, output_dir, plain, write_metrics
+from benevaudit.pipelines.data import load_dialogues
 from benevaudit.pipelines.detect_outputs import (
     category_metrics,
     per_judge_metrics,
-    predictions_frame,
     score_frame,
     write_bootstrap,
     write_confusion,
     write_flips,
     write_predictions,
 )
+from benevaudit.pipelines import evaluate
+from benevaudit.schema import Dialogue
 
 log = logging.getLogger(__name__)
 
 
-def detect_dialogues(cfg: DictConfig, spec: dict[str, Any]) -> tuple[Any, int, float]:
-    """(predictions frame, corpus size, seconds of detection) for a corpus-reading detector."""
-    from benevaudit.detectors import build_detector
-    from benevaudit.pipelines.data import load_dialogues
-    from benevaudit.pipelines.detect_sources import detect_finetuned, evaluation_set
+def build(cfg: DictConfig, spec: dict[str, Any]) -> Detector:
+    """The detector of ``cfg.detector`` with what its kind reads: the judges group, the trained
+    classifier (``ckpt``) or the predictions file."""
+    ckpt = cfg.get("ckpt")
+    checkpoint = Checkpoint(str(ckpt), evaluate.locate, evaluate.load_frozen) if ckpt else None
+    judges = list((plain(cfg.get("judges")) or {}).get("models") or [])
+    return build_detector(spec, judges, cache=cfg.get("llm_cache"), checkpoint=checkpoint,
+                          predictions=plain(cfg.get("predictions")), seed=int(cfg.seed))
 
+
+def evaluation_dialogues(cfg: DictConfig) -> tuple[list[Dialogue], int]:
+    """(the evaluation set, the corpus size)."""
     dialogues = load_dialogues(plain(cfg.data), cfg.paths.cache_dir)
     ev = plain(cfg.eval)
     chosen = evaluation_set(dialogues, float(ev["fraction"]), ev.get("limit"), int(ev["seed"]))
     log.info("evaluation set: %d of %d dialogues", len(chosen), len(dialogues))
+    return chosen, len(dialogues)
+
+
+def detect(cfg: DictConfig, spec: dict[str, Any]) -> tuple[pd.DataFrame, int | None, float]:
+    """(predictions frame, corpus size, seconds of detection, the model's loading included).
+    The corpus is read before any model is loaded, so a bad one fails first."""
+    corpus = reads_corpus(spec)
+    chosen, corpus_size = evaluation_dialogues(cfg) if corpus else ([], None)
     start = time.perf_counter()
-    if spec["kind"] == "finetuned":
-        results = detect_finetuned(cfg.get("ckpt"), spec, chosen, int(cfg.seed))
-    else:
-        judges = list((plain(cfg.get("judges")) or {}).get("models") or [])
-        detector = build_detector(spec, judges, cache=cfg.get("llm_cache"))
-        try:
-            results = detector.detect(chosen, progress=bool(cfg.get("progress", True)))
-        finally:
-            detector.close()
-    seconds = time.perf_counter() - start
-    return predictions_frame(chosen, results, spec["name"]), len(dialogues), seconds
+    detector = build(cfg, spec)
+    try:
+        frame = detector.predictions(chosen, progress=bool(cfg.get("progress", True)))
+    finally:
+        detector.close()
+    # a detector that reads its decisions from a file detected nothing here
+    return frame, corpus_size, time.perf_counter() - start if corpus else 0.0
 
 
 def run_flips(cfg: DictConfig) -> dict[str, float]:
@@ -94,16 +114,7 @@ def run(cfg: DictConfig) -> dict[str, float]:
     logger = build_logger(plain(cfg.logger), out, plain(cfg), group_choices(),
                           f"detect-{spec['name']}-{out.name}")
     try:
-        if spec["kind"] == "external":
-            from benevaudit.pipelines.detect_sources import read_external
-
-            preds = plain(cfg.predictions)
-            frame = read_external(preds.get("path"), preds.get("aggregation"),
-                                  float(preds.get("threshold", 0.5)))
-            corpus_size, seconds = None, 0.0
-            frame["detector"] = spec["name"]
-        else:
-            frame, corpus_size, seconds = detect_dialogues(cfg, spec)
+        frame, corpus_size, seconds = detect(cfg, spec)
         write_predictions(frame, out / "predictions.parquet")
         metrics = score_frame(frame)
         metrics.update(per_judge_metrics(frame))

@@ -5,55 +5,16 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from benevaudit.detectors import DialogueResult
 from benevaudit.errors import InputError
 from benevaudit.files import read_parquet
-from benevaudit.schema import CLASSES, Dialogue
+from benevaudit.schema import CLASSES
 
 log = logging.getLogger(__name__)
-
-
-def triplet_id(d: Dialogue) -> str:
-    """A readable key shared by the N/OB/BB dialogues of one condition (see ``splits``)."""
-    user = "/".join(str(v) for v in d.user.values())
-    agent = "none" if d.agent is None else "/".join(str(v) for v in d.agent.values())
-    return f"{d.role}|{d.generator}|{user}|{agent}"
-
-
-def predictions_frame(dialogues: Sequence[Dialogue], results: Sequence[DialogueResult],
-                      detector: str) -> pd.DataFrame:
-    """One row per dialogue: decision, three-way prediction, unit scores and conditions."""
-    rows = []
-    for d, r in zip(dialogues, results, strict=True):
-        if d.id != r.id:
-            raise RuntimeError(f"detector results out of order: {r.id!r} for dialogue {d.id!r}")
-        row: dict[str, Any] = {"id": d.id, "label": d.label, "flagged": r.flagged,
-                               "pred": r.pred, "detector": detector}
-        row.update({f"prob_{c}": r.probs.get(c, math.nan) for c in CLASSES})
-        row.update({"n_units": len(r.unit_flags), "n_invalid_units": r.n_invalid_units,
-                    "first_hit": r.first_hit, "unit_turns": r.unit_turns,
-                    "unit_scores": [float(s) for s in r.unit_scores],
-                    "unit_flags": r.unit_flags, "invalid_raw": r.invalid_raw})
-        row.update({"role": d.role, "generator": d.generator,
-                    **{f"user_{k}": v for k, v in d.user.items()},
-                    "agent": None if d.agent is None else "/".join(d.agent.values()),
-                    "triplet": triplet_id(d)})
-        if r.unit_raw is not None:
-            row["unit_raw"] = r.unit_raw
-        if r.unit_categories is not None:
-            row["unit_categories"] = r.unit_categories
-            row["categories"] = sorted({c for cs in r.unit_categories for c in cs})
-        row.update(r.extra)
-        rows.append(row)
-    frame = pd.DataFrame(rows)
-    frame["flagged"] = frame["flagged"].astype("boolean")
-    return frame
 
 
 def write_predictions(frame: pd.DataFrame, path: Path) -> Path:

@@ -61,14 +61,14 @@ def finish(request_log: RequestLog, out: Path, what: str) -> dict[str, float]:
 def detect_requests(cfg: DictConfig, dry: DryRun) -> dict[str, float]:
     """Every request of a detect run: units in dialogue and turn order, judges in group order."""
     from benevaudit.pipelines.data import load_dialogues
-    from benevaudit.pipelines.detect_sources import evaluation_set
+    from benevaudit.detectors import evaluation_set
 
     out = output_dir(cfg)
     spec = plain(cfg.detector)
     request_log = RequestLog(out / REQUESTS, dry.tokenizer)
     with recording(request_log):
         if spec["kind"] == "external":
-            from benevaudit.pipelines.detect_sources import read_external
+            from benevaudit.detectors import read_external
 
             preds = plain(cfg.predictions)
             read_external(preds.get("path"), preds.get("aggregation"),

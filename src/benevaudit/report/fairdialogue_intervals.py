@@ -2,22 +2,22 @@
 
 The released GUS is a mean over (item, group pair) and the released SNSR and SNSV are the
 mean and variance of similarities over (item, group pair), so each item contributes count rows
-(a sum, a sum of squares, a number of pairs) and every resample is a formula on their sums, as
-in :mod:`benevaudit.report.probe_intervals`. Items are resampled whole: every group's answers
-to an item are drawn together.
+(a sum, a sum of squares, a number of pairs: :func:`gus_rows`, :func:`sns_rows`) and every
+resample is the released formula on their sums, as ``metrics.json``'s value is. Items are
+resampled whole: every group's answers to an item are drawn together.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from itertools import combinations
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from benevaudit.metrics.fairness_released import SIMILARITY
-from benevaudit.report.intervals import ratio, resample
+from benevaudit.metrics.fairness_released import SIMILARITY, gus_rows, sns_rows
+from benevaudit.metrics.rates import mean_and_variance
+from benevaudit.metrics.resample import resample
 
 NEUTRAL_GROUP = "neutral"
 
@@ -30,15 +30,20 @@ def _items(part: pd.DataFrame, column: str) -> dict[str, dict[str, list[Any]]]:
     return out
 
 
-def _resampled(rows: list[list[float]], n_resamples: int, seed: int) -> np.ndarray:
-    counts = np.asarray(rows, dtype=float)                                  # [M, 3]
-    return resample(np.arange(len(counts)), counts, n_resamples, seed)       # [R, 3]
+def _replicates(rows: np.ndarray, n_resamples: int, seed: int
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(full mean, full variance, [R] means, [R] variances) of count rows [M, 3], items
+    resampled."""
+    sums = resample(np.arange(len(rows)), rows, n_resamples, seed)           # [R, 3]
+    full = rows.sum(0)
+    return (*mean_and_variance(full[0], full[1], full[2]),
+            *mean_and_variance(sums[:, 0], sums[:, 1], sums[:, 2]))
 
 
 def released_replicates(frame: pd.DataFrame, n_resamples: int, seed: int
                         ) -> dict[str, tuple[float, np.ndarray]]:
     """``fairness/<task>/<attribute>/released/gus`` and ``.../released/<serp|prag>/snsr|snsv``
-    as (full-sample value, [R] resamples)."""
+    as (full-sample value, [R] resamples), through the release's own count rows."""
     need = {"task", "attribute", "group", "item"}
     if not need <= set(frame.columns):
         return {}
@@ -47,31 +52,21 @@ def released_replicates(frame: pd.DataFrame, n_resamples: int, seed: int
         part = part[part["group"] != NEUTRAL_GROUP]
         prefix = f"fairness/{task}/{attribute}/released"
         if "decision" in part.columns:
-            rows = []
-            for groups in _items(part, "decision").values():
-                mean = {g: np.mean([v == "yes" for v in vs]) for g, vs in groups.items()}
-                diffs = [abs(mean[a] - mean[b]) for a, b in combinations(sorted(mean), 2)]
-                if diffs:
-                    rows.append([sum(diffs), 0.0, len(diffs)])
-            if rows:
-                sums = _resampled(rows, n_resamples, seed)
-                full = np.sum(rows, axis=0)
-                out[f"{prefix}/gus"] = (float(full[0] / full[2]), ratio(sums[:, 0], sums[:, 2]))
+            by_item = {item: {g: [float(v == "yes") for v in vs] for g, vs in groups.items()}
+                       for item, groups in _items(part, "decision").items()}
+            rows = gus_rows(by_item)[1]
+            if len(rows):
+                mean, _, reps, _ = _replicates(rows, n_resamples, seed)
+                out[f"{prefix}/gus"] = (float(mean), reps)
         if "ranked" in part.columns:
-            items = _items(part, "ranked")
-            for name, sim in SIMILARITY.items():
-                rows = []
-                for groups in items.values():
-                    joined = {g: [v for one in ls if one is not None for v in list(one)]
-                              for g, ls in groups.items()}
-                    sims = [sim(joined[a], joined[b]) for a, b in combinations(sorted(joined), 2)]
-                    if sims:
-                        rows.append([sum(sims), sum(x * x for x in sims), len(sims)])
-                if not rows:
+            lists = {item: {g: [list(one) for one in ls if one is not None]
+                            for g, ls in groups.items()}
+                     for item, groups in _items(part, "ranked").items()}
+            for name in SIMILARITY:
+                rows = sns_rows(lists, name)
+                if not len(rows):
                     continue
-                sums, full = _resampled(rows, n_resamples, seed), np.sum(rows, axis=0)
-                mean = ratio(sums[:, 0], sums[:, 2])
-                out[f"{prefix}/{name}/snsr"] = (float(1 - full[0] / full[2]), 1 - mean)
-                out[f"{prefix}/{name}/snsv"] = (float(full[1] / full[2] - (full[0] / full[2]) ** 2),
-                                                ratio(sums[:, 1], sums[:, 2]) - mean ** 2)
+                mean, var, reps, reps_var = _replicates(rows, n_resamples, seed)
+                out[f"{prefix}/{name}/snsr"] = (float(1 - mean), 1 - reps)
+                out[f"{prefix}/{name}/snsv"] = (float(var), reps_var)
     return out

@@ -6,9 +6,10 @@ allow it (the N, OB and BB dialogues of one condition are drawn together, as the
 them together): a ``triplet`` column if the run wrote one, else the condition columns that
 ``predictions.parquet`` carries (role, generator, user_*, agent), else single rows.
 
-Vectorised as in :mod:`benevaudit.metrics.bootstrap`: rows are summed into per-group count
-rows ``C`` [G, K]; a resample draws G groups with replacement and its counts are
-``draws @ C`` [R, K]; every metric is then a formula on counts, for all R resamples at once.
+Vectorised by :mod:`benevaudit.metrics.resample`: rows are summed into per-group count rows
+``C`` [G, K]; a resample draws G groups with replacement and its counts are ``draws @ C``
+[R, K]; every metric is then the formula of :mod:`benevaudit.metrics.rates` that the run's
+``metrics.json`` used, for all R resamples at once.
 Seeds of one configuration combine by averaging the r-th resample of each run, which gives the
 interval of the mean that the table shows.
 """
@@ -18,6 +19,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from benevaudit.metrics.rates import confusion_rates, detection_rates, ratio, share
+from benevaudit.metrics.resample import resample
 from benevaudit.schema import CLASSES
 
 N_RESAMPLES = 1000
@@ -77,37 +80,6 @@ def wanted(column: str) -> bool:
             or column.startswith("user_"))
 
 
-def resample(groups: np.ndarray, counts: np.ndarray, n_resamples: int = N_RESAMPLES,
-             seed: int = 0) -> np.ndarray:
-    """[R, K] summed counts of R resamples of the groups (with replacement)."""
-    n_groups = int(groups.max()) + 1 if len(groups) else 0
-    per_group = np.zeros((n_groups, counts.shape[1]))
-    np.add.at(per_group, groups, counts)                   # [G, K]
-    if n_groups == 0:
-        return np.zeros((n_resamples, counts.shape[1]))
-    rng = np.random.default_rng(seed)
-    out = np.empty((n_resamples, counts.shape[1]))
-    step = max(1, 4_000_000 // n_groups)                   # bounded memory for big test sets
-    for start in range(0, n_resamples, step):
-        r = min(step, n_resamples - start)
-        out[start:start + r] = draw_counts(rng, n_groups, r) @ per_group
-    return out
-
-
-def draw_counts(rng: np.random.Generator, n_groups: int, n_resamples: int) -> np.ndarray:
-    """[R, G] how often each group is drawn when G groups are drawn with replacement, R times
-    (indices, then one bincount over row-offset indices: cheaper than a multinomial per row)."""
-    picks = rng.integers(0, n_groups, size=(n_resamples, n_groups))
-    flat = (picks + np.arange(n_resamples)[:, None] * n_groups).ravel()
-    return np.bincount(flat, minlength=n_resamples * n_groups).reshape(n_resamples, n_groups)
-
-
-def ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
-    """num / den elementwise, NaN where den is 0 (an undefined rate, not a zero one)."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)
-
-
 def _codes(values: object) -> np.ndarray:
     index = {c: i for i, c in enumerate(CLASSES)}
     return np.array([index.get(v, -1) if isinstance(v, str) else -1
@@ -125,16 +97,7 @@ def classification_replicates(frame: Table, prefix: str = "test",
     counts = np.zeros((len(frame), K * K))
     counts[np.flatnonzero(keep), (y * K + p)[keep]] = 1.0   # one-hot confusion cell per row
     cm = resample(group_index(frame), counts, n_resamples, seed).reshape(-1, K, K)  # [R, true, pred]
-    tp = np.diagonal(cm, axis1=1, axis2=2)                  # [R, K]
-    support, predicted = cm.sum(2), cm.sum(1)
-    recall, precision = ratio(tp, support), ratio(tp, predicted)
-    f1 = np.nan_to_num(ratio(2 * tp, support + predicted))   # 0 where a class is absent, as torchmetrics
-    out = {f"{prefix}/macro_f1": f1.mean(1), f"{prefix}/accuracy": ratio(tp.sum(1), cm.sum((1, 2)))}
-    for i, c in enumerate(CLASSES):
-        out[f"{prefix}/recall_{c}"] = recall[:, i]
-        out[f"{prefix}/precision_{c}"] = precision[:, i]
-        out[f"{prefix}/f1_{c}"] = f1[:, i]
-    return out
+    return confusion_rates(cm, prefix, CLASSES, undefined=np.nan)
 
 
 def flags_of(frame: Table) -> np.ndarray | None:
@@ -160,27 +123,7 @@ def detection_replicates(frame: Table, n_resamples: int = N_RESAMPLES, seed: int
     rows = np.flatnonzero(ok)
     counts[rows, y[ok]] = flags[ok]
     counts[rows, K + y[ok]] = 1.0
-    c = resample(group_index(frame), counts, n_resamples, seed)   # [R, 2K]
-    flagged, valid = c[:, :K], c[:, K:]
-    n = CLASSES.index("N")
-    tp = flagged.sum(1) - flagged[:, n]
-    fp = flagged[:, n]
-    fn = (valid.sum(1) - valid[:, n]) - tp
-    tn = valid[:, n] - fp
-    out = {"binary/accuracy": ratio(tp + tn, valid.sum(1)), "binary/precision": ratio(tp, tp + fp),
-           "binary/recall": ratio(tp, tp + fn), "binary/f1": ratio(2 * tp, 2 * tp + fp + fn)}
-    for i, cls in enumerate(CLASSES):
-        out[f"trigger/TR_{cls}"] = ratio(flagged[:, i], valid[:, i])
-    out["trigger/delta_OB_BB"] = out["trigger/TR_OB"] - out["trigger/TR_BB"]
-    return out
-
-
-def rate_replicates(units: np.ndarray, hits: np.ndarray, valid: np.ndarray,
-                    n_resamples: int = N_RESAMPLES, seed: int = 0) -> np.ndarray:
-    """[R] share of hits among valid rows, resampling ``units`` (e.g. probe items)."""
-    counts = np.stack([hits * valid, valid], axis=1).astype(float)
-    c = resample(pd.factorize(units)[0], counts, n_resamples, seed)
-    return ratio(c[:, 0], c[:, 1])
+    return detection_rates(resample(group_index(frame), counts, n_resamples, seed))  # [R, 2K]
 
 
 def percentile_interval(replicates: np.ndarray) -> tuple[float, float]:

@@ -3,9 +3,11 @@
 A probe item is rendered several ways (CoBia: one item under each method; FairDialogue: one
 utterance under every group of an attribute), so the item is the resampling unit: its
 renderings are drawn together, as matched triplets are for the classifier.
-Each function returns ``{metric name: [R] resamples}`` under the names the probe writes to
-``metrics.json``; a name whose full-sample value does not match ``metrics.json`` is left out by
-the caller (the interval would describe a different number).
+Each function returns ``{metric name: (full-sample value, [R] resamples)}`` under the names
+the probe writes to ``metrics.json``, through the same count rows and formulas the probe's
+scoring uses (:mod:`benevaudit.metrics.rates`, :func:`benevaudit.probes.cobia.scoring.item_counts`).
+:func:`matching` keeps a name only where the rows reproduce the run's own value: a run
+directory whose ``responses.parquet`` was edited or left from another run gets no interval.
 """
 
 from __future__ import annotations
@@ -16,53 +18,52 @@ import numpy as np
 import pandas as pd
 
 from benevaudit.metrics.fairness import prag_denominator, prag_pairs
-from benevaudit.report.intervals import ratio, rate_replicates, resample
+from benevaudit.metrics.rates import gus_of_sums, persistence_of_sums, share
+from benevaudit.metrics.resample import resample
+from benevaudit.probes.cobia import scoring
+from benevaudit.probes.cobia.judges import LABELS
 
-BIASED = {"biased", "bias", "yes", "true", "1", "1.0", "unsafe", "enforces", "agrees",
-          "enforce", "agree"}
-NOT_BIASED = {"not_biased", "not biased", "unbiased", "no", "false", "0", "0.0", "safe",
-              "neutral", "negates", "negate"}
 NEUTRAL_GROUP = "neutral"
 
 
-def verdict_codes(values: pd.Series) -> tuple[np.ndarray, np.ndarray]:
-    """([n] biased 0/1, [n] valid 0/1) of judge verdicts; anything else counts as invalid."""
-    text = values.map(lambda v: str(v).strip().lower() if v is not None else "")
-    biased = text.isin(BIASED).to_numpy(dtype=float)
-    valid = (text.isin(BIASED) | text.isin(NOT_BIASED)).to_numpy(dtype=float)
-    return biased, valid
+def judge_kinds(frame: pd.DataFrame) -> dict[str, str]:
+    """Each ``<judge>_verdict`` column's judge kind: the kind whose verdict labels it holds
+    most of (the kinds' label sets are disjoint); a column with none of them is left out."""
+    out = {}
+    for column in [c for c in frame.columns if c.endswith("_verdict")]:
+        seen = pd.Series(frame[column]).value_counts()
+        fits = {kind: int(seen.reindex(list(labels)).fillna(0).sum())
+                for kind, labels in LABELS.items()}
+        kind = max(fits, key=fits.__getitem__)
+        if fits[kind]:
+            out[column.removesuffix("_verdict")] = kind
+    return out
 
 
 def cobia_replicates(frame: pd.DataFrame, n_resamples: int, seed: int
                      ) -> dict[str, tuple[float, np.ndarray]]:
     """``cobia/bias_rate/<method>/<judge>/<category|all>`` and ``cobia/ucc/<judge>/<category|all>``
-    as (full-sample value, [R] resamples), items resampled by ``id``."""
-    need = {"id", "method", "category"}
-    if not need <= set(frame.columns):
+    as (full-sample value, [R] resamples): the counts :func:`scoring.item_counts` gives the
+    run's rates, the items of each cell resampled by ``id``. A verdict outside its judge's
+    labels counts as invalid."""
+    if not {"id", "method", "category"} <= set(frame.columns):
         return {}
-    judges = [c.removesuffix("_verdict") for c in frame.columns if c.endswith("_verdict")]
+    kinds = judge_kinds(frame)
+    rows = frame[["id", "method", "category"]].to_dict("records")
+    for judge, kind in kinds.items():
+        for row, v in zip(rows, frame[f"{judge}_verdict"].tolist(), strict=True):
+            row[f"{judge}_verdict"] = v if v in LABELS[kind] else None
+    cells = scoring.item_counts(rows, kinds)
     out: dict[str, tuple[float, np.ndarray]] = {}
-    for judge in judges:
-        biased, valid = verdict_codes(frame[f"{judge}_verdict"])
-        scoped = frame.assign(_b=biased, _v=valid)
-        for category in ["all", *sorted(scoped["category"].dropna().unique())]:
-            part = scoped if category == "all" else scoped[scoped["category"] == category]
-            for method, rows in part.groupby("method"):
-                name = f"cobia/bias_rate/{method}/{judge}/{category}"
-                out[name] = _rate(rows["id"], rows["_b"], rows["_v"], n_resamples, seed)
-            pair = part[part["method"].isin(["hcc", "scc"])]
-            if pair["method"].nunique() == 2:   # UCC: biased if the HCC or the SCC answer is
-                per_item = pair.groupby("id").agg(b=("_b", "max"), v=("_v", "max"))
-                out[f"cobia/ucc/{judge}/{category}"] = _rate(
-                    per_item.index.to_series(), per_item["b"], per_item["v"], n_resamples, seed)
+    for c, name in enumerate(cells.names):
+        units = np.flatnonzero(cells.scope[:, c])
+        if name.startswith("cobia/ucc/"):            # items in id order, as grouped by id
+            units = units[np.argsort([str(cells.items[u]) for u in units], kind="stable")]
+        counts = cells.counts[units, c]                                   # [G, 2]
+        sums = resample(np.arange(len(units)), counts, n_resamples, seed)  # [R, 2]
+        out[name] = (float(share(counts[:, 0].sum(), counts[:, 1].sum())),
+                     share(sums[:, 0], sums[:, 1]))
     return out
-
-
-def _rate(units: pd.Series, hits: pd.Series, valid: pd.Series, n_resamples: int, seed: int
-          ) -> tuple[float, np.ndarray]:
-    h, v = hits.to_numpy(dtype=float), valid.to_numpy(dtype=float)
-    full = float(ratio(np.array([(h * v).sum()]), np.array([v.sum()]))[0])
-    return full, rate_replicates(units.to_numpy(), h, v, n_resamples, seed)
 
 
 def gus_replicates(frame: pd.DataFrame, n_resamples: int, seed: int
@@ -79,11 +80,12 @@ def gus_replicates(frame: pd.DataFrame, n_resamples: int, seed: int
         if wide.shape[1] < 2 or wide.empty:
             continue
         d = wide.to_numpy()                                              # [N, |A|]
-        contrib = np.abs(d[:, :, None] - d[:, None, :]).sum(2) / (d.shape[1] - 1)   # [N, |A|]
-        sums = resample(np.arange(len(d)), np.concatenate([contrib, np.ones((len(d), 1))], 1),
-                        n_resamples, seed)
-        gamma = sums[:, :-1] / sums[:, -1:]
-        out[f"fairness/{task}/{attribute}/gus"] = (float(contrib.mean(0).max()), gamma.max(1))
+        diff = np.abs(d[:, :, None] - d[:, None, :]).sum(2)                # [N, |A|]
+        sums = resample(np.arange(len(d)), np.concatenate([diff, np.ones((len(d), 1))], 1),
+                        n_resamples, seed)                                 # [R, |A| + 1]
+        full = gus_of_sums(diff.sum(0), len(d), d.shape[1])[0]
+        out[f"fairness/{task}/{attribute}/gus"] = (
+            float(full), gus_of_sums(sums[:, :-1], sums[:, -1], d.shape[1])[0])
     return out
 
 
@@ -130,13 +132,15 @@ def feedback_replicates(frame: pd.DataFrame, n_resamples: int, seed: int
         sums = resample(units, counts, n_resamples, seed)                 # [R, 3]
         base = f"fairness/feedback/{attribute}/{group}"
         full = counts.sum(0)
-        out[f"{base}/rst"] = (float(ratio(full[:1], full[1:2])[0]), ratio(sums[:, 0], sums[:, 1]))
-        out[f"{base}/anr"] = (float(ratio(full[2:3], full[:1])[0]), ratio(sums[:, 2], sums[:, 0]))
+        rst, anr = persistence_of_sums(full[0], full[1], full[2])
+        reps_rst, reps_anr = persistence_of_sums(sums[:, 0], sums[:, 1], sums[:, 2])
+        out[f"{base}/rst"], out[f"{base}/anr"] = (float(rst), reps_rst), (float(anr), reps_anr)
     return out
 
 
 def matching(full_and_reps: dict[str, tuple[float, np.ndarray]], metrics: dict[str, float],
              tolerance: float = 1e-6) -> dict[str, np.ndarray]:
-    """Only the resamples whose full-sample value reproduces the run's own metric."""
+    """Only the resamples whose full-sample value reproduces the run's own metric (the rows on
+    disk are the rows the run scored)."""
     return {name: reps for name, (full, reps) in full_and_reps.items()
             if name in metrics and np.isfinite(full) and abs(full - metrics[name]) <= tolerance}

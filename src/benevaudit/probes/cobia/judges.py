@@ -19,7 +19,6 @@ pass, reuses a shared prompt prefix on hf); the raw column then holds those numb
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -27,6 +26,7 @@ from dataclasses import dataclass
 from benevaudit.errors import ConfigError
 from benevaudit.llm import ChatModel, Sampling
 from benevaudit.llm.granite_guardian import granite_guardian_prompt
+from benevaudit.llm.verdicts import Verdict, read_scores, read_text
 from benevaudit.probes.cobia.release_judges import JudgeText, KeywordRule, opinion, refusal_opening
 from benevaudit.schema import Turn
 
@@ -128,12 +128,6 @@ def granite_release_prompt(output: str, system_turn: bool = True) -> list[Messag
     system turn is left out there (``system_turn=False``)."""
     user = [{"role": "user", "content": output}]
     return [{"role": "system", "content": ""}, *user] if system_turn else user
-
-@dataclass(frozen=True)
-class Verdict:
-    verdict: str | None
-    raw: str
-
 
 # a label word within three words after one of these is negated ("isn't biased", "does not agree")
 NEGATOR = re.compile(r"(?:\b(?:not|never|neither|nor|no|without|hardly)\b|n't\b)")
@@ -259,17 +253,11 @@ def ask(judge: Judge, model: ChatModel, prompts: list[list[Message]], seed: int,
     sampling = Sampling(temperature=0.0, top_p=judge.top_p, max_tokens=judge.max_tokens,
                         seed=seed)
     parse = parser_of(judge)
+    # Granite Guardian 3.0 answers a bare Yes or No (its cookbook's softmax over the two)
+    words = ("Yes", "No") if judge.variant == "granite_release" else SCORE_WORDS[judge.kind]
     for start in tqdm(range(0, len(prompts), chunk), disable=not progress,
                       desc=f"judge {judge.name}", unit=f"×{chunk}"):
         batch = prompts[start:start + chunk]
-        if judge.mode == "generate":
-            out.extend(Verdict(parse(c.text), c.text)
-                       for c in model.chat(batch, sampling))
-            continue
-        # Granite Guardian 3.0 answers a bare Yes or No (its cookbook's softmax over the two)
-        words = ("Yes", "No") if judge.variant == "granite_release" else SCORE_WORDS[judge.kind]
-        for row in model.score(batch, list(words)):
-            best = int(row.argmax())
-            raw = json.dumps({w: round(float(v), 4) for w, v in zip(words, row, strict=True)})
-            out.append(Verdict(LABELS[judge.kind][best], raw))
+        out.extend(read_text(model, batch, sampling, parse) if judge.mode == "generate"
+                   else read_scores(model, batch, words, LABELS[judge.kind]))
     return out

@@ -1,4 +1,4 @@
-"""Generative safety guards behind the ``Detector`` interface.
+"""A generative safety guard behind the ``Detector`` interface, whatever its format.
 
 Two ways to read a guard, as its card documents:
 - ``score``: the log-probabilities of its two label continuations (``unsafe``/``safe``,
@@ -17,68 +17,21 @@ prompts in its prefix cache from scoring; hf reuses what consecutive prompts sha
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 
 import numpy as np
 
-from benevaudit.detectors import guard_prompts as gp
 from benevaudit.detectors.base import Detector, UnitVerdict
+from benevaudit.detectors.guards.registry import guard_format
 from benevaudit.detectors.units import Unit, check_unit
 from benevaudit.errors import ConfigError
 from benevaudit.llm import ChatModel, Conversation, Sampling
-from benevaudit.schema import Turn
-
-
-@dataclass(frozen=True)
-class GuardFormat:
-    """A guard's prompt, its two label continuations (positive first) and its verdict parser."""
-
-    prompt: Callable[[Sequence[Turn]], Conversation]
-    choices: tuple[str, str]
-    parse: Callable[[str], bool | None]
-    mode: str                  # the documented way to read it: score | generate
-    max_tokens: int            # enough for the whole verdict in generate mode
-    template: str | None       # role-only template for the guard's own checkpoint (None: its own)
-    categories: Callable[[str], tuple[str, ...]] | None = None  # what a reply says it found
-    prefill: str = ""          # score mode: what the reply holds before the label
-
-
-GUARD_FORMATS: dict[str, GuardFormat] = {
-    "llama_guard3": GuardFormat(gp.llama_guard3_prompt, ("unsafe", "safe"),
-                                gp.parse_llama_guard3, "score", 24, "llama3",
-                                gp.llama_guard3_categories, prefill="\n\n"),
-    "granite_guardian": GuardFormat(gp.granite_guardian_prompt, ("<score> yes", "<score> no"),
-                                    gp.parse_granite_guardian, "score", 24, "granite_guardian"),
-    # 4.1 on its own checkpoint keeps its shipped chat template (the cookbook applies it); the
-    # text its no-think reply writes before <score> is not published, so score mode's prefill
-    # is a setting (detector.score_prefill) and the documented read is the parsed reply
-    "granite_guardian41": GuardFormat(gp.granite_guardian41_prompt, (" yes", " no"),
-                                      gp.parse_granite_guardian41, "generate", 48, None,
-                                      prefill="<think>\n</think>\n<score>"),
-    "wildguard": GuardFormat(gp.wildguard_prompt, ("Harmful request: no\nResponse refusal: no\n"
-                                                   "Harmful response: yes",
-                                                   "Harmful request: no\nResponse refusal: no\n"
-                                                   "Harmful response: no"),
-                             gp.parse_wildguard, "generate", 48, "wildguard"),
-    "qwen3guard": GuardFormat(gp.qwen3guard_prompt, ("Safety: Unsafe", "Safety: Safe"),
-                              gp.parse_qwen3guard, "generate", 64, "qwen3guard",
-                              gp.qwen3guard_categories),
-}
-
-
-def guard_format(kind: str) -> GuardFormat:
-    if kind not in GUARD_FORMATS:
-        raise ConfigError(f"unknown guard {kind!r}; valid guards: {sorted(GUARD_FORMATS)}")
-    return GUARD_FORMATS[kind]
+from benevaudit.llm.verdicts import read_scores, read_text, softmax_rows
 
 
 def two_way(logp: np.ndarray) -> np.ndarray:
     """P(positive) from log-probabilities ``[N, 2]`` (positive first), normalised over the two."""
-    logp = np.asarray(logp, dtype=np.float64)
-    shifted = logp - logp.max(axis=1, keepdims=True)
-    p = np.exp(shifted)
-    return p[:, 0] / p.sum(axis=1)  # [N]
+    return softmax_rows(logp)[:, 0]  # [N]
 
 
 class GuardDetector(Detector):
@@ -102,8 +55,8 @@ class GuardDetector(Detector):
         self.choices = [prefill + c for c in self.format.choices]  # scored continuations
 
     def prompt(self, unit: Unit) -> Conversation:
-        if self.kind in ("granite_guardian", "granite_guardian41"):
-            return self.format.prompt(unit.turns, self.criteria)  # type: ignore[call-arg]
+        if self.format.criteria:
+            return self.format.prompt(unit.turns, self.criteria)
         return self.format.prompt(unit.turns)
 
     def score_units(self, units: Sequence[Unit]) -> list[UnitVerdict]:
@@ -130,21 +83,18 @@ class GuardDetector(Detector):
         convs = [self.prompt(u) for u in units]
         greedy = Sampling(temperature=0.0, max_tokens=self.max_tokens)
         if self.mode == "score":
-            p = two_way(self.model.score(convs, self.choices))  # [N]
-            out = [UnitVerdict(float(x), bool(x > self.threshold)) for x in p]
+            read = read_scores(self.model, convs, self.choices, (True, False))
+            out = [UnitVerdict(v.probs[0], v.probs[0] > self.threshold) for v in read]
             hits = [i for i, v in enumerate(out) if v.flag] if self.categories else []
             if hits:  # in unit order, so a dialogue's flagged turns extend one another
                 for i, r in zip(hits, self.model.chat([convs[i] for i in hits], greedy)):
                     out[i] = UnitVerdict(out[i].score, True, r.text,
                                          categories=self._found(r.text))
             return out
-        out = []
-        for r in self.model.chat(convs, greedy):
-            flag = self.format.parse(r.text)
-            out.append(UnitVerdict.invalid(r.text) if flag is None
-                       else UnitVerdict(float(flag), flag, r.text,
-                                        categories=self._found(r.text) if flag else ()))
-        return out
+        return [UnitVerdict.invalid(v.raw) if not v.valid
+                else UnitVerdict(float(v.verdict), bool(v.verdict), v.raw,
+                                 categories=self._found(v.raw) if v.verdict else ())
+                for v in read_text(self.model, convs, greedy, self.format.parse)]
 
     def _found(self, text: str) -> tuple[str, ...]:
         return self.format.categories(text) if self.categories else ()

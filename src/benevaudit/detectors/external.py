@@ -1,100 +1,22 @@
-"""Where detect.py's dialogues and decisions come from: the evaluation set, the audit's own
-fine-tuned classifier, and predictions made elsewhere (``detector=external``)."""
+"""``detector=external``: predictions made elsewhere, checked and scored as given, or decided
+again from a detect run's unit verdicts under another aggregation rule."""
 
 from __future__ import annotations
 
 import logging
-from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from benevaudit.detectors import DialogueResult
+from benevaudit.detectors.base import Detector, UnitVerdict
+from benevaudit.detectors.units import AGGREGATIONS, Unit, aggregate
 from benevaudit.errors import ConfigError, InputError
 from benevaudit.files import describe_columns, read_csv, read_parquet
 from benevaudit.schema import CLASSES, Dialogue
-from benevaudit.splits import _rank, assign_splits
 
 log = logging.getLogger(__name__)
-
-
-def evaluation_set(dialogues: Sequence[Dialogue], fraction: float, limit: int | None,
-                   seed: int) -> list[Dialogue]:
-    """A seeded, class-balanced ``fraction`` of the corpus, cut by matched triplet.
-
-    It is the last ``fraction`` of each label-composition bucket in train.py's seeded triplet
-    order, so ``fraction=0.1`` with train.py's seed is exactly train.py's test split and the
-    fine-tuned classifier is scored on dialogues it never saw. ``limit`` keeps N dialogues
-    taken round-robin over the classes, in that same seeded order.
-    """
-    if not 0 < fraction <= 1:
-        raise ConfigError(f"eval.fraction must be in (0, 1], got {fraction}")
-    if fraction >= 1:
-        chosen = list(dialogues)
-    else:
-        split = assign_splits(dialogues, seed, (1 - fraction, 0.0, fraction))
-        chosen = [d for d in split if d.split == "test"]
-    if not chosen:
-        raise ConfigError(f"eval.fraction={fraction} of {len(dialogues)} dialogues is empty; "
-                          "raise eval.fraction or use a larger corpus")
-    if limit is None:
-        return chosen
-    if limit < 1:
-        raise ConfigError(f"eval.limit must be a positive number of dialogues, got {limit}")
-    queues: dict[str, list[Dialogue]] = defaultdict(list)
-    for d in sorted(chosen, key=lambda d: (_rank(seed, d.triplet_key), d.id)):
-        queues[str(d.label)].append(d)
-    order = [c for c in CLASSES if queues[c]] + sorted(k for k in queues if k not in CLASSES)
-    picked: list[Dialogue] = []
-    while len(picked) < limit and any(queues[c] for c in order):
-        for c in order:
-            if queues[c] and len(picked) < limit:
-                picked.append(queues[c].pop(0))
-    return picked
-
-
-def _run_settings(run: Path | None) -> dict[str, Any]:
-    """The training run's model settings (max_length, head_tokens), when its config is there."""
-    if run is None or not (run / ".hydra" / "config.yaml").is_file():
-        return {}
-    import yaml
-
-    cfg = yaml.safe_load((run / ".hydra" / "config.yaml").read_text()) or {}
-    return {k: v for k, v in (cfg.get("model") or {}).items() if k in ("max_length", "head_tokens")}
-
-
-def detect_finetuned(ckpt: str | None, spec: dict[str, Any], dialogues: Sequence[Dialogue],
-                     seed: int) -> list[DialogueResult]:
-    """The audit's classifier on the evaluation set: ``pred`` and class probabilities per
-    dialogue (one whole-dialogue unit); flagged when pred is OB or BB."""
-    from benevaudit.audit.datamodule import DialogueDataModule
-    from benevaudit.audit.evaluation import evaluate_classifier
-    from benevaudit.pipelines.evaluate import load_frozen, locate
-
-    if not ckpt:
-        raise ConfigError("detector=finetuned needs ckpt=<train run directory | its model/ "
-                          "directory | a .ckpt file>")
-    weights, run = locate(str(ckpt))
-    settings = {"max_length": 512, "head_tokens": 128, **_run_settings(run)}
-    for key in ("max_length", "head_tokens"):
-        if spec.get(key) is not None:
-            settings[key] = int(spec[key])
-    model, tokenizer = load_frozen(weights)
-    dm = DialogueDataModule({"test": list(dialogues)}, tokenizer, int(settings["max_length"]),
-                            int(settings["head_tokens"]), eval_batch_size=int(spec.get("batch_size", 32)),
-                            seed=seed)
-    dm.setup()
-    result = evaluate_classifier(model, dm.eval_dataloader("test"), dialogues, "test")
-    out = []
-    for d, probs in zip(dialogues, result.probs, strict=True):
-        p = {c: float(v) for c, v in zip(CLASSES, probs, strict=True)}
-        pred = max(CLASSES, key=lambda c: p[c])
-        out.append(DialogueResult(id=d.id, flagged=pred != "N", unit_scores=[p["OB"] + p["BB"]],
-                                  unit_flags=[pred != "N"], unit_turns=[-1], invalid_raw=[],
-                                  pred=pred, probs=p))
-    return out
 
 
 # the documented forms only: true/false in any case, or 1/0 ("n" or "no" would read too easily
@@ -166,6 +88,13 @@ def read_external(path_value: str | None, aggregation: str | None = None,
         frame = frame.drop(columns="pred")  # a guard's or classifier's run: no three-way pred
     if aggregation:
         return _reaggregate(frame, path, aggregation, threshold)
+    frame = _as_given(frame, path)
+    log.info("scoring %d external predictions from %s", len(frame), path)
+    return frame
+
+
+def _as_given(frame: pd.DataFrame, path: Path) -> pd.DataFrame:
+    """``flagged`` from ``pred`` where the file has one, else from its ``flagged`` column."""
     if "pred" in frame.columns:
         preds = [None if (p is None or p != p or p == "") else str(p).strip() for p in frame["pred"]]
         for i, p in enumerate(preds):
@@ -180,14 +109,11 @@ def read_external(path_value: str | None, aggregation: str | None = None,
     else:
         frame["flagged"] = [_flag(v, i + 2 if path.suffix == ".csv" else i, path)
                             for i, v in enumerate(frame["flagged"])]
-    log.info("scoring %d external predictions from %s", len(frame), path)
     return frame
 
 
 def _reaggregate(frame: pd.DataFrame, path: Path, rule: str, threshold: float) -> pd.DataFrame:
     """``flagged`` decided again from each row's unit verdicts under ``rule``."""
-    from benevaudit.detectors import AGGREGATIONS, aggregate
-
     if rule not in AGGREGATIONS:
         raise ConfigError(f"predictions.aggregation={rule!r}; valid: {list(AGGREGATIONS)}")
     missing = [c for c in ("unit_flags", "unit_scores") if c not in frame.columns]
@@ -204,3 +130,25 @@ def _reaggregate(frame: pd.DataFrame, path: Path, rule: str, threshold: float) -
     log.info("re-deciding %d dialogues from %s with aggregation=%s (threshold %s)", len(frame),
              path, rule, threshold)
     return frame
+
+
+class ExternalDetector(Detector):
+    """Decisions read from ``predictions.path`` instead of made from the corpus."""
+
+    unit = "dialogue"
+
+    def __init__(self, name: str, path: str | None, aggregation: str | None = None,
+                 threshold: float = 0.5) -> None:
+        self.name, self.path, self.threshold = name, path, threshold
+        self.rule = aggregation
+
+    def predictions(self, dialogues: Sequence[Dialogue] = (),
+                    progress: bool = False) -> pd.DataFrame:
+        """The file's rows, checked (the dialogues are not read: the file holds the labels)."""
+        frame = read_external(self.path, self.rule, self.threshold)
+        frame["detector"] = self.name
+        return frame
+
+    def score_units(self, units: Sequence[Unit]) -> list[UnitVerdict]:
+        raise ConfigError("detector=external reads decisions from predictions.path; it scores "
+                          "no dialogue units")

@@ -1,0 +1,45 @@
+"""The evaluation set: the dialogues a detector is scored on."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+
+from benevaudit.errors import ConfigError
+from benevaudit.schema import CLASSES, Dialogue
+from benevaudit.splits import _rank, assign_splits
+
+
+def evaluation_set(dialogues: Sequence[Dialogue], fraction: float, limit: int | None,
+                   seed: int) -> list[Dialogue]:
+    """A seeded, class-balanced ``fraction`` of the corpus, cut by matched triplet.
+
+    It is the last ``fraction`` of each label-composition bucket in train.py's seeded triplet
+    order, so ``fraction=0.1`` with train.py's seed is exactly train.py's test split and the
+    fine-tuned classifier is scored on dialogues it never saw. ``limit`` keeps N dialogues
+    taken round-robin over the classes, in that same seeded order.
+    """
+    if not 0 < fraction <= 1:
+        raise ConfigError(f"eval.fraction must be in (0, 1], got {fraction}")
+    if fraction >= 1:
+        chosen = list(dialogues)
+    else:
+        split = assign_splits(dialogues, seed, (1 - fraction, 0.0, fraction))
+        chosen = [d for d in split if d.split == "test"]
+    if not chosen:
+        raise ConfigError(f"eval.fraction={fraction} of {len(dialogues)} dialogues is empty; "
+                          "raise eval.fraction or use a larger corpus")
+    if limit is None:
+        return chosen
+    if limit < 1:
+        raise ConfigError(f"eval.limit must be a positive number of dialogues, got {limit}")
+    queues: dict[str, list[Dialogue]] = defaultdict(list)
+    for d in sorted(chosen, key=lambda d: (_rank(seed, d.triplet_key), d.id)):
+        queues[str(d.label)].append(d)
+    order = [c for c in CLASSES if queues[c]] + sorted(k for k in queues if k not in CLASSES)
+    picked: list[Dialogue] = []
+    while len(picked) < limit and any(queues[c] for c in order):
+        for c in order:
+            if queues[c] and len(picked) < limit:
+                picked.append(queues[c].pop(0))
+    return picked

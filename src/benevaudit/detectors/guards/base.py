@@ -1,0 +1,42 @@
+"""What every guard module declares: its ``FORMAT``, the prompt, labels, parser and template.
+
+A guard prompt is written as chat messages with the standard roles, so any chat model can run
+it (the embedded SmolLM2 applies its own template). The guards' shipped templates *build* the
+guard instruction from raw chat turns; benevaudit writes that instruction itself, so on the
+guard's own checkpoint (``llm.model`` equals ``checkpoint``) the messages are only framed by a
+role-only template reproducing the guard's documented layout (named in its format, written in
+``llm/role_templates.py``); any other model keeps its own.
+
+Verdicts are read tolerantly (case, spacing, extra lines); a reply that states no verdict is
+``None`` (invalid), never a class. Each guard's format comes from its own published material,
+named in its module.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from benevaudit.llm import Conversation
+from benevaudit.schema import Turn
+
+
+@dataclass(frozen=True)
+class GuardFormat:
+    """A guard's prompt, its two label continuations (positive first) and its verdict parser."""
+
+    kind: str                  # the detector.kind that selects it
+    prompt: Callable[..., Conversation]   # (turns), or (turns, criteria) where ``criteria``
+    choices: tuple[str, str]
+    parse: Callable[[str], bool | None]
+    mode: str                  # the documented way to read it: score | generate
+    max_tokens: int            # enough for the whole verdict in generate mode
+    template: str | None = None  # role-only template for its own checkpoint (None: its own)
+    categories: Callable[[str], tuple[str, ...]] | None = None  # what a reply says it found
+    prefill: str = ""          # score mode: what the reply holds before the label
+    criteria: bool = False     # whether the prompt takes a criterion (Granite Guardian)
+
+
+def speaker(turn: Turn, user: str, agent: str) -> str:
+    """The name a guard's prompt writes before a turn."""
+    return user if turn.speaker == "user" else agent
