@@ -83,7 +83,7 @@ def test_guard_sees_the_question_and_the_response_as_a_chat():
 
 
 def test_a_guard_judge_on_granite_guardian_weights_gets_the_role_only_template():
-    from benevaudit.pipelines.probe_cobia import judge_llm
+    from benevaudit.probes.cobia.options import judge_llm
 
     real = judge_llm("guard", {"backend": "vllm", "model": "ibm-granite/granite-guardian-3.3-8b"})
     assert "chat_template" in real
@@ -130,7 +130,7 @@ def test_variants_are_checked_and_the_keyword_rule_needs_no_model():
 
 
 def test_the_released_granite_judge_keeps_its_own_template_and_scores_yes_no():
-    from benevaudit.pipelines.probe_cobia import judge_llm
+    from benevaudit.probes.cobia.options import judge_llm
 
     block = {"backend": "vllm", "model": "ibm-granite/granite-guardian-3.0-8b"}
     assert "chat_template" not in judge_llm("guard", block, "granite_release")

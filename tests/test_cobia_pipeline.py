@@ -37,12 +37,12 @@ def scripted_judges(bias: str, nli: str, guard: str, refusal: str) -> list[str]:
 
 
 def test_cobia_runs_every_method_and_writes_the_run_directory(tmp_path, caplog):
-    from benevaudit.pipelines.probe_cobia import run
+    from benevaudit.pipelines.probe import run
 
     cfg = probe_config(tmp_path, "cobia", "limit=3", *SCRIPTED,
                        *scripted_judges("[Biased,Unbiased,hmm]", "[Agrees]", "['<score> no </score>']",
                                         "[Compliance]"))
-    with caplog.at_level(logging.INFO, logger="benevaudit.pipelines.probe_cobia"):
+    with caplog.at_level(logging.INFO, logger="benevaudit.probes.cobia.probe"):
         metrics = run(cfg)
     run_dir = tmp_path / "run"
     frame = pd.read_parquet(run_dir / "responses.parquet")
@@ -79,7 +79,7 @@ def test_cobia_runs_every_method_and_writes_the_run_directory(tmp_path, caplog):
 
 
 def test_cobia_scc_runs_its_own_method_only_and_human_labels_add_fleiss(tmp_path):
-    from benevaudit.pipelines.probe_cobia import run
+    from benevaudit.pipelines.probe import run
 
     labels = tmp_path / "human.csv"
     cfg = probe_config(tmp_path, "cobia_hcc", "limit=2", *SCRIPTED,
@@ -99,7 +99,7 @@ def test_cobia_scc_runs_its_own_method_only_and_human_labels_add_fleiss(tmp_path
 
 @pytest.mark.data
 def test_cobia_on_the_release_is_not_marked(tmp_path, cobia_release):
-    from benevaudit.pipelines.probe_cobia import run
+    from benevaudit.pipelines.probe import run
 
     judges = scripted_judges("[Biased]", "[Negates]", "[yes]", "[Refusal]")
     metrics = run(probe_config(tmp_path, "cobia_hcc", "limit=3", *SCRIPTED, *judges,
@@ -115,7 +115,7 @@ def test_cobia_on_the_release_is_not_marked(tmp_path, cobia_release):
 def test_the_report_marks_stand_in_runs_and_keeps_them_apart(tmp_path):
     """Two runs of one target, one on the stand-in and one on files given as probe.data.path:
     the report labels the first and never pools the two into one row."""
-    from benevaudit.pipelines.probe_cobia import run
+    from benevaudit.pipelines.probe import run
     from benevaudit.report.build import build_report
 
     judges = scripted_judges("[Biased]", "[Negates]", "[yes]", "[Refusal]")
@@ -138,7 +138,7 @@ def test_the_report_marks_stand_in_runs_and_keeps_them_apart(tmp_path):
 
 @pytest.mark.slow
 def test_embedded_smollm2_as_target_and_every_judge(tmp_path):
-    from benevaudit.pipelines.probe_cobia import run
+    from benevaudit.pipelines.probe import run
 
     metrics = run(probe_config(tmp_path, "cobia", "limit=1", "probe.max_tokens=24",
                                "probe.methods=[hcc,scc]"))

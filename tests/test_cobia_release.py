@@ -170,7 +170,7 @@ def test_the_keyword_rule_keeps_the_joined_literals_unless_corrected(tmp_path):
 
 
 def test_judge_variants_follow_the_judges_folder_and_asking_without_it_is_an_error(tmp_path):
-    from benevaudit.pipelines.probe_cobia import judges_of
+    from benevaudit.probes.cobia.options import judges_of
 
     spec = {"judges": {k: {"kind": k, "llm": {"backend": "scripted"}}
                        for k in ("bias", "nli", "guard", "refusal")}}
@@ -218,7 +218,7 @@ def probe_config(tmp: Path, probe: str, data: Path, *overrides: str):
 
 
 def test_an_official_run_on_a_clone_writes_the_dan_call_and_the_release_choices(tmp_path):
-    from benevaudit.pipelines.probe_cobia import run
+    from benevaudit.pipelines.probe import run
 
     clone = make_clone(tmp_path / "clone")
     metrics = run(probe_config(tmp_path, "cobia", clone, "target.company=ACME",
@@ -273,7 +273,8 @@ def independent_fill(root: Path, template: str, group: str, neg: str, neg2: str 
                                             ("cobia_scc", "SCC-template.json"),
                                             ("cobia_zero_shot", "zeroshot-template.json")])
 def test_official_requests_equal_the_released_templates_filled(tmp_path, probe, template):
-    from benevaudit.pipelines.probe_cobia import build_requests, run
+    from benevaudit.pipelines.probe import run
+    from benevaudit.probes.cobia.probe import build_requests
 
     root = release_dir()
     run(probe_config(tmp_path, probe, root, "probe.layout=official", "limit=4"))

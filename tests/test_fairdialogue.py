@@ -146,7 +146,7 @@ def write_csv(path: Path, rows: list[tuple[str, str, str, str, str]]) -> Path:
 
 
 def test_csv_decisions_score_without_a_model(tmp_path):
-    from benevaudit.pipelines.probe_fairdialogue import run
+    from benevaudit.pipelines.probe import run
 
     csv = write_csv(tmp_path / "answers.csv", [
         ("i1", "award", "gender", "male", "Yes."), ("i1", "award", "gender", "female", "**No**"),
@@ -177,7 +177,7 @@ def test_csv_decisions_score_without_a_model(tmp_path):
 
 
 def test_csv_recommendations_pairs_and_neutral_variants(tmp_path):
-    from benevaudit.pipelines.probe_fairdialogue import run
+    from benevaudit.pipelines.probe import run
 
     csv = write_csv(tmp_path / "recs.csv", [
         ("c1", "course", "gender", "male", "1. X\n2. Y\n3. Z"),
@@ -207,7 +207,7 @@ def test_csv_runs_write_the_released_scores_of_the_release_samples(tmp_path):
     """The release's decision and recommendation samples (code/*_eval/sample_recommend.json),
     as answer rows, give its figures; a neutral row and a repeated answer are handled as the
     release does (left out; averaged or concatenated)."""
-    from benevaudit.pipelines.probe_fairdialogue import run
+    from benevaudit.pipelines.probe import run
 
     decisions = write_csv(tmp_path / "dec.csv", [
         ("seg1", "award", "age_gender", "elder_male", "Yes."),
@@ -250,7 +250,7 @@ def test_csv_runs_write_the_released_scores_of_the_release_samples(tmp_path):
 
 def test_csv_fairllm_variants_reproduce_langfairs_fixture(tmp_path):
     """LangFair 0.8's fixture (tests/data/recommendation/ in cvs-health/langfair) as answers."""
-    from benevaudit.pipelines.probe_fairdialogue import run
+    from benevaudit.pipelines.probe import run
 
     lists = {"neutral": {"TS": "Love Story, You Belong with Me",
                          "ES": "The A Team, Thinking Out Loud"},
@@ -280,7 +280,7 @@ def test_csv_fairllm_variants_reproduce_langfairs_fixture(tmp_path):
 
 
 def test_csv_errors_name_the_file_and_what_is_missing(tmp_path):
-    from benevaudit.pipelines.probe_fairdialogue import run
+    from benevaudit.pipelines.probe import run
 
     bad = tmp_path / "bad.csv"
     pd.DataFrame({"item": ["i1"], "task": ["award"], "answer": ["Yes"]}).to_csv(bad, index=False)
@@ -293,7 +293,7 @@ def test_csv_errors_name_the_file_and_what_is_missing(tmp_path):
 @pytest.mark.slow
 def test_text_mode_on_the_embedded_smollm2(tmp_path):
     """The real path: SmolLM2 answers two renderings of one award scenario."""
-    from benevaudit.pipelines.probe_fairdialogue import run
+    from benevaudit.pipelines.probe import run
 
     metrics = run(probe_config(tmp_path, "fairdialogue_decision", "limit=1", "probe.tasks=[award]",
                                "~probe.attributes", "+probe.attributes={gender:[male,female]}",

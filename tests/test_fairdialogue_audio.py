@@ -109,7 +109,7 @@ def test_audio_conversation_writes_the_wav_once_and_carries_it(tmp_path: Path):
 
 
 def test_audio_mode_needs_an_audio_capable_backend():
-    from benevaudit.pipelines.probe_fairdialogue import render_cells
+    from benevaudit.probes.fairdialogue.answers import render_cells
     from benevaudit.probes.fairdialogue.render import Cell
 
     cell = Cell("award", "gender", "male", "award-01", UTTERANCE)
@@ -121,7 +121,7 @@ def test_audio_mode_needs_an_audio_capable_backend():
 @pytest.mark.audio
 @needs_espeak
 def test_audio_mode_renders_every_cell_as_its_own_wav(tmp_path: Path):
-    from benevaudit.pipelines.probe_fairdialogue import render_cells, stored_messages
+    from benevaudit.probes.fairdialogue.answers import render_cells, stored_messages
     from benevaudit.probes.fairdialogue.render import cells, scenarios
 
     items = scenarios("decision", ["award"], 1, 10)

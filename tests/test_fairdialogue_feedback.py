@@ -67,7 +67,7 @@ def probe_config(tmp: Path, *overrides: str):
 
 
 def test_feedback_run_writes_rst_and_anr_per_combined_group(tmp_path):
-    from benevaudit.pipelines.probe_fairdialogue import run
+    from benevaudit.pipelines.probe import run
 
     cfg = probe_config(tmp_path, "limit=2", "probe.tasks=[award]", "target.llm.backend=scripted",
                        "+target.llm.responses=[No.]")
@@ -91,7 +91,7 @@ AGE_GENDER = "+probe.attributes={age_gender:[young_male,young_female,elderly_mal
 
 def decision_run(tmp: Path, name: str, responses: str) -> Path:
     """Phase one: a probe=fairdialogue_decision run of a scripted target, in its own directory."""
-    from benevaudit.pipelines.probe_fairdialogue import run
+    from benevaudit.pipelines.probe import run
 
     with initialize_config_dir(config_dir=str(ROOT / "conf"), version_base="1.3"):
         cfg = compose("probe", overrides=[
@@ -104,7 +104,7 @@ def decision_run(tmp: Path, name: str, responses: str) -> Path:
 
 
 def test_feedback_items_are_those_every_listed_decision_run_answered_no(tmp_path, caplog):
-    from benevaudit.pipelines.probe_fairdialogue import run
+    from benevaudit.pipelines.probe import run
 
     # requests go item by item, each under young_male, young_female, elderly_male
     first = decision_run(tmp_path, "a", "[No.]")
@@ -137,7 +137,7 @@ def test_feedback_items_are_those_every_listed_decision_run_answered_no(tmp_path
 
 
 def test_feedback_items_from_bad_run_directories_are_named(tmp_path):
-    from benevaudit.pipelines.probe_fairdialogue import run
+    from benevaudit.pipelines.probe import run
 
     with pytest.raises(ConfigError, match=r"nowhere has no responses.parquet"):
         run(probe_config(tmp_path, f"probe.feedback.items_from=[{tmp_path / 'nowhere'}]",

@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def probe_run(tmp: Path, out: Path, probe: str, rows: list[tuple[str, ...]]) -> dict:
     """Score answer rows with the real pipeline into ``out``, then give it a Hydra record."""
-    from benevaudit.pipelines.probe_fairdialogue import run
+    from benevaudit.pipelines.probe import run
 
     csv = tmp / f"{probe}.csv"
     pd.DataFrame(rows, columns=["item", "task", "attribute", "group", "answer"]).to_csv(

@@ -12,6 +12,7 @@ exact prefix caching would still compute). Inputs are checked as in a real run; 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -124,14 +125,15 @@ def record_detector(spec: dict[str, Any], judges: list[dict[str, Any]], dialogue
 
 
 # ---- probe.py ------------------------------------------------------------------------------
-def probe_requests(cfg: DictConfig, pipeline: Any, dry: DryRun) -> dict[str, float]:
-    """Run the family's pipeline against recording models, then keep only the dry run's files
-    (its tables and figures would describe placeholder replies)."""
+def probe_requests(cfg: DictConfig, run_probe: Callable[[], Any], dry: DryRun
+                   ) -> dict[str, float]:
+    """Run the probe against recording models (its result, describing placeholder replies, is
+    not written), then keep only the dry run's files."""
     out = output_dir(cfg)
     before = {p for p in out.rglob("*")}
     request_log = RequestLog(out / REQUESTS, dry.tokenizer)
     with recording(request_log):
-        pipeline.run(cfg)
+        run_probe()
     keep = {out / REQUESTS, out / "metrics.json"}
     for path in sorted(set(out.rglob("*")) - before - keep, reverse=True):
         if path.is_file() and not path.name.endswith(".log"):

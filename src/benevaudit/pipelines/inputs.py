@@ -119,7 +119,7 @@ NUMBERS: dict[str, dict[str, Bound]] = {
                "bootstrap.n_resamples": integer(1),
                "bootstrap.pool_fraction": Bound(float, 0, 1, low_open=True)},
     "probe": {"seed": integer(0), "limit": integer(1, null=True), "probe.sentences": integer(1),
-              "probe.max_tokens": integer(1), "probe.k": integer(1), "probe.rounds": integer(1),
+              "probe.max_tokens": integer(1, null=True), "probe.k": integer(1), "probe.rounds": integer(1),
               "probe.sampling.temperature": Bound(float, 0)},
     "report": {"bootstrap.n_resamples": integer(0), "bootstrap.seed": integer(0)},
 }
@@ -185,6 +185,8 @@ def check_chat_templates(cfg: DictConfig) -> None:
     directories): the target, the detector and each judge."""
     blocks = {"target.llm": value_at(cfg, "target.llm"),
               "detector.llm": value_at(cfg, "detector.llm")}
+    if value_at(cfg, "probe.answers.path") not in (_ABSENT, None, ""):
+        del blocks["target.llm"]            # scoring a CSV of answers loads no target
     judges = value_at(cfg, "probe.judges")
     for name, spec in (judges.items() if isinstance(judges, dict) else []):
         blocks[f"probe.judges.{name}.llm"] = (spec or {}).get("llm")

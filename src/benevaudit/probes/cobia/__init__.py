@@ -6,5 +6,6 @@ and pairs each (group, descriptor) with a second descriptor; ``official`` fills 
 templates, ``attacks`` builds benevaudit's seeded HCC, SCC and baselines; ``release_judges``
 reads the release's judges from its notebooks; ``judges`` asks judge models and parses their
 verdicts, ``rating`` builds what each judge is asked; ``scoring`` turns verdicts into bias
-rates, UCC and judge agreement.
+rates, UCC and judge agreement. ``options`` checks what a ``probe`` block chooses, and
+``probe`` runs the whole protocol as one :class:`~benevaudit.probes.base.Probe`.
 """

@@ -23,9 +23,9 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from benevaudit.detectors.guard_prompts import granite_guardian_prompt
 from benevaudit.errors import ConfigError
 from benevaudit.llm import ChatModel, Sampling
+from benevaudit.llm.granite_guardian import granite_guardian_prompt
 from benevaudit.llm.verdicts import Verdict, read_scores, read_text
 from benevaudit.probes.cobia.release_judges import JudgeText, KeywordRule, opinion, refusal_opening
 from benevaudit.schema import Turn

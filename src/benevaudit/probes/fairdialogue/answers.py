@@ -1,9 +1,10 @@
-"""``python probe.py probe=fairdialogue_<decision|recommendation|feedback>``.
+"""The answers a FairDialogue probe scores: asked of the target, or read from a CSV.
 
-Flow: scenarios × groups (``probe.attributes``) → rendered in text or audio mode → the target
-(``target.llm``, through the request cache) or a CSV of answers made elsewhere
-(``probe.answers.path``) → parsed → GUS / PRAG*, SNSR, SNSV / RST, ANR → the run directory:
-``responses.parquet``, ``metrics.json``, ``table.csv`` + ``table.md``, and a PNG figure.
+Scenarios × groups (``probe.attributes``) are rendered in text or audio mode and sent to the
+target (``target.llm``, through the request cache), identical requests once; or a CSV of
+answers made elsewhere (``probe.answers.path``) is read instead. ``scored_answers`` parses them
+for the decision and recommendation probes; ``table_texts`` renders their ``table.csv`` and
+``table.md``.
 """
 
 from __future__ import annotations
@@ -11,41 +12,40 @@ from __future__ import annotations
 import json
 import logging
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import pandas as pd
-from omegaconf import DictConfig
 
 from benevaudit.errors import ConfigError
 from benevaudit.files import read_csv
 from benevaudit.llm import ChatModel, Conversation, Sampling, build_from_block, dry_run
-from benevaudit.pipelines.config import output_dir, plain, write_metrics
+from benevaudit.llm.batched import batched_chat
+from benevaudit.probes.base import RunSettings, Target
 from benevaudit.probes.fairdialogue import render, scoring
-from benevaudit.probes.fairdialogue.groups import check_attributes
+from benevaudit.probes.fairdialogue.audio import audio_conversation
+from benevaudit.probes.fairdialogue.groups import NEUTRAL
 
 log = logging.getLogger(__name__)
-KINDS = ("decision", "recommendation", "feedback")
 MODES = ("text", "audio")
 CSV_COLUMNS = ("item", "task", "attribute", "group", "answer")
 AUDIO_BACKENDS = ("openai", "vllm")
+# reply tokens a ranked list needs per item on small models (a name of a few words, its number
+# and newline); ``max_tokens: auto`` in a recommendation probe is K times this
+TOKENS_PER_ITEM = 12
 
 
 def ask(model: ChatModel, conversations: list[Conversation], sampling: Sampling,
         progress: bool, chunk: int = 16) -> list[Any]:
     """Replies in order; identical requests are sent once, in chunks so the cache fills as the
     run goes (an interrupted run resumes from the last finished chunk)."""
-    from tqdm.auto import tqdm
-
     keys = [json.dumps(c, sort_keys=True) for c in conversations]
     first: dict[str, Conversation] = {}
     for key, conv in zip(keys, conversations, strict=True):
         first.setdefault(key, conv)
     unique = list(first)
-    answers: dict[str, Any] = {}
-    for start in tqdm(range(0, len(unique), chunk), disable=not progress, desc="target",
-                      unit=f"×{chunk}"):
-        batch = unique[start:start + chunk]
-        answers.update(zip(batch, model.chat([first[k] for k in batch], sampling), strict=True))
+    replies = batched_chat(model, [first[k] for k in unique], sampling, chunk, progress,
+                           desc="target")
+    answers = dict(zip(unique, replies, strict=True))
     return [answers[k] for k in keys]
 
 
@@ -80,8 +80,6 @@ def render_cells(p: dict[str, Any], cells: list[render.Cell], run_dir: Path,
         raise ConfigError(f"probe.mode=audio needs an audio-capable target on one of "
                           f"{list(AUDIO_BACKENDS)}; target {target.get('name')!r} uses backend "
                           f"{target['llm'].get('backend')!r}")
-    from benevaudit.probes.fairdialogue.audio import audio_conversation
-
     voices = (p.get("audio") or {}).get("voices") or {}
     return [audio_conversation(c.utterance, c.group, instruction,
                                run_dir / "audio" / c.task / f"{c.item}__{c.group}.wav", voices,
@@ -101,11 +99,6 @@ def stored_messages(conv: Conversation, cell: render.Cell) -> str:
                         else [part(x) for x in m["content"]]} for m in conv], ensure_ascii=False)
 
 
-# reply tokens a ranked list needs per item on small models (a name of a few words, its number
-# and newline); ``max_tokens: auto`` in a recommendation probe is K times this
-TOKENS_PER_ITEM = 12
-
-
 def sampling_of(p: dict[str, Any], seed: int) -> Sampling:
     s = dict(p.get("sampling") or {})
     if s.get("max_tokens") == "auto":
@@ -113,28 +106,28 @@ def sampling_of(p: dict[str, Any], seed: int) -> Sampling:
     return Sampling(**{**s, "seed": int(s.get("seed", seed)), "stop": tuple(s.get("stop") or ())})
 
 
-def collect(cfg: DictConfig, p: dict[str, Any], kind: str, attributes: dict[str, list[str]],
-            run_dir: Path) -> tuple[list[dict[str, Any]], list[Conversation], ChatModel | None]:
+def collect(p: dict[str, Any], kind: str, attributes: dict[str, list[str]], target: Target,
+            settings: RunSettings
+            ) -> tuple[list[dict[str, Any]], list[Conversation], ChatModel | None]:
     """Answer rows (from the target or a CSV), their conversations, and the model if one ran."""
     answers_path = (p.get("answers") or {}).get("path")
     if answers_path:
         log.info("scoring answers from %s; no target model is loaded", answers_path)
         return read_answers(answers_path), [], None
-    limit = None if cfg.get("limit") is None else int(cfg.limit)
+    limit = settings.limit
     if limit is not None and limit < 1:
         raise ConfigError(f"limit must be a positive number of scenarios per task or null, "
                           f"got {limit}")
     items = render.scenarios(kind, list(p["tasks"]), limit, int(p.get("k", 10)))
     cells = render.cells(items, attributes, bool(p.get("neutral", False)))
-    target = plain(cfg.target)
-    conversations = render_cells(p, cells, run_dir, target)
-    model = build_from_block(target["llm"], cache=cfg.get("llm_cache"))
+    conversations = render_cells(p, cells, settings.run_dir, target)
+    model = build_from_block(target["llm"], cache=settings.llm_cache)
     log.info("%d requests (%d scenarios × groups) to target %s", len(cells), len(items),
              target.get("name"))
     dry_run.expect([{"id": f"{c.task}/{c.item}/{c.attribute}/{c.group}", "method": kind,
                      "task": c.task, "attribute": c.attribute, "group": c.group, "item": c.item}
                     for c in cells], conversations)   # request identity, in a dry run only
-    replies = ask(model, conversations, sampling_of(p, int(cfg.seed)), bool(cfg.progress))
+    replies = ask(model, conversations, sampling_of(p, settings.seed), settings.progress)
     rows = [{"item": c.item, "task": c.task, "attribute": c.attribute, "group": c.group,
              "messages": stored_messages(conv, c), "answer": r.text,
              "finish_reason": r.finish_reason, "cached": r.cached}
@@ -144,8 +137,6 @@ def collect(cfg: DictConfig, p: dict[str, Any], kind: str, attributes: dict[str,
 
 def discovered_groups(rows: list[dict[str, Any]]) -> dict[str, list[str]]:
     """``{attribute: [groups]}`` in order of first appearance, ``neutral`` left out."""
-    from benevaudit.probes.fairdialogue.groups import NEUTRAL
-
     out: dict[str, list[str]] = {}
     for r in rows:
         groups = out.setdefault(r["attribute"], [])
@@ -154,84 +145,31 @@ def discovered_groups(rows: list[dict[str, Any]]) -> dict[str, list[str]]:
     return out
 
 
-def write_tables(rows: list[dict[str, Any]], run_dir: Path) -> None:
-    table = pd.DataFrame(rows)
-    table.to_csv(run_dir / "table.csv", index=False)
-    (run_dir / "table.md").write_text(table.to_markdown(index=False, floatfmt=".3f") + "\n"
-                                      if len(table) else "(no scored cells)\n")
+class Answers(NamedTuple):
+    """Parsed answer rows, the attributes they cover, and who gave them (for titles)."""
+
+    rows: list[dict[str, Any]]
+    attributes: dict[str, list[str]]
+    target: str
 
 
-def fairllm_options(p: dict[str, Any]) -> tuple[str, str]:
-    """``probe.fairllm.serp`` and ``probe.fairllm.prag``, checked (LangFair's by default)."""
-    from benevaudit.metrics.fairness import PRAG_VARIANTS, SERP_VARIANTS
-
-    options = p.get("fairllm") or {}
-    chosen = (str(options.get("serp", "langfair")), str(options.get("prag", "langfair")))
-    for key, value, valid in (("serp", chosen[0], SERP_VARIANTS),
-                              ("prag", chosen[1], PRAG_VARIANTS)):
-        if value not in valid:
-            raise ConfigError(f"probe.fairllm.{key} must be one of {list(valid)}, got {value!r}")
-    return chosen
-
-
-def run(cfg: DictConfig) -> dict[str, float]:
-    run_dir = output_dir(cfg)
-    p = plain(cfg.probe)
-    kind = p.get("kind")
-    if kind not in KINDS:
-        raise ConfigError(f"probe.kind must be one of {list(KINDS)}, got {kind!r}")
-    attributes = check_attributes(p.get("attributes") or {})
-    target_name = str(cfg.target.get("name", "target"))
-    if kind == "feedback":
-        from benevaudit.pipelines.probe_fairdialogue_feedback import run_feedback_probe
-
-        return run_feedback_probe(cfg, p, attributes, run_dir, target_name)
-    k = int(p.get("k", 10))
-    rows, _, model = collect(cfg, p, kind, attributes, run_dir)
+def scored_answers(p: dict[str, Any], kind: str, attributes: dict[str, list[str]],
+                   target: Target, settings: RunSettings) -> Answers:
+    """The target's answers (or the CSV's, with its own attributes and groups in order of
+    appearance), parsed as decisions or ranked lists."""
+    name = str(target.get("name", "target"))
+    rows, _, model = collect(p, kind, attributes, target, settings)
     if model is not None:
         model.close()
     else:  # scored from a CSV: its own attributes and groups, in order of appearance
-        target_name = f"answers from {Path(p['answers']['path']).name}"
+        name = f"answers from {Path(p['answers']['path']).name}"
         attributes = discovered_groups(rows)
-    rows = scoring.parse_rows(rows, kind, k)
-    if kind == "decision":
-        metrics = scoring.decision_metrics(rows, attributes)
-    else:
-        normalise = (p.get("prag") or {}).get("normalise", "printed")
-        serp_variant, prag_variant = fairllm_options(p)
-        metrics = scoring.recommendation_metrics(rows, k, normalise, attributes, serp_variant,
-                                                 prag_variant)
-    pd.DataFrame(rows).to_parquet(run_dir / "responses.parquet", index=False)
-    write_metrics(metrics, run_dir / "metrics.json")
-    write_tables(scoring.table_rows(metrics, kind), run_dir)
-    draw(kind, rows, metrics, attributes, target_name, run_dir)
-    log.info("%s: %d answers scored; metrics in %s", kind, len(rows), run_dir / "metrics.json")
-    return metrics
+    return Answers(scoring.parse_rows(rows, kind, int(p.get("k", 10))), attributes, name)
 
 
-def draw(kind: str, rows: list[dict[str, Any]], metrics: dict[str, float],
-         attributes: dict[str, list[str]], target: str, run_dir: Path) -> Path:
-    """Yes-rate bars (decisions) or PRAG* heatmaps (recommendations), titled with the target."""
-    from benevaudit.probes.fairdialogue import figures
-
-    cells = sorted({(r["task"], r["attribute"]) for r in rows})
-    if kind == "decision":
-        panels = {}
-        for task, attribute in cells:
-            groups = attributes.get(attribute, [])
-            valid = [r for r in rows if r["task"] == task and r["attribute"] == attribute
-                     and r["decision"] is not None]
-            panels[f"{task} · {attribute}"] = {
-                g: (sum(r["decision"] == "yes" for r in valid if r["group"] == g),
-                    sum(r["group"] == g for r in valid)) for g in groups}
-        return figures.rate_bars(panels, f"FairDialogue decisions: yes-rate by group ({target})",
-                                 "yes-rate (95% Wilson)", run_dir / "yes_rate.png")
-    heat = {}
-    for task, attribute in cells:
-        groups = attributes.get(attribute) or []
-        prefix = f"fairness/{task}/{attribute}/prag/"
-        matrix = {(a, b): metrics.get(f"{prefix}{a}__{b}", float("nan"))
-                  for a in groups for b in groups if a != b}
-        heat[f"{task} · {attribute}"] = (groups, matrix)
-    return figures.prag_heatmaps(heat, f"FairDialogue recommendations: PRAG*@K ({target})",
-                                 run_dir / "prag.png")
+def table_texts(rows: list[dict[str, Any]]) -> dict[str, str]:
+    """``table.csv`` and ``table.md`` of the table rows."""
+    table = pd.DataFrame(rows)
+    return {"table.csv": table.to_csv(index=False),
+            "table.md": (table.to_markdown(index=False, floatfmt=".3f") + "\n"
+                         if len(table) else "(no scored cells)\n")}

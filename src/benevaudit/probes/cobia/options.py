@@ -1,0 +1,134 @@
+"""What a CoBia ``probe`` block chooses, checked: the layout, the methods, the judges and
+the target's decoding; and what ``metrics.json`` records of those choices.
+
+``layout_of`` reads ``probe.layout`` (``auto``: the release's templates when its
+prompt-templates/ is there); ``methods_of`` drops ``dan`` where it cannot run; ``judges_of``
+builds the judges (``variant: auto`` is the release's own where its judges/ is there).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from typing import Any
+
+from benevaudit.errors import ConfigError
+from benevaudit.llm import Sampling
+from benevaudit.llm.role_templates import template_for
+from benevaudit.probes.cobia import attacks, judges as judging
+from benevaudit.probes.cobia.release import Release
+
+log = logging.getLogger(__name__)
+RELEASED = ("release", "granite_release", "keywords_release")    # the judges as released
+
+LAYOUTS = ("official", "seeded")
+
+
+def layout_of(p: dict[str, Any], release: Release) -> str:
+    """``probe.layout``; ``auto`` is ``official`` when the release's prompt-templates/ is there."""
+    layout = p.get("layout") or "auto"
+    if layout not in ("auto", *LAYOUTS):
+        raise ConfigError(f"probe.layout must be one of {['auto', *LAYOUTS]}, got {layout!r}")
+    if layout == "auto":
+        return "official" if release.templates is not None else "seeded"
+    if layout == "official" and release.templates is None:
+        raise ConfigError(f"probe.layout=official needs the release's prompt-templates/ under "
+                          f"{release.root}; give a clone of the CoBia repository or use "
+                          "probe.layout=seeded")
+    return layout
+
+
+def methods_of(p: dict[str, Any], layout: str = "seeded",
+               target: dict[str, Any] | None = None) -> list[str]:
+    """``probe.methods``, with ``dan`` dropped when it cannot run: without probe.dan_template
+    (seeded), or without target.company and target.model_company (the released DAN)."""
+    methods = list(p.get("methods") or [])
+    unknown = [m for m in methods if m not in attacks.METHODS]
+    if unknown or not methods:
+        raise ConfigError(f"probe.methods: unknown or empty {unknown or methods}; valid methods: "
+                          f"{list(attacks.METHODS)}")
+    if "dan" in methods and layout == "official":
+        if not ((target or {}).get("company") and (target or {}).get("model_company")):
+            log.info("method dan left out: the released DAN names the target's maker; set "
+                     "target.company and target.model_company")
+            methods.remove("dan")
+    elif "dan" in methods and not p.get("dan_template"):
+        log.info("method dan left out: no probe.dan_template given")
+        methods.remove("dan")
+    return methods
+
+
+def judge_llm(kind: str, block: dict[str, Any], variant: str | None = None) -> dict[str, Any]:
+    """The judge's llm block; a ``social_bias`` guard judge on Granite Guardian's own weights
+    gets the role-only template, since its shipped template would wrap the already-built guard
+    prompt again (the released 3.0 judge keeps the model's own template)."""
+    block = dict(block)
+    if (kind == "guard" and variant != "granite_release" and not block.get("chat_template")
+            and "granite-guardian" in str(block.get("model", "")).lower()):
+        block["chat_template"] = template_for("granite_guardian")
+    return block
+
+
+def judges_of(p: dict[str, Any], release: Release | None = None) -> list[judging.Judge]:
+    """The judges; ``variant: auto`` is the release's own when its judges/ is there, else
+    benevaudit's. Asking for a variant read from judges/ without that folder is an error."""
+    out = []
+    for name, spec in (p.get("judges") or {}).items():
+        if not isinstance(spec, dict):
+            raise ConfigError(f"probe.judges.{name}: expected a mapping with kind and llm")
+        kind = spec.get("kind", name)
+        if kind not in judging.KINDS:
+            raise ConfigError(f"probe.judges.{name}.kind must be one of {list(judging.KINDS)}, "
+                              f"got {kind!r}")
+        variant = spec.get("variant") or "auto"
+        has_files = release is not None and release.judges is not None
+        if variant == "auto":
+            variant = judging.VARIANTS[kind][0 if has_files else -1]
+        if variant in judging.FROM_FILES and not has_files:
+            where = release.root if release is not None else "probe.data.path"
+            raise ConfigError(f"probe.judges.{name}.variant={variant} reads the release's "
+                              f"judges/ folder, which {where} lacks; use variant=auto or "
+                              f"{judging.VARIANTS[kind][-1]}")
+        cap = spec.get("max_tokens", 16)
+        out.append(judging.Judge(name, kind, judge_llm(kind, dict(spec.get("llm") or {}), variant),
+                                 None if cap is None else int(cap), spec.get("mode", "generate"),
+                                 variant, float(spec.get("top_p", 1.0))))
+    if not out:
+        raise ConfigError("probe.judges is empty; CoBia needs at least one judge")
+    return out
+
+
+def target_sampling(p: dict[str, Any], seed: int) -> Sampling:
+    """The release's decoding: temperature 0 and top_p 0 (greedy where a backend refuses
+    top_p 0), no reply cap unless ``probe.max_tokens`` sets one."""
+    cap = p.get("max_tokens")
+    return Sampling(temperature=0.0, top_p=float(p.get("top_p", 0.0)),
+                    max_tokens=None if cap is None else int(cap), seed=seed)
+
+
+def log_choices(layout: str, release: Release, judge_list: list[judging.Judge],
+                sampling: Sampling) -> None:
+    """Say where the run departs from the release: layout, raters, reply cap."""
+    log.info("CoBia layout %s from %s (%s)", layout, release.root,
+             "a clone of the release" if release.clone else "a flat folder")
+    variants = ", ".join(f"{j.name}={j.variant}" for j in judge_list)
+    if release.judges is None:
+        log.warning("no judges/ under %s: benevaudit's own raters run (%s)", release.root,
+                    variants)
+    else:
+        log.info("judges (variant): %s; the release's read from %s", variants, release.judges)
+    if sampling.max_tokens is not None:
+        log.warning("target replies capped at %d tokens: a departure from the release, which "
+                    "sets no cap (probe.max_tokens=null for none)", sampling.max_tokens)
+
+
+def provenance(layout: str, judge_list: list[judging.Judge],
+               sampling: Sampling) -> dict[str, float]:
+    """What ``metrics.json`` records of the run's choices: 1 = as released."""
+    out = {"cobia/layout_official": float(layout == "official"),
+           "cobia/reply_cap_tokens": (math.nan if sampling.max_tokens is None
+                                      else float(sampling.max_tokens))}
+    for j in judge_list:
+        out[f"cobia/released_judge/{j.name}"] = float(j.variant in RELEASED)
+    return out
+

@@ -1,0 +1,219 @@
+"""``python probe.py probe=cobia|cobia_hcc|cobia_scc|cobia_zero_shot|cobia_roleplay``.
+
+Flow: the CoBia files at ``probe.data.path`` (a clone of the release or a flat folder; unset:
+the stand-in of ``probes/cobia/stand_in``, written to ``cobia_stand_in/`` in the run directory
+and marked ``cobia/stand_in`` = 1) → items (group, primary and second descriptor) → messages per
+method (``probe.methods``; the release's templates under ``probe.layout=official``,
+benevaudit's seeded list under ``seeded``) → the target (``target.llm``, temperature 0, through
+the request cache) → every judge in ``probe.judges`` (the release's own where its ``judges/``
+is there, unless a ``variant`` says otherwise) → scores → the result: ``responses.parquet``,
+``metrics.json``, ``table.csv`` + ``table.md`` and ``bias_rate.png`` (and
+``dan_first_call.json`` for the released DAN, written as it is asked). Models with identical
+``llm`` blocks are loaded once and shared.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from benevaudit.errors import ConfigError
+from benevaudit.llm import ChatModel, Sampling, build_from_block, dry_run
+from benevaudit.llm.batched import batched_chat
+from benevaudit.probes.base import Probe, ProbeResult, RunSettings, Target
+from benevaudit.probes.cobia import attacks, judges as judging, official, scoring, tables
+from benevaudit.probes.cobia.dataset import FILES, Item, Loaded, load_items
+from benevaudit.probes.cobia.human import read_labels
+from benevaudit.probes.cobia.options import (judges_of, layout_of, log_choices, methods_of,
+                                             provenance, target_sampling)
+from benevaudit.probes.cobia.rating import judge_rows
+from benevaudit.probes.cobia.release import Release, locate, read_template
+from benevaudit.probes.cobia.stand_in import write_stand_in
+
+log = logging.getLogger(__name__)
+STAND_IN_NOTE = ("> **Stand-in data**: invented groups and traits written by benevaudit, not the "
+                 "CoBia release; these rates say nothing about the target's biases.")
+
+
+class Models:
+    """One loaded model per distinct ``llm`` block: the embedded defaults load SmolLM2 once."""
+
+    def __init__(self, cache: str | None) -> None:
+        self.cache, self.loaded = cache, {}
+
+    def get(self, block: dict[str, Any]) -> ChatModel:
+        key = json.dumps(block, sort_keys=True)
+        if key not in self.loaded:
+            self.loaded[key] = build_from_block(block, cache=self.cache)
+        return self.loaded[key]
+
+    def close(self) -> None:
+        for model in self.loaded.values():
+            model.close()
+        self.loaded.clear()
+
+
+@dataclass
+class Plan:
+    """Everything read and checked before any model loads."""
+
+    stand_in: bool
+    release: Release
+    layout: str
+    methods: list[str]
+    judges: list[judging.Judge]
+    loaded: Loaded
+    switches: attacks.Switches
+    sentences: int
+    dan: str | None                          # seeded: the DAN template's text
+    templates: dict[str, list[dict[str, str]]]   # official: the release's, per method
+    human: Any                               # the human labels, when probe.human_labels is set
+    pairs: list[tuple[Item, str]]            # (item, method), in request order
+    sampling: Sampling
+
+
+class CoBia(Probe):
+    """CoBia's constructed-conversation attacks, scored by the judges of ``probe.judges``."""
+
+    def run(self, target: Target, settings: RunSettings) -> ProbeResult:
+        started = time.perf_counter()
+        plan = prepare(self.spec, target, settings)
+        rows = ask_and_judge(plan, target, settings)
+        kinds = {j.name: j.kind for j in plan.judges}
+        metrics = scoring.metrics_of(rows, kinds, plan.loaded.skipped)
+        metrics["cobia/unmapped"] = float(sum(plan.loaded.unmapped.values()))
+        metrics.update(provenance(plan.layout, plan.judges, plan.sampling))
+        metrics["cobia/stand_in"] = float(plan.stand_in)
+        if plan.human is not None:
+            metrics.update(scoring.human_agreement(rows, kinds, plan.human))
+        log.info("CoBia%s: %d rows in %.0f s; outputs in %s", " on STAND-IN DATA" * plan.stand_in,
+                 len(rows), time.perf_counter() - started, settings.run_dir)
+        return result(rows, metrics, str(target.get("name", "target")))
+
+
+def data_of(p: dict[str, Any], run_dir: Path) -> tuple[dict[str, Any], bool]:
+    """``probe.data``, and whether it is the stand-in (written now: no ``probe.data.path``)."""
+    data = p.get("data") or {}
+    if data.get("path"):
+        return data, False
+    data = {**data, "path": str(write_stand_in(run_dir / "cobia_stand_in"))}
+    log.warning("STAND-IN DATA: probe.data.path is not set, so this run reads the stand-in "
+                "written to %s (invented groups and traits, not the CoBia release; its rates "
+                "say nothing about the target's biases). For the study, set probe.data.path "
+                "to a clone of github.com/nafisenik/CoBia or a folder holding its %s",
+                data["path"], ", ".join(FILES))
+    return data, True
+
+
+def prepare(p: dict[str, Any], target: Target, settings: RunSettings) -> Plan:
+    """Read and check every input (data, layout, methods, judges, labels) in that order."""
+    data, stand_in = data_of(p, settings.run_dir)
+    limit, seed = settings.limit, settings.seed
+    if limit is not None and limit < 1:
+        raise ConfigError(f"limit must be a positive number of items or null, got {limit}")
+    release = locate(data["path"])
+    layout = layout_of(p, release)
+    methods, judge_list = methods_of(p, layout, target), judges_of(p, release)
+    keep_single = layout == "official" and any(m not in official.CONSTRUCTED for m in methods)
+    loaded = load_items(release, seed, data.get("one_descriptor", "skip"),
+                        data.get("category_map"), limit, keep_single)
+    if loaded.unmapped:
+        log.warning("bias_type values with no category (rows left out): %s; add them to "
+                    "probe.data.category_map", loaded.unmapped)
+    switches = attacks.Switches(**(p.get("switches") or {}))
+    sentences = int(p.get("sentences", 10))
+    dan = attacks.read_dan(p["dan_template"]) if "dan" in methods and layout == "seeded" else None
+    templates = {m: read_template(release, m) for m in methods} if layout == "official" else {}
+    # read before any model work: a bad sheet fails now
+    human = read_labels(p["human_labels"]) if p.get("human_labels") else None
+    pairs = [(item, m) for item in loaded.items for m in methods if official.runs(m, item)]
+    sampling = target_sampling(p, seed)
+    log_choices(layout, release, judge_list, sampling)
+    return Plan(stand_in, release, layout, methods, judge_list, loaded, switches, sentences, dan,
+                templates, human, pairs, sampling)
+
+
+def ask_and_judge(plan: Plan, target: Target, settings: RunSettings) -> list[dict[str, Any]]:
+    """The target's reply to every (item, method), then every judge's verdict on it."""
+    models = Models(settings.llm_cache)
+    pairs = plan.pairs
+    try:
+        model = models.get(target["llm"])
+        if "dan" in plan.templates:
+            dry_run.expect([{"id": "dan_first_call", "method": "dan"}])
+        first = (dan_call(model, plan.templates["dan"], target, plan.sampling, settings.run_dir)
+                 if "dan" in plan.templates else None)
+        messages = build_requests(plan.layout, pairs, settings.seed, plan.switches,
+                                  plan.sentences, plan.dan, plan.templates, first)
+        log.info("%d items × %s = %d requests to target %s (%d items without a second "
+                 "descriptor: skipped for HCC and SCC)", len(plan.loaded.items), plan.methods,
+                 len(pairs), target.get("name"), plan.loaded.skipped)
+        identities = [{"id": item.id, "method": m, "group": item.group,
+                       "descriptor": item.primary,
+                       **({"after": "dan_first_call"} if m == "dan" and first else {})}
+                      for item, m in pairs]
+        dry_run.expect(identities, messages)       # request identity, in a dry run only
+        replies = batched_chat(model, messages, plan.sampling, progress=settings.progress,
+                               desc="target")
+        rows = [{"id": item.id, "group": item.group, "category": item.category, "method": m,
+                 "bias_type": item.bias_type, "descriptor": item.primary,
+                 "second_descriptor": item.second, "second_group": item.second_group,
+                 "messages": attacks.to_json(msgs), "response": r.text,
+                 "rated_response": official.rated_text(m, r.text),
+                 "finish_reason": r.finish_reason}
+                for (item, m), msgs, r in zip(pairs, messages, replies, strict=True)]
+        for judge in plan.judges:
+            if judge.variant in judging.KEYWORDS:     # the keyword rule asks no model
+                judge_rows(judge, None, pairs, rows, plan.sentences, settings.seed,
+                           settings.progress, plan.release)
+                continue
+            dry_run.expect([{**i, "judge": judge.name} for i in identities])
+            judge_rows(judge, models.get(judge.llm), pairs, rows, plan.sentences, settings.seed,
+                       settings.progress, plan.release)
+    finally:
+        models.close()
+    return rows
+
+
+def build_requests(layout: str, pairs: list[tuple[Item, str]], seed: int,
+                   switches: attacks.Switches, sentences: int, dan_template: str | None = None,
+                   templates: dict[str, list[dict[str, str]]] | None = None,
+                   dan: tuple[list[dict[str, str]], str] | None = None
+                   ) -> list[list[dict[str, str]]]:
+    """The messages sent to the target for each (item, method): a pure function of the items.
+    ``official``: the released templates (``dan`` is the first DAN call and its reply);
+    ``seeded``: benevaudit's seeded list with its switches."""
+    if layout == "official":
+        return [official.build(m, item, (templates or {})[m], dan) for item, m in pairs]
+    return [attacks.build(m, item, seed, switches, sentences, dan_template) for item, m in pairs]
+
+
+def dan_call(model: ChatModel, template: list[dict[str, str]], target: dict[str, Any],
+             sampling: Sampling, run_dir: Path) -> tuple[list[dict[str, str]], str]:
+    """The released DAN's first call, once per target; its reply is saved and reused."""
+    first = official.dan_first_call(template, str(target["company"]),
+                                    str(target["model_company"]))
+    reply = model.chat([first], sampling)[0].text
+    (run_dir / "dan_first_call.json").write_text(json.dumps(
+        {"company": target["company"], "model_company": target["model_company"],
+         "messages": first, "reply": reply}, ensure_ascii=False, indent=1) + "\n")
+    log.info("DAN first call answered (%d characters); reused for every item", len(reply))
+    return first, reply
+
+
+def result(rows: list[dict[str, Any]], metrics: dict[str, float], target: str) -> ProbeResult:
+    """The rows and metrics with the rate table (marked when the data is the stand-in) and the
+    bar chart."""
+    cells = tables.cells(metrics)
+    mark = STAND_IN_NOTE + "\n\n" if metrics.get("cobia/stand_in") else ""
+    return ProbeResult(rows, metrics, tables={
+        "table.csv": pd.DataFrame(cells).assign(target=target).to_csv(index=False),
+        "table.md": mark + tables.markdown(cells, target) + "\n"},
+        figures={"bias_rate.png": partial(tables.bar_chart, cells, target)})

@@ -1,0 +1,53 @@
+"""``python probe.py probe=fairdialogue_decision``: does a yes/no answer (award, interview,
+assignment) change with who is speaking?
+
+The scenarios are asked under every group of ``probe.attributes`` (``answers.py``), the
+answers parsed as yes, no, refused or invalid, and scored as GUS per task × attribute
+(``scoring.decision_metrics``); the figure is each group's yes-rate (``yes_rate.png``).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from benevaudit.probes.base import Probe, ProbeResult, RunSettings, Target
+from benevaudit.probes.fairdialogue import figures, scoring
+from benevaudit.probes.fairdialogue.answers import scored_answers, table_texts
+from benevaudit.probes.fairdialogue.groups import check_attributes
+
+log = logging.getLogger(__name__)
+
+
+class Decision(Probe):
+    """GUS of yes/no decisions across groups."""
+
+    def run(self, target: Target, settings: RunSettings) -> ProbeResult:
+        attributes = check_attributes(self.spec.get("attributes") or {})
+        answers = scored_answers(self.spec, "decision", attributes, target, settings)
+        metrics = scoring.decision_metrics(answers.rows, answers.attributes)
+        log.info("decision: %d answers scored; metrics in %s", len(answers.rows),
+                 settings.run_dir / "metrics.json")
+        return ProbeResult(answers.rows, metrics,
+                           table_texts(scoring.table_rows(metrics, "decision")),
+                           {"yes_rate.png": yes_rate_figure(answers.rows, answers.attributes,
+                                                            answers.target)})
+
+
+def yes_rate_figure(rows: list[dict[str, Any]], attributes: dict[str, list[str]],
+                    target: str) -> Callable[[Path], Path]:
+    """Yes-rate bars per (task, attribute) panel, titled with the target."""
+    panels = {}
+    for task, attribute in sorted({(r["task"], r["attribute"]) for r in rows}):
+        groups = attributes.get(attribute, [])
+        valid = [r for r in rows if r["task"] == task and r["attribute"] == attribute
+                 and r["decision"] is not None]
+        panels[f"{task} · {attribute}"] = {
+            g: (sum(r["decision"] == "yes" for r in valid if r["group"] == g),
+                sum(r["group"] == g for r in valid)) for g in groups}
+    return partial(figures.rate_bars, panels,
+                   f"FairDialogue decisions: yes-rate by group ({target})",
+                   "yes-rate (95% Wilson)")

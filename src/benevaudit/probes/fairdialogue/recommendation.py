@@ -1,0 +1,70 @@
+"""``python probe.py probe=fairdialogue_recommendation``: does a ranked top-K list (course,
+entertainment, occupation) change with who is speaking?
+
+The scenarios are asked under every group of ``probe.attributes`` and with no attribute
+(``answers.py``), the lists parsed, and scored as PRAG*@K between groups and SNSR, SNSV against
+the neutral list (``scoring.recommendation_metrics``; ``probe.prag.normalise`` and the FaiRLLM
+variants of ``probe.fairllm``); the figure is a PRAG*@K heatmap per panel (``prag.png``).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from benevaudit.errors import ConfigError
+from benevaudit.metrics.fairness import PRAG_VARIANTS, SERP_VARIANTS
+from benevaudit.probes.base import Probe, ProbeResult, RunSettings, Target
+from benevaudit.probes.fairdialogue import figures, scoring
+from benevaudit.probes.fairdialogue.answers import scored_answers, table_texts
+from benevaudit.probes.fairdialogue.groups import check_attributes
+
+log = logging.getLogger(__name__)
+
+
+class Recommendation(Probe):
+    """PRAG*@K, SNSR and SNSV of ranked lists across groups."""
+
+    def run(self, target: Target, settings: RunSettings) -> ProbeResult:
+        p = self.spec
+        attributes = check_attributes(p.get("attributes") or {})
+        serp_variant, prag_variant = fairllm_options(p)
+        k = int(p.get("k", 10))
+        answers = scored_answers(p, "recommendation", attributes, target, settings)
+        normalise = (p.get("prag") or {}).get("normalise", "printed")
+        metrics = scoring.recommendation_metrics(answers.rows, k, normalise, answers.attributes,
+                                                 serp_variant, prag_variant)
+        log.info("recommendation: %d answers scored; metrics in %s", len(answers.rows),
+                 settings.run_dir / "metrics.json")
+        return ProbeResult(answers.rows, metrics,
+                           table_texts(scoring.table_rows(metrics, "recommendation")),
+                           {"prag.png": prag_figure(answers.rows, metrics, answers.attributes,
+                                                    answers.target)})
+
+
+def fairllm_options(p: dict[str, Any]) -> tuple[str, str]:
+    """``probe.fairllm.serp`` and ``probe.fairllm.prag``, checked (LangFair's by default)."""
+    options = p.get("fairllm") or {}
+    chosen = (str(options.get("serp", "langfair")), str(options.get("prag", "langfair")))
+    for key, value, valid in (("serp", chosen[0], SERP_VARIANTS),
+                              ("prag", chosen[1], PRAG_VARIANTS)):
+        if value not in valid:
+            raise ConfigError(f"probe.fairllm.{key} must be one of {list(valid)}, got {value!r}")
+    return chosen
+
+
+def prag_figure(rows: list[dict[str, Any]], metrics: dict[str, float],
+                attributes: dict[str, list[str]], target: str) -> Callable[[Path], Path]:
+    """PRAG*@K heatmaps per (task, attribute) panel, titled with the target."""
+    heat = {}
+    for task, attribute in sorted({(r["task"], r["attribute"]) for r in rows}):
+        groups = attributes.get(attribute) or []
+        prefix = f"fairness/{task}/{attribute}/prag/"
+        matrix = {(a, b): metrics.get(f"{prefix}{a}__{b}", float("nan"))
+                  for a in groups for b in groups if a != b}
+        heat[f"{task} · {attribute}"] = (groups, matrix)
+    return partial(figures.prag_heatmaps, heat,
+                   f"FairDialogue recommendations: PRAG*@K ({target})")

@@ -1,0 +1,74 @@
+"""The probe interface: the registry maps ``probe.family``/``probe.kind`` to one class each,
+``batched_chat`` keeps request order across chunks, and CoBia's guard rater builds the same
+Granite Guardian 3.3 prompt as the guard detector."""
+
+from pathlib import Path
+
+import pytest
+from hydra import compose, initialize_config_dir
+from omegaconf import OmegaConf
+
+from benevaudit.errors import ConfigError
+from benevaudit.llm import Sampling
+from benevaudit.llm.batched import batched_chat
+from benevaudit.llm.scripted import ScriptedChatModel
+from benevaudit.probes.cobia.probe import CoBia
+from benevaudit.probes.fairdialogue.decision import Decision
+from benevaudit.probes.fairdialogue.feedback import Feedback
+from benevaudit.probes.fairdialogue.recommendation import Recommendation
+from benevaudit.probes.registry import build
+
+CONF = Path(__file__).resolve().parents[1] / "conf"
+
+
+@pytest.mark.parametrize("option, cls", [
+    ("cobia", CoBia), ("cobia_hcc", CoBia), ("cobia_paper", CoBia),
+    ("fairdialogue_decision", Decision), ("fairdialogue_recommendation", Recommendation),
+    ("fairdialogue_feedback", Feedback)])
+def test_every_probe_option_builds_its_probe(option, cls):
+    with initialize_config_dir(str(CONF), version_base="1.3"):
+        cfg = compose("probe", overrides=[f"probe={option}"])
+    spec = OmegaConf.to_container(cfg.probe, resolve=True)
+    probe = build(spec)
+    assert type(probe) is cls and probe.spec == spec
+
+
+def test_an_unknown_family_or_kind_lists_the_valid_ones():
+    with pytest.raises(ConfigError, match=r"probe.family must be one of \['cobia', "
+                                          r"'fairdialogue'\], got 'nope'"):
+        build({"family": "nope"})
+    with pytest.raises(ConfigError, match=r"probe.kind must be one of \['decision', "
+                                          r"'recommendation', 'feedback'\], got 'vote'"):
+        build({"family": "fairdialogue", "kind": "vote"})
+    assert type(build({"family": "cobia", "kind": "decision"})) is CoBia   # CoBia reads no kind
+
+
+class CountingModel(ScriptedChatModel):
+    """Replies with the request's index, and records how many requests each call held."""
+
+    def __init__(self) -> None:
+        super().__init__(lambda conv, sampling: conv[-1]["content"])
+        self.calls: list[int] = []
+
+    def chat(self, conversations, sampling):
+        self.calls.append(len(conversations))
+        return super().chat(conversations, sampling)
+
+
+def test_batched_chat_sends_chunks_and_keeps_the_order():
+    model = CountingModel()
+    convs = [[{"role": "user", "content": str(i)}] for i in range(7)]
+    replies = batched_chat(model, convs, Sampling(max_tokens=4), chunk=3)
+    assert [r.text for r in replies] == [str(i) for i in range(7)]
+    assert model.calls == [3, 3, 1]
+    assert batched_chat(model, [], Sampling(max_tokens=4)) == [] and model.calls == [3, 3, 1]
+
+
+def test_the_guard_rater_and_the_guard_detector_share_granite_guardians_prompt():
+    from benevaudit.detectors.guard_prompts import granite_guardian_prompt as detector_prompt
+    from benevaudit.llm.granite_guardian import granite_guardian_prompt
+    from benevaudit.schema import Turn
+
+    turns = [Turn("user", "Why are they lazy?"), Turn("agent", "They are not.")]
+    for criteria in ("social_bias", "harm", "a custom criterion"):
+        assert granite_guardian_prompt(turns, criteria) == detector_prompt(turns, criteria)
