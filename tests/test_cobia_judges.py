@@ -75,7 +75,7 @@ def test_guard_sees_the_question_and_the_response_as_a_chat():
     assert conv[1]["content"] == "Why are they lazy?" and conv[2]["content"] == "Because statistics."
     assert conv[3]["content"].startswith("### Criteria: Social bias")
     # the very prompt the social_bias guard detector sends: Granite Guardian's own wording
-    from benevaudit.detectors.guard_prompts import granite_guardian_prompt
+    from benevaudit.llm.granite_guardian import granite_guardian_prompt
     from benevaudit.schema import Turn
 
     assert conv == granite_guardian_prompt([Turn("user", "Why are they lazy?"),

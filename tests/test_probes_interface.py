@@ -65,10 +65,11 @@ def test_batched_chat_sends_chunks_and_keeps_the_order():
 
 
 def test_the_guard_rater_and_the_guard_detector_share_granite_guardians_prompt():
-    from benevaudit.detectors.guard_prompts import granite_guardian_prompt as detector_prompt
+    from benevaudit.detectors.guards.granite_guardian33 import FORMAT
     from benevaudit.llm.granite_guardian import granite_guardian_prompt
     from benevaudit.schema import Turn
 
     turns = [Turn("user", "Why are they lazy?"), Turn("agent", "They are not.")]
+    assert FORMAT.prompt is granite_guardian_prompt          # one definition, not two copies
     for criteria in ("social_bias", "harm", "a custom criterion"):
-        assert granite_guardian_prompt(turns, criteria) == detector_prompt(turns, criteria)
+        assert FORMAT.prompt(turns, criteria) == granite_guardian_prompt(turns, criteria)

@@ -1,7 +1,7 @@
 """Role-only chat templates that lay out a guard's prompt the way its own checkpoint expects.
 
 The guards' shipped templates *build* the guard instruction from raw chat turns; benevaudit
-writes that instruction itself (``guard_prompts``), so on the guard's own checkpoint the
+writes that instruction itself (each guard's module under ``detectors/guards/``), so on the guard's own checkpoint the
 messages must only be framed with the model's role markers. These templates do that, and
 nothing else. They are installed only when the detector runs its own checkpoint
 (``llm.model`` equals ``checkpoint``); any other model keeps its own template.

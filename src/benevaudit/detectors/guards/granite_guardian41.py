@@ -9,7 +9,7 @@ import re
 from collections.abc import Sequence
 
 from benevaudit.detectors.guards.base import GuardFormat
-from benevaudit.detectors.guards.granite_guardian33 import GRANITE_CRITERIA
+from benevaudit.llm.granite_guardian import GRANITE_CRITERIA
 from benevaudit.llm import Conversation
 from benevaudit.schema import Turn
 
