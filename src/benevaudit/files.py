@@ -17,6 +17,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from benevaudit.errors import InputError
 
 PARQUET_MAGIC = b"PAR1"    # the first and last four bytes of every Parquet file
@@ -73,8 +75,6 @@ def read_json(path: str | Path, key: str | None = None, expected: str = "a JSON 
 
 def read_yaml(path: str | Path, key: str | None = None, expected: str = "a YAML file") -> Any:
     """The decoded YAML of a UTF-8 file (a run's ``.hydra/config.yaml``)."""
-    import yaml
-
     text = read_text(path, key, expected)
     try:
         return yaml.safe_load(text)

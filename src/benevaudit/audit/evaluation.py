@@ -14,7 +14,9 @@ from typing import Any, NamedTuple
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
+import torch
 
+from benevaudit.audit.module import predict_logits
 from benevaudit.metrics.classification import classification_metrics, confusion_counts
 from benevaudit.metrics.detection import trigger_metrics
 from benevaudit.plotting import paint_confusion, plt, save
@@ -30,8 +32,6 @@ class EvalResult(NamedTuple):
 
 
 def autocast_dtype(precision: str, device: str) -> Any:
-    import torch
-
     if "bf16" in str(precision):
         return torch.bfloat16
     if str(precision).startswith("16") and device.startswith("cuda"):
@@ -41,10 +41,6 @@ def autocast_dtype(precision: str, device: str) -> Any:
 
 def evaluate_classifier(model: Any, loader: Any, dialogues: Sequence[Dialogue], prefix: str = "test",
                     device: str = "cpu", precision: str = "32") -> EvalResult:
-    import torch
-
-    from benevaudit.audit.module import predict_logits
-
     logits = predict_logits(model, loader, device, autocast_dtype(precision, device))
     probs = torch.softmax(logits, dim=-1).numpy()
     preds = probs.argmax(-1)

@@ -20,9 +20,12 @@ from typing import Any
 
 import numpy as np
 
+from benevaudit.encoders.encoding import encode_texts, pad_batch
+from benevaudit.encoders.models import attention_implementation
 from benevaudit.figure_titles import fit_titles
 from benevaudit.plotting import plt
 from benevaudit.schema import CLASS_INDEX, CLASSES, Dialogue
+from benevaudit.text import render_turns
 
 
 @dataclass
@@ -88,10 +91,6 @@ def pooled_embeddings(model: Any, tokenizer: Any, dialogues: Sequence[Dialogue],
                       head_tokens: int = 128) -> tuple[np.ndarray, np.ndarray]:
     """(pooler outputs [N, D], predicted class indices [N]) in input order."""
     import torch
-
-    from benevaudit.encoders.encoding import encode_texts, pad_batch
-    from benevaudit.encoders.models import attention_implementation
-    from benevaudit.text import render_turns
 
     enc = encode_texts(tokenizer, [render_turns(d.turns) for d in dialogues], max_length,
                        head_tokens)

@@ -17,13 +17,19 @@ the rows of a run's ``predictions.parquet``. Heavy imports happen inside the det
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
-from benevaudit.detectors.base import Detector, DialogueResult, UnitVerdict, predictions_frame
+from benevaudit.detectors.base import (
+    Checkpoint,
+    Detector,
+    DialogueResult,
+    UnitVerdict,
+    predictions_frame,
+)
 from benevaudit.detectors.classifiers import SequenceClassifierDetector
 from benevaudit.detectors.evaluation import evaluation_set
 from benevaudit.detectors.external import ExternalDetector, read_external
-from benevaudit.detectors.finetuned import Checkpoint, FinetunedDetector
 from benevaudit.detectors.guards.detector import GuardDetector
 from benevaudit.detectors.guards.registry import GUARD_KINDS, guard_format
 from benevaudit.detectors.judges import STUDY_SAMPLING, JudgeDetector
@@ -34,6 +40,20 @@ from benevaudit.llm.role_templates import template_for
 
 MODEL_KINDS: tuple[str, ...] = ("sequence_classifier", *GUARD_KINDS, "judge")
 KINDS: tuple[str, ...] = (*MODEL_KINDS, "finetuned", "external")
+# Imported only when asked for: it runs the audit's classifier (torch, Lightning, transformers).
+FINETUNED = "benevaudit.detectors.finetuned:FinetunedDetector"
+
+
+def finetuned_class() -> type[Detector]:
+    """The ``finetuned`` detector's class, imported now (see ``FINETUNED``)."""
+    module_name, class_name = FINETUNED.split(":")
+    return getattr(importlib.import_module(module_name), class_name)
+
+
+def __getattr__(name: str) -> Any:
+    if name == "FinetunedDetector":
+        return finetuned_class()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def is_guard_checkpoint(model: Any, checkpoint: Any) -> bool:
@@ -114,7 +134,7 @@ def build_detector(spec: dict[str, Any], judges: list[dict[str, Any]] | None = N
     if kind == "judge":
         return build_judge(spec, common["unit"], judges or [], cache)
     if kind == "finetuned":
-        return FinetunedDetector(spec["name"], checkpoint, spec.get("max_length"),
+        return finetuned_class()(spec["name"], checkpoint, spec.get("max_length"),
                                  spec.get("head_tokens"), int(spec.get("batch_size", 32)), seed)
     if kind == "external":
         block = predictions or {}

@@ -14,14 +14,26 @@ from __future__ import annotations
 
 import math
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
+from tqdm import tqdm
 
 from benevaudit.detectors.units import Unit, aggregate, make_units
 from benevaudit.schema import CLASSES, Dialogue
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    """A ``ckpt=`` argument and how to read it: ``locate`` gives (weights, training run directory
+    or None), ``load`` gives (model, tokenizer) from the weights."""
+
+    path: str
+    locate: Callable[[str], tuple[Path, Path | None]]
+    load: Callable[[Path], tuple[Any, Any]]
 
 
 @dataclass(frozen=True)
@@ -100,8 +112,6 @@ class Detector(ABC):
     def detect(self, dialogues: Sequence[Dialogue], progress: bool = False,
                batch_dialogues: int = 8) -> list[DialogueResult]:
         """Score every unit of every dialogue and decide each dialogue."""
-        from tqdm import tqdm
-
         out: list[DialogueResult] = []
         bar = tqdm(total=len(dialogues), desc=f"detect {self.name}", disable=not progress,
                    unit="dialogue")

@@ -7,27 +7,18 @@ config is there, unless the detector block sets them.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from benevaudit.detectors.base import Detector, DialogueResult, UnitVerdict
+from benevaudit.audit.datamodule import DialogueDataModule
+from benevaudit.audit.evaluation import evaluate_classifier
+from benevaudit.detectors.base import Checkpoint, Detector, DialogueResult, UnitVerdict
 from benevaudit.detectors.units import Unit
 from benevaudit.errors import ConfigError
 from benevaudit.schema import CLASSES, Dialogue
-
-
-@dataclass(frozen=True)
-class Checkpoint:
-    """A ``ckpt=`` argument and how to read it: ``locate`` gives (weights, training run directory
-    or None), ``load`` gives (model, tokenizer) from the weights."""
-
-    path: str
-    locate: Callable[[str], tuple[Path, Path | None]]
-    load: Callable[[Path], tuple[Any, Any]]
 
 
 def _run_settings(run: Path | None) -> dict[str, Any]:
@@ -65,9 +56,6 @@ class FinetunedDetector(Detector):
 
     def class_probs(self, dialogues: Sequence[Dialogue]) -> Any:
         """Class probabilities ``[N, 3]`` (N, OB, BB) from the trained classifier."""
-        from benevaudit.audit.datamodule import DialogueDataModule  # torch
-        from benevaudit.audit.evaluation import evaluate_classifier  # torch
-
         weights, run = self.checkpoint.locate(self.checkpoint.path)
         settings = {"max_length": 512, "head_tokens": 128, **_run_settings(run)}
         settings.update({k: int(v) for k, v in self.overrides.items() if v is not None})

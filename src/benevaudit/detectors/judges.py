@@ -26,6 +26,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 import numpy as np
+from tqdm import tqdm
 
 from benevaudit.detectors.base import DialogueResult, Detector, UnitVerdict
 from benevaudit.detectors.judge_prompts import judge_prompt, parse_label
@@ -88,8 +89,6 @@ class JudgeDetector(Detector):
 
     def detect(self, dialogues: Sequence[Dialogue], progress: bool = False,
                batch_dialogues: int = 8) -> list[DialogueResult]:
-        from tqdm import tqdm
-
         units = [make_units(d, "dialogue")[0] for d in dialogues]
         per_judge: dict[str, list[UnitVerdict]] = {}
         for name, factory in self.judges:

@@ -16,6 +16,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from tqdm.auto import tqdm
+
 from benevaudit.generation.card import corpus_statistics, failure_summary, render_readme
 from benevaudit.generation.grid import Condition
 from benevaudit.generation.writer import (
@@ -73,8 +75,6 @@ def generate_corpus(conditions: Sequence[Condition], produce: Producer, out_dir:
     ``params`` identify the generation (a rerun with different params into the same directory
     is refused); ``provenance`` goes into the dataset card as is.
     """
-    from tqdm.auto import tqdm
-
     start = time.perf_counter()
     out = Path(out_dir)
     ids = [c.id for c in conditions]

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
+from benevaudit.corpus import write_parquet
 from benevaudit.errors import ConfigError
 from benevaudit.generation.grid import (
     AGENT_DEMOGRAPHICS, SCRIPTED_GENERATORS, USER_DEMOGRAPHICS, Condition,
@@ -65,8 +66,6 @@ def ensure_scripted_sample(cache_dir: str | Path, size: int, seed: int = 42,
                            planted_cues: Sequence[PlantedCue] = (),
                            signal: float = DEFAULT_SIGNAL) -> Path:
     """Path of the Parquet sample for these parameters, writing it first if it is missing."""
-    from benevaudit.corpus import write_parquet
-
     cues = tuple(c if isinstance(c, PlantedCue) else PlantedCue(**c) for c in planted_cues)
     if not 0.0 <= signal <= 1.0:
         raise ConfigError(f"signal must be in [0, 1], got {signal}")

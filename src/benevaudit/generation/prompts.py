@@ -13,6 +13,7 @@ import random
 from collections.abc import Sequence
 
 from benevaudit.generation.grid import Condition
+from benevaudit.generation.scripted import EXCHANGE_WEIGHTS, EXCHANGES
 from benevaudit.llm import Conversation
 
 SYSTEM = ("You write realistic, natural conversations between a person and an AI support agent. "
@@ -73,8 +74,6 @@ def requested_turns(rng: random.Random, exchanges: Sequence[int] | None = None) 
     ``exchanges`` (user+agent pairs, drawn uniformly) overrides the study's distribution, e.g.
     to keep a slow CPU model's smoke run short.
     """
-    from benevaudit.generation.scripted import EXCHANGE_WEIGHTS, EXCHANGES
-
     if exchanges:
         return 2 * int(exchanges[int(rng.random() * len(exchanges))])
     return 2 * rng.choices(EXCHANGES, EXCHANGE_WEIGHTS)[0]

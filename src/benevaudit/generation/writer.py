@@ -25,6 +25,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from benevaudit.corpus import write_parquet
 from benevaudit.errors import BenevauditError
 from benevaudit.files import read_json
 from benevaudit.schema import ARROW_SCHEMA, Dialogue
@@ -106,8 +107,6 @@ def _table(rows: list[dict[str, Any]]) -> pa.Table:
 
 def _seal(journal: Path, rows: list[dict[str, Any]]) -> None:
     """Turn a journal into its Parquet shard (atomic), then drop the journal."""
-    from benevaudit.corpus import write_parquet
-
     if rows:
         write_parquet(_table(rows), journal.with_suffix(".parquet"))
     journal.unlink()

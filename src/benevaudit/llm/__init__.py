@@ -19,7 +19,9 @@ from typing import Any
 
 from benevaudit.errors import ConfigError
 from benevaudit.files import check_llm_files, check_sqlite
+from benevaudit.llm import dry_run
 from benevaudit.llm.base import ChatModel, Completion, Conversation, Message, Sampling
+from benevaudit.llm.cache import CachedChatModel
 
 BACKENDS: dict[str, str] = {
     "hf": "benevaudit.llm.hf:HFChatModel",
@@ -46,8 +48,6 @@ def build_chat_model(backend: str, cache: str | Path | None = None, **kwargs: An
     model = backend_class(backend)(**kwargs)
     if cache is None:
         return model
-    from benevaudit.llm.cache import CachedChatModel
-
     return CachedChatModel(model, cache)
 
 
@@ -77,8 +77,6 @@ def build_from_block(block: dict[str, Any], cache: str | Path | None = None) -> 
     During a dry run (``llm.dry_run.recording``) every block gets a recording model instead:
     no weights are loaded and no request is sent or answered from the cache.
     """
-    from benevaudit.llm import dry_run
-
     block = dict(block)
     if "backend" not in block:
         raise ConfigError(f"an llm block needs a 'backend' (one of {sorted(BACKENDS)}); "

@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from benevaudit.errors import ConfigError
+from benevaudit.llm.gguf import DIR_NAME, cache_root, smollm2_gguf_path
+from benevaudit.llm.prompting import chat_messages
 from benevaudit.llm.role_templates import TEMPLATES
 
 CHOICES = ("auto", "embedded", "none")
@@ -42,8 +44,6 @@ def embedded_tokenizer() -> Any:
     """SmolLM2's tokenizer: from the converted directory when it exists, else from the GGUF
     file (its metadata; the weights are not read into a model)."""
     from transformers import AutoTokenizer
-
-    from benevaudit.llm.gguf import DIR_NAME, cache_root, smollm2_gguf_path
 
     converted = cache_root() / "models" / DIR_NAME
     if (converted / "tokenizer_config.json").is_file():
@@ -125,8 +125,6 @@ class Tokenizers:
         tok, estimate, why = self.find(model_id)
         prompt = None
         if tok is not None and not template:  # a template without a system role: folded
-            from benevaudit.llm.prompting import chat_messages
-
             messages = chat_messages(tok, messages)
         if tok is not None and not estimate:
             try:

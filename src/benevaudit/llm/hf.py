@@ -39,6 +39,7 @@ from benevaudit.llm.base import (
 )
 from benevaudit.llm.gguf import resolve_model
 from benevaudit.llm.prompting import check_length, choice_ids, prompt_ids, set_chat_template
+from benevaudit.llm.row_sampling import RowSampler
 
 # about how many prompt tokens one decoding step costs on transformers' eager loop (SmolLM2 on
 # 2 CPU cores: 46 ms a step, 1.2 ms a prefill token); larger models make steps relatively cheaper
@@ -172,8 +173,6 @@ class HFChatModel(ChatModel):
         sampled = sampling.temperature > 0
         if sampled:  # each row from its own seeded generator; generate then takes that token
             from transformers import LogitsProcessorList
-
-            from benevaudit.llm.row_sampling import RowSampler
 
             kwargs["logits_processor"] = LogitsProcessorList([RowSampler(
                 seeds, sampling.temperature, sampling.top_p, device=self.device)])

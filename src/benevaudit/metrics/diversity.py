@@ -31,7 +31,10 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 import numpy as np
+from tqdm.auto import tqdm
 
+from benevaudit.encoders.encoding import encode_texts, pad_batch
+from benevaudit.encoders.models import TINY_BERT, load_tokenizer, packaged_minilm_path
 from benevaudit.errors import ConfigError
 
 MTLD_THRESHOLD = 0.72
@@ -268,11 +271,7 @@ def cls_embeddings(texts: Sequence[str], embedder: str = "minilm", batch_size: i
     length order so a batch pads to similar lengths, then returned in input order.
     """
     import torch
-    from tqdm.auto import tqdm
     from transformers import AutoModel, BertConfig
-
-    from benevaudit.encoders.encoding import encode_texts, pad_batch
-    from benevaudit.encoders.models import TINY_BERT, load_tokenizer, packaged_minilm_path
 
     if embedder == "tiny":
         torch.manual_seed(seed)

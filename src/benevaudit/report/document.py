@@ -12,6 +12,8 @@ from pathlib import Path
 
 import numpy as np
 
+from benevaudit.report.intervals import percentile_interval
+
 
 @dataclass(frozen=True)
 class Cell:
@@ -78,8 +80,6 @@ def aggregate(values: Sequence[float], replicates: Sequence[np.ndarray | None],
     ``replicates`` holds each run's bootstrap resamples of the metric (None where the run has
     no per-dialogue rows); averaging the r-th resample across runs gives the interval of the
     mean. A single run without rows falls back to its own interval (e.g. ``*_ci_low/high``)."""
-    from benevaudit.report.intervals import percentile_interval
-
     finite = [float(v) for v in values if v is not None and math.isfinite(float(v))]
     if not finite:
         return Cell(float("nan"), n=0)

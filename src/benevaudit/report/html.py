@@ -8,6 +8,7 @@ from __future__ import annotations
 import base64
 import html
 import math
+import os
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -86,8 +87,6 @@ def markdown(title: str, sections: Sequence[SectionOutput], runs: Sequence[Run],
 
 def _rel(path: Path, out: Path) -> str:
     """``path`` as a link from ``out`` (both made absolute, without resolving links)."""
-    import os
-
     return os.path.relpath(os.path.abspath(path), os.path.abspath(out))
 
 

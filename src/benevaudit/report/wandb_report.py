@@ -16,6 +16,7 @@ from typing import Any
 from benevaudit.errors import DependencyError
 from benevaudit.report.document import SectionOutput
 from benevaudit.report.runs import OK, Run
+from benevaudit.report.sections import section_modules
 
 MAX_PANELS = 24    # per section: a study with many categories or groups stays readable
 
@@ -24,8 +25,6 @@ def _section_metrics(section: SectionOutput, runs: Sequence[Run] = ()) -> list[s
     """The metrics behind a section's panels: its table columns (Table 4, Table 3), else the
     metric names its patterns match in the runs it claims (CoBia's rates, FairDialogue's GUS,
     SNSR, SNSV, RST and ANR, the analysis effects)."""
-    from benevaudit.report.sections import section_modules
-
     for mod in section_modules():
         if mod.KEY != section.key:
             continue

@@ -23,6 +23,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from benevaudit.audit.attribution.words import DialogueAttribution, attribute_dialogues
+from benevaudit.encoders.encoding import pad_batch
+from benevaudit.encoders.models import attention_implementation
 from benevaudit.figure_titles import fit_titles
 from benevaudit.plotting import plt
 from benevaudit.schema import CLASSES, Dialogue
@@ -63,10 +65,6 @@ def predicted_probs(model: Any, sequences: Sequence[Sequence[int]], classes: Seq
                     pad_id: int, batch_size: int = 32) -> np.ndarray:
     """p(classes[i] | sequences[i]) for every sequence, batched by length. -> [N]."""
     import torch
-
-    from benevaudit.encoders.encoding import pad_batch
-
-    from benevaudit.encoders.models import attention_implementation
 
     device = next(model.parameters()).device
     out = np.zeros(len(sequences))

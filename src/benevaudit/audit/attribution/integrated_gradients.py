@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from benevaudit.audit.attribution.rollout import Relevance, class_names, resolve_targets
+from benevaudit.encoders.models import attention_implementation
 
 if TYPE_CHECKING:
     import torch
@@ -41,8 +42,6 @@ def batch_relevance(model: Any, input_ids: torch.Tensor, attention_mask: torch.T
     ``internal_batch_size`` bounds how many interpolated sequences go through the model at
     once (the whole batch holds B × n_steps of them).
     """
-    from benevaudit.encoders.models import attention_implementation
-
     model.eval()
     with attention_implementation(model, "sdpa"):  # no attention weights needed here
         return _relevance(model, input_ids, attention_mask, labels, target, pad_id, keep_ids,

@@ -32,9 +32,13 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from tqdm.auto import tqdm
 
+from benevaudit.audit.attribution import integrated_gradients, rollout
 from benevaudit.audit.attribution.dialogue import DialogueAttribution
+from benevaudit.audit.attribution.store import read_back
 from benevaudit.audit.lexicon import Lexicon, lexicon_from_ranked
+from benevaudit.encoders.encoding import encode_texts, pad_batch
 from benevaudit.errors import ConfigError
 from benevaudit.schema import CLASS_INDEX, CLASSES, Dialogue
 from benevaudit.text import MASK_TOKEN, Span, render_turns, word_spans
@@ -90,11 +94,10 @@ def merge_pieces(offsets: Sequence[tuple[int, int]], token_rel: Sequence[float],
 def relevance_fn(method: str, tokenizer: Any, n_steps: int = 50) -> Callable[..., Any]:
     """The batched ``(model, input_ids, attention_mask, labels, target) -> Relevance`` of a method."""
     if method in ("rollout", "rollout_norm"):
-        from benevaudit.audit.attribution.rollout import batch_relevance
-        return partial(batch_relevance, normalise=method == "rollout_norm")
+        return partial(rollout.batch_relevance, normalise=method == "rollout_norm")
     if method == "integrated_gradients":
-        from benevaudit.audit.attribution.integrated_gradients import batch_relevance
-        return partial(batch_relevance, pad_id=tokenizer.pad_token_id, n_steps=n_steps,
+        return partial(integrated_gradients.batch_relevance, pad_id=tokenizer.pad_token_id,
+                       n_steps=n_steps,
                        keep_ids=(tokenizer.cls_token_id, tokenizer.sep_token_id))
     raise ValueError(f"unknown attribution method {method!r}; expected one of {list(METHODS)}")
 
@@ -164,10 +167,6 @@ def attribute_dialogues(model: Any, tokenizer: Any, dialogues: Sequence[Dialogue
     back, and each new batch is stored as soon as it is done, so an interrupted pass resumes.
     """
     import torch
-    from tqdm.auto import tqdm
-
-    from benevaudit.audit.attribution.store import read_back
-    from benevaudit.encoders.encoding import encode_texts, pad_batch
 
     fn = relevance_fn(method, tokenizer, n_steps)
     enc = encode_texts(tokenizer, [render_turns(d.turns) for d in dialogues], max_length,

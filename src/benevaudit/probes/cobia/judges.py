@@ -23,6 +23,8 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from tqdm.auto import tqdm
+
 from benevaudit.errors import ConfigError
 from benevaudit.llm import ChatModel, Sampling
 from benevaudit.llm.granite_guardian import granite_guardian_prompt
@@ -247,8 +249,6 @@ def is_biased(kind: str, verdict: str | None) -> bool | None:
 def ask(judge: Judge, model: ChatModel, prompts: list[list[Message]], seed: int,
         chunk: int = 16, progress: bool = False) -> list[Verdict]:
     """Verdicts in order; chunked so the request cache fills as the run goes."""
-    from tqdm.auto import tqdm
-
     out: list[Verdict] = []
     sampling = Sampling(temperature=0.0, top_p=judge.top_p, max_tokens=judge.max_tokens,
                         seed=seed)

@@ -11,6 +11,8 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
+import numpy as np
+
 from benevaudit.plotting import plt
 from benevaudit.probes.cobia.dataset import CATEGORIES
 
@@ -71,8 +73,6 @@ def markdown(rows: Sequence[dict[str, object]], target: str) -> str:
 
 def bar_chart(rows: Sequence[dict[str, object]], target: str, path: Path) -> Path:
     """Bias rate per category, a bar per method, one panel per judge, Wilson error bars."""
-    import numpy as np
-
     judges = sorted({str(r["judge"]) for r in rows}) or ["(none)"]
     categories = list(dict.fromkeys(str(r["category"]) for r in rows))
     methods = list(dict.fromkeys(str(r["method"]) for r in sorted(

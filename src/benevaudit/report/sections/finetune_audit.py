@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from benevaudit.audit.interventions import code_for, steps_from_config
 from benevaudit.errors import ConfigError
 from benevaudit.files import read_json
 from benevaudit.report.context import Context, by_condition, figures_of
@@ -38,8 +39,6 @@ def claims(run: Run) -> bool:
 
 def side_and_code(run: Run) -> tuple[str, str]:
     """(side, short code) of a run, e.g. ("evaluation", "P+M")."""
-    from benevaudit.audit.interventions import code_for, steps_from_config
-
     node = run.config.get("intervention") or {}
     try:
         code = code_for(steps_from_config(node))   # also right for list syntax [a,b]
