@@ -107,7 +107,7 @@ def read_csv(path: str | Path, key: str | None, required: Sequence[str], expecte
              min_rows: int = 1, **options: Any) -> Any:
     """A UTF-8 CSV as a pandas DataFrame with at least ``required`` columns and ``min_rows``
     rows; ``options`` go to ``pandas.read_csv`` (dtype, keep_default_na, ...)."""
-    import pandas as pd
+    import pandas as pd  # pandas loads on first use; the core stays light
 
     text = read_text(path, key, expected)
     name = where(path, key)
@@ -143,6 +143,7 @@ def check_parquet_file(path: str | Path, key: str | None, expected: str) -> Path
 def read_parquet(path: str | Path, key: str | None, expected: str,
                  required: Sequence[str] = ()) -> Any:
     """A Parquet file as a pandas DataFrame with at least ``required`` columns."""
+    # pandas, pyarrow are heavy and load on first use
     import pandas as pd
     import pyarrow as pa
 

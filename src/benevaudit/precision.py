@@ -46,7 +46,7 @@ def cpu_flags(path: str | Path = "/proc/cpuinfo") -> frozenset[str]:
 
 def torch_reports_native_bf16() -> bool:
     """What torch's own CPU probe says (AVX-512 BF16 or AMX tiles); False where it cannot tell."""
-    import torch
+    import torch  # torch is heavy and loads on first use
 
     probes = ("_is_avx512_bf16_supported", "_is_amx_tile_supported")
     return any(bool(getattr(torch.cpu, name, lambda: False)()) for name in probes)
@@ -77,7 +77,7 @@ def accelerator_kind(accelerator: str) -> str:
     if name in ("gpu", "cuda", "mps"):
         return "gpu"
     if name == "auto":
-        import torch
+        import torch  # torch is heavy and loads on first use
 
         return "gpu" if torch.cuda.is_available() else "cpu"
     return "cpu"
@@ -85,7 +85,7 @@ def accelerator_kind(accelerator: str) -> str:
 
 def torch_device(accelerator: str) -> str:
     """The torch device a single-device pass runs on for a Lightning accelerator name."""
-    import torch
+    import torch  # torch is heavy and loads on first use
 
     if accelerator_kind(accelerator) == "cpu":
         return "cpu"

@@ -34,6 +34,7 @@ class DialogueClassifier(L.LightningModule):
         super().__init__()
         self.save_hyperparameters(ignore=["model"])
         if model is None:  # restoring from a checkpoint: rebuild from the stored config
+            # transformers is heavy and loads on first use
             from transformers import AutoConfig, AutoModelForSequenceClassification
 
             config = AutoConfig.for_model(**hf_config)

@@ -90,7 +90,7 @@ def pooled_embeddings(model: Any, tokenizer: Any, dialogues: Sequence[Dialogue],
                       batch_size: int = 32, max_length: int = 512,
                       head_tokens: int = 128) -> tuple[np.ndarray, np.ndarray]:
     """(pooler outputs [N, D], predicted class indices [N]) in input order."""
-    import torch
+    import torch  # torch is heavy and loads on first use
 
     enc = encode_texts(tokenizer, [render_turns(d.turns) for d in dialogues], max_length,
                        head_tokens)

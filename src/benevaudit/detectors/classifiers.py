@@ -26,6 +26,7 @@ from benevaudit.errors import ConfigError
 
 def load_sequence_classifier(source: str, device: str = "cpu") -> tuple[Any, Any]:
     """(model, tokenizer) from a hub id or a local directory, or an error saying what to do."""
+    # transformers is heavy and loads on first use
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
     try:
@@ -62,7 +63,7 @@ class SequenceClassifierDetector(Detector):
                  label_names: dict[str, str] | None = None, text_format: str = "{agent}",
                  max_length: int = 512, batch_size: int = 16, device: str = "auto",
                  multi_label: bool | None = None, append_eos: bool = False) -> None:
-        import torch
+        import torch  # torch is heavy and loads on first use
 
         self.name, self.unit = name, check_unit(unit)
         self.aggregation, self.threshold = aggregation, threshold
@@ -98,7 +99,7 @@ class SequenceClassifierDetector(Detector):
 
     def probabilities(self, texts: Sequence[str]) -> np.ndarray:
         """Per-label probabilities ``[N, L]``: sigmoid for multi-label heads, else softmax."""
-        import torch
+        import torch  # torch is heavy and loads on first use
 
         step = 1 if self.unpadded else self.batch_size
         out = []

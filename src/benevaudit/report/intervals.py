@@ -45,7 +45,7 @@ class Rows:
     @classmethod
     def read(cls, path: object, want: object = None) -> Rows:
         """The columns ``want(name)`` keeps (all when None) of one Parquet file."""
-        import pyarrow.parquet as pq
+        import pyarrow.parquet as pq  # pyarrow loads on first use; the core stays light
 
         file = pq.ParquetFile(path)
         names = [n for n in file.schema_arrow.names if want is None or want(n)]

@@ -94,7 +94,7 @@ def report_spec(sections: Sequence[SectionOutput], runs: Sequence[Run], project:
 def workspace_report(spec: dict[str, Any]) -> Any:
     """The specification as a ``wandb_workspaces`` Report object (built offline, not saved)."""
     try:
-        import wandb_workspaces.reports.v2 as wr
+        import wandb_workspaces.reports.v2 as wr  # optional, only for the W&B report
     except ImportError as e:
         raise DependencyError("wandb.report=true needs the reports API: pip install "
                               "'wandb-workspaces==0.4.13'") from e

@@ -64,7 +64,7 @@ def relevance_order(attr: DialogueAttribution) -> np.ndarray:
 def predicted_probs(model: Any, sequences: Sequence[Sequence[int]], classes: Sequence[int],
                     pad_id: int, batch_size: int = 32) -> np.ndarray:
     """p(classes[i] | sequences[i]) for every sequence, batched by length. -> [N]."""
-    import torch
+    import torch  # torch is heavy and loads on first use
 
     device = next(model.parameters()).device
     out = np.zeros(len(sequences))

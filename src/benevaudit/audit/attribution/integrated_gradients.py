@@ -26,7 +26,7 @@ DEFAULT_STEPS = 50
 
 def pad_baseline(input_ids: torch.Tensor, pad_id: int, keep_ids: Sequence[int]) -> torch.Tensor:
     """[PAD] everywhere except the tokens in ``keep_ids`` ([CLS], [SEP]). [B, T] -> [B, T]."""
-    import torch
+    import torch  # torch is heavy and loads on first use
 
     keep = torch.isin(input_ids, torch.tensor(list(keep_ids), device=input_ids.device))
     return torch.where(keep, input_ids, torch.full_like(input_ids, pad_id))
@@ -51,6 +51,7 @@ def batch_relevance(model: Any, input_ids: torch.Tensor, attention_mask: torch.T
 def _relevance(model: Any, input_ids: torch.Tensor, attention_mask: torch.Tensor,
                labels: Sequence[int | None], target: str, pad_id: int, keep_ids: Sequence[int],
                n_steps: int, internal_batch_size: int) -> Relevance:
+    # torch, captum are heavy and load on first use
     import torch
     from captum.attr import LayerIntegratedGradients
 

@@ -58,7 +58,7 @@ def rollout_cls_row_reduced(a_bars: Sequence[torch.Tensor], attention_mask: torc
     With ``normalise``, each factor is row-normalised: (I + Ā_l) / (1 + Ā_l·1).
     a_bars: L tensors [B, T, T]; attention_mask: [B, T]. Returns [B, T], zero on padding.
     """
-    import torch
+    import torch  # torch is heavy and loads on first use
 
     batch, width = attention_mask.shape
     row = torch.zeros(batch, width, dtype=a_bars[0].dtype, device=a_bars[0].device)
@@ -73,7 +73,7 @@ def rollout_cls_row_reduced(a_bars: Sequence[torch.Tensor], attention_mask: torc
 def rollout_full(attentions: Sequence[torch.Tensor], grads: Sequence[torch.Tensor],
                  normalise: bool = False) -> torch.Tensor:
     """The whole relevance map R = (I + Ā_L)⋯(I + Ā_1), [B, T, T]: for inspection and tests."""
-    import torch
+    import torch  # torch is heavy and loads on first use
 
     batch, _, width, _ = attentions[0].shape
     eye = torch.eye(width, dtype=attentions[0].dtype, device=attentions[0].device)
@@ -92,7 +92,7 @@ def resolve_targets(target: str, labels: Sequence[int | None], logits: torch.Ten
 
     logits: [B, C] -> [B] long.
     """
-    import torch
+    import torch  # torch is heavy and loads on first use
 
     if target == "predicted":
         return logits.argmax(dim=-1)
@@ -127,13 +127,27 @@ def batch_relevance(model: Any, input_ids: torch.Tensor, attention_mask: torch.T
     row-normalised variant (method ``rollout_norm``).
     input_ids, attention_mask: [B, T].
     """
-    import torch
+    import torch  # torch is heavy and loads on first use
 
     if model.config._attn_implementation != "eager":
         raise ValueError("attention rollout needs eager attention; load the model with "
                          "load_classifier(source, attn_implementation='eager') "
                          f"(got {model.config._attn_implementation!r})")
     model.eval()
+    a_bars, logits = weighted_attentions(model, input_ids, attention_mask, labels, target)
+    # the product over layers stays in fp32 under autocast too: bf16/fp16 loses the small terms
+    with torch.no_grad(), torch.autocast(input_ids.device.type, enabled=False):
+        rel = rollout_cls_row_reduced([a.float() for a in a_bars], attention_mask, normalise)  # [B, T]
+    return Relevance(rel, logits.detach())
+
+
+def weighted_attentions(model: Any, input_ids: torch.Tensor, attention_mask: torch.Tensor,
+                        labels: Sequence[int | None], target: str,
+                        ) -> tuple[list[torch.Tensor], torch.Tensor]:
+    """Ā_l [B, T, T] of every layer (attention weighted by its gradient towards the target
+    logit), from one forward and one backward, and the logits [B, C]."""
+    import torch  # torch is heavy and loads on first use
+
     with torch.enable_grad():
         embeds = model.get_input_embeddings()(input_ids).detach().requires_grad_(True)  # [B, T, D]
         out = model(inputs_embeds=embeds, attention_mask=attention_mask, output_attentions=True)
@@ -163,7 +177,4 @@ def batch_relevance(model: Any, input_ids: torch.Tensor, attention_mask: torch.T
     del attentions
     if any(a is None for a in a_bars):
         raise RuntimeError("attention rollout: some layer's attention received no gradient")
-    # the product over layers stays in fp32 under autocast too: bf16/fp16 loses the small terms
-    with torch.no_grad(), torch.autocast(input_ids.device.type, enabled=False):
-        rel = rollout_cls_row_reduced([a.float() for a in a_bars], attention_mask, normalise)  # [B, T]
-    return Relevance(rel, logits.detach())
+    return a_bars, logits.detach()

@@ -34,7 +34,7 @@ FORMAT = 1  # bump when the relevance, merge or normalisation rules change: old 
 
 def model_fingerprint(model: Any) -> str:
     """A hash of every parameter and buffer (names, shapes, dtypes, bytes): 32 hex digits."""
-    import torch
+    import torch  # torch is heavy and loads on first use
 
     h = hashlib.blake2b(digest_size=16)
     for name, tensor in sorted(model.state_dict().items()):

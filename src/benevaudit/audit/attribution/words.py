@@ -29,22 +29,19 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 from tqdm.auto import tqdm
 
 from benevaudit.audit.attribution import integrated_gradients, rollout
 from benevaudit.audit.attribution.dialogue import DialogueAttribution
-from benevaudit.audit.attribution.store import read_back
+from benevaudit.audit.attribution.store import AttributionCache, read_back
 from benevaudit.audit.lexicon import Lexicon, lexicon_from_ranked
 from benevaudit.encoders.encoding import encode_texts, pad_batch
 from benevaudit.errors import ConfigError
 from benevaudit.schema import CLASS_INDEX, CLASSES, Dialogue
 from benevaudit.text import MASK_TOKEN, Span, render_turns, word_spans
-
-if TYPE_CHECKING:
-    from benevaudit.audit.attribution.store import AttributionCache
 
 log = logging.getLogger(__name__)
 _WORD_START = re.compile(r"\w")
@@ -166,7 +163,7 @@ def attribute_dialogues(model: Any, tokenizer: Any, dialogues: Sequence[Dialogue
     (:mod:`.store`), dialogues already attributed by this model with these settings are read
     back, and each new batch is stored as soon as it is done, so an interrupted pass resumes.
     """
-    import torch
+    import torch  # torch is heavy and loads on first use
 
     fn = relevance_fn(method, tokenizer, n_steps)
     enc = encode_texts(tokenizer, [render_turns(d.turns) for d in dialogues], max_length,
@@ -176,13 +173,9 @@ def attribute_dialogues(model: Any, tokenizer: Any, dialogues: Sequence[Dialogue
     store = None
     device = next(model.parameters()).device
     if cache is not None:
-        # a pass under autocast (the run's bf16/fp16 precision) is kept apart from fp32 ones
-        amp = (str(torch.get_autocast_dtype(device.type)).removeprefix("torch.")
-               if torch.is_autocast_enabled(device.type) else None)
-        store = cache.store(method, {"target": target, "max_length": max_length,
-                                     "head_tokens": head_tokens,
-                                     **({"n_steps": n_steps} if method == "integrated_gradients"
-                                        else {}), **({"autocast": amp} if amp else {})})
+        store = _open_store(cache, method, device, {"target": target, "max_length": max_length,
+                                                    "head_tokens": head_tokens,
+                                                    "n_steps": n_steps})
         out = read_back(store, dialogues, enc.input_ids, labels)
     todo = [i for i, a in enumerate(out) if a is None]
     if store is not None and len(todo) < len(dialogues):
@@ -208,6 +201,19 @@ def attribute_dialogues(model: Any, tokenizer: Any, dialogues: Sequence[Dialogue
         bar.update(len(idx))
     bar.close()
     return [a for a in out if a is not None]
+
+
+def _open_store(cache: AttributionCache, method: str, device: Any,
+                settings: dict[str, Any]) -> Any:
+    """The cache's store for this pass: ``n_steps`` counts for integrated gradients only, and
+    a pass under autocast (the run's bf16/fp16 precision) is kept apart from fp32 ones."""
+    import torch  # torch is heavy and loads on first use
+
+    if method != "integrated_gradients":
+        settings = {k: v for k, v in settings.items() if k != "n_steps"}
+    amp = (str(torch.get_autocast_dtype(device.type)).removeprefix("torch.")
+           if torch.is_autocast_enabled(device.type) else None)
+    return cache.store(method, {**settings, **({"autocast": amp} if amp else {})})
 
 
 def _targets_of(target: str, labels: Sequence[int | None], probs: np.ndarray) -> list[int]:
