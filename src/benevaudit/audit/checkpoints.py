@@ -7,7 +7,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from benevaudit.audit.module import DialogueClassifier
 from benevaudit.encoders.models import load_tokenizer
 
 
@@ -38,6 +37,8 @@ def locate(ckpt: str) -> tuple[Path, Path | None]:
 def load_frozen(weights: Path) -> tuple[Any, Any]:
     """(model, tokenizer) from a model directory or a Lightning checkpoint."""
     if weights.suffix == ".ckpt":
+        from benevaudit.audit.module import DialogueClassifier   # heavy: torch and Lightning
+
         module = DialogueClassifier.load_from_checkpoint(str(weights), map_location="cpu",
                                                          weights_only=True)
         return module.model, load_tokenizer(module.hparams.model_source)
