@@ -183,7 +183,7 @@ def test_the_paper_scale_analysis_computes_vendi_on_bert_base_uncased(tmp_path):
     import os
     import subprocess
 
-    from benevaudit.pipelines.analyze import check_options
+    from benevaudit.generation.corpus_analysis import check_options
 
     root = CONF.parent
     env = {**os.environ, "PY": "echo", "ANALYSIS_DIR": str(tmp_path / "a"), "SCALE": "paper"}
