@@ -8,6 +8,8 @@ from typing import Any
 
 from benevaudit.corpus import CorpusError, read_corpus
 from benevaudit.errors import ConfigError
+from benevaudit.generation.embedded import ensure_scripted_sample
+from benevaudit.generation.scripted import PlantedCue
 from benevaudit.schema import Dialogue, SPLITS
 from benevaudit.splits import assign_splits, leave_one_generator_out, split_by_dialogue
 
@@ -18,9 +20,6 @@ def load_dialogues(data: dict[str, Any], cache_dir: str | Path) -> list[Dialogue
     if kind == "corpus":
         return read_corpus(data["path"])
     if kind == "embedded":
-        from benevaudit.generation.embedded import ensure_scripted_sample
-        from benevaudit.generation.scripted import PlantedCue
-
         cues = [PlantedCue(c["token"], c["label"], float(c["rate"]))
                 for c in data.get("planted_cues") or []]
         path = ensure_scripted_sample(Path(cache_dir) / "embedded", size=int(data["size"]),

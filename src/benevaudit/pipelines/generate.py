@@ -18,6 +18,8 @@ from omegaconf import DictConfig
 
 import benevaudit
 from benevaudit.errors import ConfigError
+from benevaudit.generation.driver import generate_corpus
+from benevaudit.generation.grid import SCRIPTED_GENERATORS, iter_conditions
 from benevaudit.generation.producers import build_producer
 from benevaudit.pipelines.config import group_choices, output_dir, plain, write_metrics
 from benevaudit.pipelines.dry_run import dry_run_of, generate_requests
@@ -43,9 +45,6 @@ def corpus_params(gen: dict[str, Any], cfg: DictConfig, filters: dict[str, Any],
 
 
 def run(cfg: DictConfig) -> dict[str, float]:
-    from benevaudit.generation.driver import generate_corpus
-    from benevaudit.generation.grid import SCRIPTED_GENERATORS, iter_conditions
-
     check_inputs(cfg, "generate")
     run_dir = output_dir(cfg)
     gen = plain(cfg.generator)
