@@ -17,7 +17,8 @@ from benevaudit.audit.module import DialogueClassifier, warmup_cosine
 from benevaudit.errors import ConfigError
 from benevaudit.pipelines import train
 from benevaudit.pipelines.config import plain
-from benevaudit.pipelines.data import apply_split, by_split, load_dialogues
+from benevaudit.pipelines.data import load_dialogues
+from benevaudit.splits import apply_split, by_split
 
 CONF = Path(__file__).resolve().parents[1] / "conf"
 

@@ -17,12 +17,13 @@ from benevaudit.audit.datamodule import DialogueDataModule
 from benevaudit.audit.evaluation import evaluate_classifier, plot_confusion, write_predictions
 from benevaudit.encoders.models import set_offline_defaults
 from benevaudit.pipelines.config import group_choices, output_dir, plain, write_metrics
-from benevaudit.pipelines.data import apply_split, by_split, load_dialogues
+from benevaudit.pipelines.data import load_dialogues
 from benevaudit.pipelines.inputs import check_inputs
 from benevaudit.pipelines.interventions import edit_splits
 from benevaudit.pipelines.tracking import build_logger, finish_logger
 from benevaudit.precision import resolve_precision, torch_device
 from benevaudit.schema import Dialogue
+from benevaudit.splits import apply_split, by_split
 
 log = logging.getLogger(__name__)
 

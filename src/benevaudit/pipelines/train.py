@@ -25,13 +25,14 @@ from benevaudit.audit.training import (
 )
 from benevaudit.encoders.models import load_classifier, load_tokenizer, set_offline_defaults
 from benevaudit.pipelines.config import group_choices, output_dir, plain, write_metrics
-from benevaudit.pipelines.data import apply_split, by_split, load_dialogues
+from benevaudit.pipelines.data import load_dialogues
 from benevaudit.pipelines.inputs import check_inputs
 from benevaudit.pipelines.interventions import edit_splits
 from benevaudit.pipelines.tracking import build_logger, finish_logger, log_test_artifacts
 from benevaudit.precision import resolve_precision, torch_device
 from benevaudit.report.model_audit import audit_model
 from benevaudit.schema import CLASSES, Dialogue
+from benevaudit.splits import apply_split, by_split
 
 log = logging.getLogger(__name__)
 
