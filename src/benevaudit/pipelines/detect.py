@@ -33,7 +33,7 @@ from benevaudit.pipelines.config import group_choices, output_dir, plain, write_
 from benevaudit.pipelines.data import load_dialogues
 from benevaudit.pipelines.dry_run import detect_requests, dry_run_of
 from benevaudit.pipelines.inputs import check_inputs
-from benevaudit.pipelines.tracking import build_logger, finish_logger
+from benevaudit.pipelines.tracking import build_logger
 from benevaudit.report.detect_outputs import (
     category_metrics,
     per_judge_metrics,
@@ -44,6 +44,7 @@ from benevaudit.report.detect_outputs import (
     write_predictions,
 )
 from benevaudit.report.figures.detection import trigger_png
+from benevaudit.report.tracking import finish_logger
 from benevaudit.schema import Dialogue
 
 log = logging.getLogger(__name__)

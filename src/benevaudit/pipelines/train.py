@@ -28,9 +28,10 @@ from benevaudit.pipelines.config import group_choices, output_dir, plain, write_
 from benevaudit.pipelines.data import load_dialogues
 from benevaudit.pipelines.inputs import check_inputs
 from benevaudit.pipelines.interventions import edit_splits
-from benevaudit.pipelines.tracking import build_logger, finish_logger, log_test_artifacts
+from benevaudit.pipelines.tracking import build_logger
 from benevaudit.precision import resolve_precision, torch_device
 from benevaudit.report.model_audit import audit_model
+from benevaudit.report.tracking import finish_logger, log_test_artifacts
 from benevaudit.schema import CLASSES, Dialogue
 from benevaudit.splits import apply_split, by_split
 
