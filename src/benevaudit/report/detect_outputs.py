@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 
 from benevaudit.errors import InputError
 from benevaudit.files import read_parquet
@@ -24,9 +26,6 @@ log = logging.getLogger(__name__)
 
 
 def write_predictions(frame: pd.DataFrame, path: Path) -> Path:
-    import pyarrow as pa  # heavy: only a detect run that scored something writes parquet
-    import pyarrow.parquet as pq
-
     pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), path)
     return path
 
