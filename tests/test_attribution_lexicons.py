@@ -255,7 +255,7 @@ def test_heatmap_png(tmp_path):
 def test_run_attribution_writes_run_files(tmp_path):
     from benevaudit.audit.attribution.suite import AttributionOptions, run_attribution
     from benevaudit.audit.lexicon import load_lexicon
-    from benevaudit.pipelines.model_audit import write_heatmaps
+    from benevaudit.report.model_audit import write_heatmaps
     from benevaudit.encoders.models import load_classifier, load_tokenizer
 
     model = load_classifier("tiny", attn_implementation="eager")

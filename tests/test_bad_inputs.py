@@ -88,7 +88,7 @@ def no_model_work(monkeypatch: pytest.MonkeyPatch) -> None:
                "benevaudit.audit.checkpoints.load_frozen",
                "benevaudit.pipelines.evaluate.load_frozen",
                "benevaudit.pipelines.attribute.load_frozen",
-               "benevaudit.pipelines.analyze.cls_embeddings",
+               "benevaudit.generation.corpus_analysis.cls_embeddings",
                "benevaudit.llm.build_from_block", "benevaudit.llm.build_chat_model")
     # every module of the package first: one imported for the first time while a tripwire is
     # set would bind it with `from ... import` for the rest of the session, past this test

@@ -17,7 +17,8 @@ from benevaudit.audit.module import DialogueClassifier, warmup_cosine
 from benevaudit.errors import ConfigError
 from benevaudit.pipelines import train
 from benevaudit.pipelines.config import plain
-from benevaudit.pipelines.data import apply_split, by_split, load_dialogues
+from benevaudit.pipelines.data import load_dialogues
+from benevaudit.splits import apply_split, by_split
 
 CONF = Path(__file__).resolve().parents[1] / "conf"
 
@@ -183,7 +184,7 @@ def test_the_paper_scale_analysis_computes_vendi_on_bert_base_uncased(tmp_path):
     import os
     import subprocess
 
-    from benevaudit.pipelines.analyze import check_options
+    from benevaudit.generation.corpus_analysis import check_options
 
     root = CONF.parent
     env = {**os.environ, "PY": "echo", "ANALYSIS_DIR": str(tmp_path / "a"), "SCALE": "paper"}

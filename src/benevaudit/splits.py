@@ -19,7 +19,10 @@ import dataclasses
 import hashlib
 from collections import defaultdict
 from collections.abc import Sequence
+from typing import Any
 
+from benevaudit.corpus import CorpusError
+from benevaudit.errors import ConfigError
 from benevaudit.schema import SPLITS, Dialogue
 
 
@@ -99,3 +102,39 @@ def split_counts(dialogues: Sequence[Dialogue]) -> dict[str, dict[str, int]]:
     for d in dialogues:
         counts[str(d.split)][str(d.label)] += 1
     return {s: dict(c) for s, c in counts.items()}
+
+
+def apply_split(dialogues: Sequence[Dialogue], split: dict[str, Any], seed: int) -> list[Dialogue]:
+    """The dialogues with their ``split`` set by ``split.strategy`` (the ``split`` options)."""
+    strategy = split.get("strategy", "triplet")
+    if strategy == "triplet":
+        return assign_splits(dialogues, seed, split.get("ratios", (0.8, 0.1, 0.1)))
+    if strategy == "dialogue":
+        return split_by_dialogue(dialogues, seed, split.get("ratios", (0.8, 0.1, 0.1)))
+    if strategy == "leave_one_generator_out":
+        if not split.get("generator"):
+            raise ConfigError("split.strategy=leave_one_generator_out needs split.generator=<name>")
+        found = sorted({d.generator for d in dialogues})
+        if split["generator"] not in found:
+            raise ConfigError(f"split.generator={split['generator']!r}: no dialogues from it; "
+                              f"generators in this corpus: {found}")
+        return leave_one_generator_out(dialogues, split["generator"], seed)
+    if strategy == "existing":
+        missing = sum(d.split is None for d in dialogues)
+        if missing:
+            raise CorpusError(f"split.strategy=existing, but {missing} dialogues have no 'split'")
+        return list(dialogues)
+    raise ConfigError("split.strategy must be one of triplet, dialogue, existing, "
+                      f"leave_one_generator_out; got {strategy!r}")
+
+
+def by_split(dialogues: Sequence[Dialogue]) -> dict[str, list[Dialogue]]:
+    """The dialogues grouped by split; an empty split fails, naming it."""
+    out: dict[str, list[Dialogue]] = {s: [] for s in SPLITS}
+    for d in dialogues:
+        out[d.split].append(d)
+    for s in SPLITS:
+        if not out[s]:
+            raise ConfigError(f"the '{s}' split is empty ({len(dialogues)} dialogues in all); "
+                             "use a larger corpus or other split.ratios")
+    return out

@@ -105,3 +105,32 @@ def generate_corpus(conditions: Sequence[Condition], produce: Producer, out_dir:
                                              "expected": len(ids), "pid": os.getpid()}) + "\n")
     return GenerationSummary(out, len(ids), written, len(done), gave_up,
                              time.perf_counter() - start, card)
+
+
+def corpus_params(gen: dict[str, Any], seed: int, min_turns: int, filters: dict[str, Any],
+                  limit: int | None) -> dict[str, Any]:
+    """The params that define the corpus; a rerun into out_dir must repeat them to resume.
+
+    Settings of the machine rather than the text (batch size, device, threads, memory share,
+    request cache) and unset keys of the composed llm block are left out.
+    """
+    runtime = ("batch_size", "device", "threads", "cache", "gpu_memory_utilization",
+               "tensor_parallel_size", "concurrency", "timeout", "max_retries", "backoff")
+    llm = {k: v for k, v in (gen.get("llm") or {}).items() if k not in runtime and v is not None}
+    return json.loads(json.dumps({
+        "generator": {k: v for k, v in gen.items() if k != "llm"} | {"llm": llm},
+        "seed": seed, "filters": filters, "limit": limit, "min_turns": min_turns,
+    }))
+
+
+def summary_metrics(summary: GenerationSummary) -> dict[str, float]:
+    """The ``generate/*`` figures of a generation run's ``metrics.json``."""
+    stats, fails = summary.card["statistics"], summary.card["failures"]
+    return {"generate/expected": summary.expected, "generate/dialogues": stats["dialogues"],
+            "generate/written_now": summary.written_now,
+            "generate/already_present": summary.already_present,
+            "generate/failed_attempts": fails["attempts_failed"],
+            "generate/gave_up": summary.gave_up, "generate/mean_turns": stats["mean_turns"],
+            "generate/seconds": round(summary.seconds, 3),
+            "generate/dialogues_per_s":
+                round(summary.written_now / max(summary.seconds, 1e-9), 1)}

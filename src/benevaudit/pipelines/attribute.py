@@ -9,16 +9,15 @@ from __future__ import annotations
 from omegaconf import DictConfig
 
 from benevaudit.audit.checkpoints import load_frozen
+from benevaudit.encoders.models import set_offline_defaults
 from benevaudit.pipelines.config import output_dir, plain, write_metrics
 from benevaudit.pipelines.evaluate import frozen_model_splits
 from benevaudit.pipelines.inputs import check_inputs
+from benevaudit.precision import resolve_precision, torch_device
+from benevaudit.report.model_audit import audit_model
 
 
 def run(cfg: DictConfig) -> dict[str, float]:
-    from benevaudit.encoders.models import set_offline_defaults
-    from benevaudit.pipelines.model_audit import audit_model
-    from benevaudit.precision import resolve_precision, torch_device
-
     set_offline_defaults()
     check_inputs(cfg, "attribute")   # every file and number, before any model work
     # the same machine settings as training: device from trainer.accelerator, precision resolved

@@ -27,9 +27,14 @@ from benevaudit.detectors import (
     evaluation_set,
     reads_corpus,
 )
+from benevaudit.encoders.models import set_offline_defaults
+from benevaudit.errors import ConfigError
 from benevaudit.pipelines.config import group_choices, output_dir, plain, write_metrics
 from benevaudit.pipelines.data import load_dialogues
-from benevaudit.pipelines.detect_outputs import (
+from benevaudit.pipelines.dry_run import detect_requests, dry_run_of
+from benevaudit.pipelines.inputs import check_inputs
+from benevaudit.pipelines.tracking import build_logger
+from benevaudit.report.detect_outputs import (
     category_metrics,
     per_judge_metrics,
     score_frame,
@@ -38,6 +43,8 @@ from benevaudit.pipelines.detect_outputs import (
     write_flips,
     write_predictions,
 )
+from benevaudit.report.figures.detection import trigger_png
+from benevaudit.report.tracking import finish_logger
 from benevaudit.schema import Dialogue
 
 log = logging.getLogger(__name__)
@@ -81,8 +88,6 @@ def run_flips(cfg: DictConfig) -> dict[str, float]:
     out = output_dir(cfg)
     flips = plain(cfg.flips)
     if not flips.get("with") or not flips.get("without"):
-        from benevaudit.errors import ConfigError
-
         raise ConfigError("flips needs both flips.with=<judge run with demographics> and "
                           "flips.without=<the same judge without>")
     metrics = write_flips(str(flips["with"]), str(flips["without"]), out)
@@ -94,18 +99,11 @@ def run_flips(cfg: DictConfig) -> dict[str, float]:
 
 
 def run(cfg: DictConfig) -> dict[str, float]:
-    from benevaudit.encoders.models import set_offline_defaults
-    from benevaudit.pipelines.inputs import check_inputs
-    from benevaudit.pipelines.tracking import build_logger, finish_logger
-    from benevaudit.report.figures.detection import trigger_png
-
     set_offline_defaults()
     check_inputs(cfg, "detect")
     flips = plain(cfg.get("flips")) or {}
     if flips.get("with") or flips.get("without"):
         return run_flips(cfg)
-    from benevaudit.pipelines.dry_run import detect_requests, dry_run_of
-
     dry = dry_run_of(cfg)
     if dry is not None:
         return detect_requests(cfg, dry)

@@ -18,11 +18,13 @@ from typing import Any, NamedTuple
 
 from omegaconf import DictConfig
 
-from benevaudit.audit.checkpoints import locate
+from benevaudit.detectors import evaluation_set, read_external
+from benevaudit.detectors.dry_run import record_detector
 from benevaudit.errors import ConfigError
 from benevaudit.generation.producers import build_producer
 from benevaudit.llm.dry_run import RequestLog, recording, scope
 from benevaudit.pipelines.config import output_dir, plain, write_metrics
+from benevaudit.pipelines.data import load_dialogues
 
 log = logging.getLogger(__name__)
 REQUESTS = "requests.jsonl"
@@ -62,16 +64,11 @@ def finish(request_log: RequestLog, out: Path, what: str) -> dict[str, float]:
 # ---- detect.py -----------------------------------------------------------------------------
 def detect_requests(cfg: DictConfig, dry: DryRun) -> dict[str, float]:
     """Every request of a detect run: units in dialogue and turn order, judges in group order."""
-    from benevaudit.pipelines.data import load_dialogues
-    from benevaudit.detectors import evaluation_set
-
     out = output_dir(cfg)
     spec = plain(cfg.detector)
     request_log = RequestLog(out / REQUESTS, dry.tokenizer)
     with recording(request_log):
         if spec["kind"] == "external":
-            from benevaudit.detectors import read_external
-
             preds = plain(cfg.predictions)
             read_external(preds.get("path"), preds.get("aggregation"),
                           float(preds.get("threshold", 0.5)))
@@ -85,43 +82,6 @@ def detect_requests(cfg: DictConfig, dry: DryRun) -> dict[str, float]:
         record_detector(spec, judges, chosen, cfg.get("ckpt"), request_log)
     return finish(request_log, out, f"{spec['name']} on {len(chosen)} dialogues")
 
-
-def record_detector(spec: dict[str, Any], judges: list[dict[str, Any]], dialogues: list,
-                    ckpt: Any, request_log: RequestLog) -> None:
-    from benevaudit.detectors import build_detector, judge_llm_blocks, make_units
-
-    kind, name = spec["kind"], spec["name"]
-    if kind == "finetuned":
-        if not ckpt:
-            raise ConfigError("detector=finetuned needs ckpt=<train run directory | its model/ "
-                              "directory | a .ckpt file>")
-        weights, _ = locate(str(ckpt))
-        for d in dialogues:
-            request_log.record_opaque(str(weights), "read by the trained encoder's own "
-                                      "tokenizer at scoring time", id=d.id, detector=name)
-        return
-    if kind == "sequence_classifier":
-        text_format = spec.get("text_format", "{agent}")
-        for d in dialogues:
-            for k, u in enumerate(make_units(d, spec.get("unit", "utterance"))):
-                request_log.record_text(str(spec["source"]), text_format.format(
-                    user=u.user_text, agent=u.agent_text), int(spec.get("max_length", 512)),
-                    append_eos=bool(spec.get("append_eos", False)),
-                    id=d.id, unit=k, detector=name)
-        return
-    names = [n for n, _ in judge_llm_blocks(spec, judges)] if kind == "judge" else []
-    detector = build_detector(spec, judges, cache=None)
-    try:
-        for d in dialogues:
-            with scope(id=d.id, detector=name):
-                if names:   # one whole-dialogue request per judge, judges in group order
-                    request_log.expect([{"judge": n} for n in names])
-                else:
-                    request_log.expect([{"unit": k} for k in
-                                        range(len(make_units(d, detector.unit)))])
-                detector.detect([d])
-    finally:
-        detector.close()
 
 
 # ---- probe.py ------------------------------------------------------------------------------

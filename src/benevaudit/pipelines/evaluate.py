@@ -13,10 +13,18 @@ from pathlib import Path
 from omegaconf import DictConfig, OmegaConf, open_dict
 
 from benevaudit.audit.checkpoints import load_frozen, locate
+from benevaudit.audit.datamodule import DialogueDataModule
+from benevaudit.audit.evaluation import evaluate_classifier, plot_confusion, write_predictions
+from benevaudit.encoders.models import set_offline_defaults
 from benevaudit.pipelines.config import group_choices, output_dir, plain, write_metrics
-from benevaudit.pipelines.data import apply_split, by_split, load_dialogues
+from benevaudit.pipelines.data import load_dialogues
 from benevaudit.pipelines.inputs import check_inputs
+from benevaudit.pipelines.interventions import edit_splits
+from benevaudit.pipelines.tracking import build_logger
+from benevaudit.precision import resolve_precision, torch_device
+from benevaudit.report.tracking import finish_logger
 from benevaudit.schema import Dialogue
+from benevaudit.splits import apply_split, by_split
 
 log = logging.getLogger(__name__)
 
@@ -47,13 +55,6 @@ def frozen_model_splits(cfg: DictConfig) -> tuple[Path, dict[str, list[Dialogue]
 
 
 def run(cfg: DictConfig) -> dict[str, float]:
-    from benevaudit.audit.datamodule import DialogueDataModule
-    from benevaudit.audit.evaluation import evaluate_classifier, plot_confusion, write_predictions
-    from benevaudit.encoders.models import set_offline_defaults
-    from benevaudit.pipelines.interventions import edit_splits
-    from benevaudit.pipelines.tracking import build_logger, finish_logger
-    from benevaudit.precision import resolve_precision, torch_device
-
     set_offline_defaults()
     check_inputs(cfg, "evaluate")   # every file and number, before any model work
     # the run's machine settings: the model runs where and how the trainer config says

@@ -20,6 +20,9 @@ from omegaconf import DictConfig, OmegaConf
 
 from benevaudit.audit.attribution.suite import check_attribution
 from benevaudit.audit.checkpoints import locate
+from benevaudit.audit.interventions import steps_from_config
+from benevaudit.audit.interventions.registry import build
+from benevaudit.audit.lexicon import load_lexicon
 from benevaudit.errors import ConfigError, InputError
 from benevaudit.files import (
     check_llm_files, check_located, check_sqlite, check_torch_file, read_json,
@@ -201,10 +204,6 @@ def check_chat_templates(cfg: DictConfig) -> None:
 def check_lexicon_and_intervention(cfg: DictConfig) -> None:
     """``lexicon.path`` read in full; ``intervention=`` built with it (names, parameters, and a
     lexicon for the lexicon-driven steps), so a bad one fails before the data is touched."""
-    from benevaudit.audit.interventions import steps_from_config
-    from benevaudit.audit.interventions.registry import build
-    from benevaudit.audit.lexicon import load_lexicon
-
     path = value_at(cfg, "lexicon.path")
     lexicon = load_lexicon(path) if path not in (_ABSENT, None) else None
     node = value_at(cfg, "intervention")

@@ -17,9 +17,10 @@ from omegaconf import DictConfig
 from benevaudit.pipelines.config import group_choices, output_dir, plain, write_metrics
 from benevaudit.pipelines.dry_run import dry_run_of, probe_requests
 from benevaudit.pipelines.inputs import check_inputs
-from benevaudit.pipelines.tracking import build_logger, finish_logger
+from benevaudit.pipelines.tracking import build_logger
 from benevaudit.probes.base import ProbeResult, RunSettings
 from benevaudit.probes.registry import build
+from benevaudit.report.tracking import finish_logger
 
 
 def run(cfg: DictConfig) -> dict[str, float]:

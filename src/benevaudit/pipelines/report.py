@@ -7,21 +7,22 @@ so a comparison works offline; W&B is a mirror, and its Report is built from the
 
 from __future__ import annotations
 
+import json
 import logging
 from pathlib import Path
 
 from omegaconf import DictConfig
 
 from benevaudit.pipelines.config import output_dir, plain
+from benevaudit.pipelines.inputs import check_inputs
 from benevaudit.report.build import ReportFiles, build_report
 from benevaudit.report.runs import check_named, expand
+from benevaudit.report.wandb_report import push, report_spec, sync_commands
 
 log = logging.getLogger(__name__)
 
 
 def run(cfg: DictConfig) -> ReportFiles:
-    from benevaudit.pipelines.inputs import check_inputs
-
     check_inputs(cfg, "report")
     out = output_dir(cfg)
     roots = expand(plain(cfg.runs))
@@ -40,10 +41,6 @@ def run(cfg: DictConfig) -> ReportFiles:
 
 def wandb_report(files: ReportFiles, spec_cfg: dict, title: str, out: Path) -> None:
     """Online: save the W&B Report. Offline: keep its specification and say how to upload."""
-    import json
-
-    from benevaudit.report.wandb_report import push, report_spec, sync_commands
-
     spec = report_spec(files.sections, files.runs, spec_cfg["project"], spec_cfg.get("entity"),
                        title)
     spec_path = out / "wandb_report.json"

@@ -15,6 +15,8 @@ from typing import Any
 from hydra.experimental.callback import Callback
 from omegaconf import DictConfig
 
+from benevaudit.report.build import build_report
+
 log = logging.getLogger(__name__)
 
 
@@ -44,8 +46,6 @@ class SweepReport(Callback):
         task = str(config.get("task_name", "sweep"))
         if task == "report" or not sweep_dir.is_dir():
             return
-        from benevaudit.report.build import build_report
-
         try:
             files = build_report([sweep_dir], sweep_dir, f"{task} sweep {sweep_dir.name}",
                                  n_resamples=self.n_resamples)

@@ -1,4 +1,5 @@
 """Experiment loggers: W&B (offline by default, under the run directory), CSV, or none.
+What a run logs to one, and closing it, is ``report/tracking.py``.
 
 W&B mirrors the run; ``metrics.json`` and ``predictions.parquet`` stay the source of truth.
 """
@@ -50,34 +51,3 @@ def wandb_identity(run_config: dict[str, Any]) -> tuple[str | None, str]:
     hc = HydraConfig.get()
     group = Path(str(hc.sweep.dir)).name if hc.mode == RunMode.MULTIRUN else None
     return group, job_type
-
-
-def log_test_artifacts(logger: Any, metrics: dict[str, float], labels: list[int],
-                       preds: list[int], rows: list[dict[str, Any]],
-                       class_names: list[str]) -> None:
-    """The confusion matrix and a predictions table, where the logger is W&B."""
-    from lightning.pytorch.loggers import WandbLogger
-
-    if not isinstance(logger, WandbLogger):
-        return
-    import wandb
-
-    run = logger.experiment
-    run.summary.update(metrics)
-    keep = [i for i, y in enumerate(labels) if y >= 0]
-    run.log({"test/confusion_matrix": wandb.plot.confusion_matrix(
-        y_true=[labels[i] for i in keep], preds=[preds[i] for i in keep],
-        class_names=class_names)})
-    cols = list(rows[0]) if rows else []
-    run.log({"test/predictions": wandb.Table(columns=cols,
-                                             data=[[r[c] for c in cols] for r in rows])})
-
-
-def finish_logger(logger: Any) -> None:
-    """Close the W&B run (a multirun runs every job in one process)."""
-    from lightning.pytorch.loggers import WandbLogger
-
-    if isinstance(logger, WandbLogger):
-        import wandb
-
-        wandb.finish()

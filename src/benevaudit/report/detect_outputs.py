@@ -9,18 +9,23 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 
 from benevaudit.errors import InputError
 from benevaudit.files import read_parquet
+from benevaudit.metrics.bootstrap import bootstrap_metrics, bootstrap_trigger_rates
+from benevaudit.metrics.detection import detection_metrics
+from benevaudit.metrics.flips import REQUIRED, flip_metrics, flip_table
+from benevaudit.report.figures.detection import (
+    bootstrap_png, confusion_png, flips_png, judges_confusion_png,
+)
 from benevaudit.schema import CLASSES
 
 log = logging.getLogger(__name__)
 
 
 def write_predictions(frame: pd.DataFrame, path: Path) -> Path:
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
     pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), path)
     return path
 
@@ -28,8 +33,6 @@ def write_predictions(frame: pd.DataFrame, path: Path) -> Path:
 def score_frame(frame: pd.DataFrame, prefix: str = "") -> dict[str, float]:
     """``binary/*``, ``trigger/*``, ``detect/invalid_rate`` and, with a three-way ``pred``,
     ``test/*`` for one predictions frame (keys prefixed by ``prefix``)."""
-    from benevaudit.metrics.detection import detection_metrics
-
     flagged = [None if pd.isna(v) else bool(v) for v in frame["flagged"]]
     pred = None
     if "pred" in frame.columns and frame["pred"].notna().any():
@@ -69,8 +72,6 @@ def write_confusion(frame: pd.DataFrame, path: Path, title: str) -> Path | None:
     also ``confusion_judges.png``, one matrix per judge."""
     if "pred" not in frame.columns or not frame["pred"].notna().any():
         return None
-    from benevaudit.report.figures.detection import confusion_png, judges_confusion_png
-
     def preds(col: str) -> list[str | None]:
         return [None if pd.isna(p) else str(p) for p in frame[col]]
 
@@ -84,9 +85,6 @@ def write_confusion(frame: pd.DataFrame, path: Path, title: str) -> Path | None:
 def write_bootstrap(frame: pd.DataFrame, settings: dict[str, Any], corpus_size: int | None,
                     out: Path, title: str, seed: int) -> dict[str, float]:
     """Figure 5: mean trigger rates with 95% bands over resampled matched triplets."""
-    from benevaudit.metrics.bootstrap import bootstrap_metrics, bootstrap_trigger_rates
-    from benevaudit.report.figures.detection import bootstrap_png
-
     if "triplet" not in frame.columns:
         log.info("bootstrap skipped: the predictions carry no matched-triplet key")
         return {}
@@ -111,8 +109,6 @@ def write_bootstrap(frame: pd.DataFrame, settings: dict[str, Any], corpus_size: 
 
 def read_run_predictions(value: str, which: str) -> pd.DataFrame:
     """predictions.parquet of a run directory (or the file itself)."""
-    from benevaudit.metrics.flips import REQUIRED
-
     path = Path(value).expanduser()
     if path.is_dir():
         path = path / "predictions.parquet"
@@ -124,9 +120,6 @@ def read_run_predictions(value: str, which: str) -> pd.DataFrame:
 
 def write_flips(with_value: str, without_value: str, out: Path) -> dict[str, float]:
     """Figure 4: N->BB and BB->N flips, wrong vs corrective, by ability group."""
-    from benevaudit.metrics.flips import flip_metrics, flip_table
-    from benevaudit.report.figures.detection import flips_png
-
     with_df = read_run_predictions(with_value, "with")
     without_df = read_run_predictions(without_value, "without")
     try:

@@ -1,25 +1,28 @@
 """After training: the cue lexicon and the attribution audit of a trained model, from the
-``attribution`` config (called by train and attribute)."""
+``attribution`` options (called by train.py and attribute.py)."""
 
 from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from benevaudit.audit.attribution.suite import check_attribution
+import torch
+
+from benevaudit.audit.attribution.suite import (
+    AttributionAudit, AttributionOptions, check_attribution, run_attribution,
+)
+from benevaudit.audit.evaluation import autocast_dtype
+from benevaudit.audit.representation import representation_shift
+from benevaudit.encoders.models import attention_implementation
+from benevaudit.report.heatmap import write_heatmap, write_heatmap_png
 from benevaudit.schema import Dialogue
-
-if TYPE_CHECKING:
-    from benevaudit.audit.attribution.suite import AttributionAudit
 
 log = logging.getLogger(__name__)
 
 
 def write_heatmaps(audit: AttributionAudit, out: Path, png_dialogues: int) -> None:
     """``attribution_heatmap.html`` for every shown dialogue, ``.png`` for the first few."""
-    from benevaudit.report.heatmap import write_heatmap, write_heatmap_png
-
     if not audit.shown:
         return
     write_heatmap(audit.shown, audit.attributions, out / "attribution_heatmap.html",
@@ -40,13 +43,6 @@ def audit_model(model: Any, tokenizer: Any, splits: dict[str, list[Dialogue]],
     if not attribution.get("enabled", True):
         return {}
     check_attribution(attribution)
-    import torch
-
-    from benevaudit.audit.evaluation import autocast_dtype
-    from benevaudit.audit.attribution.suite import AttributionOptions, run_attribution
-    from benevaudit.encoders.models import attention_implementation
-    from benevaudit.audit.representation import representation_shift
-
     seq = dict(max_length=int(model_cfg["max_length"]), head_tokens=int(model_cfg["head_tokens"]))
     options = AttributionOptions(
         methods=tuple(attribution["methods"]), target=str(attribution["target"]),

@@ -1,0 +1,96 @@
+"""Fitting the classifier with Lightning: the trainer, its resume point, the per-process
+gradient accumulation that keeps the study's effective batch, and the restored best model."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+import lightning as L
+import torch
+from lightning.pytorch.callbacks import EarlyStopping, LearningRateMonitor, ModelCheckpoint
+
+from benevaudit.errors import ConfigError
+from benevaudit.precision import precision_bits
+
+log = logging.getLogger(__name__)
+
+
+def resume_path(resume: str | None, out: Path) -> str | None:
+    if not resume:
+        return None
+    path = out / "checkpoints" / "last.ckpt" if resume == "last" else Path(resume)
+    if path.is_dir():
+        path = path / "checkpoints" / "last.ckpt"
+    if not path.is_file():
+        if resume == "last":
+            log.info("resume=last: no %s yet, starting fresh", path)
+            return None
+        raise FileNotFoundError(f"resume={resume}: no checkpoint at {path}")
+    return str(path)
+
+
+def device_count(devices: Any, accelerator: str) -> int:
+    """How many devices Lightning will use for ``trainer.devices`` (an int, ``"auto"``/-1, a
+    list of indices or a ``"0,1"`` string)."""
+    if isinstance(devices, (list, tuple)):
+        return len(devices)
+    text = str(devices).strip()
+    if "," in text:
+        return len([d for d in text.split(",") if d.strip()])
+    if text in ("auto", "-1"):
+        gpu = accelerator in ("gpu", "cuda") or (accelerator == "auto" and torch.cuda.is_available())
+        return max(torch.cuda.device_count(), 1) if gpu else 1
+    try:
+        return int(text)
+    except ValueError:
+        raise ConfigError(f"trainer.devices={devices!r}: expected a count, a list of device "
+                          "indices or auto") from None
+
+
+def split_accumulation(trainer_cfg: dict[str, Any], batch_size: int) -> dict[str, int]:
+    """Keep the effective batch of one device (batch × ``accumulate_grad_batches``, the study's
+    16 × 8 = 128) when training runs on several: each of the ``devices × num_nodes`` processes
+    accumulates ``accumulate_grad_batches / world size`` batches. Edits ``trainer_cfg`` in place."""
+    accumulate = int(trainer_cfg.get("accumulate_grad_batches") or 1)
+    devices = device_count(trainer_cfg.get("devices", 1),
+                           str(trainer_cfg.get("accelerator", "auto")))
+    world = devices * int(trainer_cfg.get("num_nodes") or 1)
+    if world < 1 or accumulate % world:
+        valid = ", ".join(str(n) for n in range(1, accumulate + 1) if accumulate % n == 0)
+        nodes = f" x trainer.num_nodes={trainer_cfg['num_nodes']}" if world != devices else ""
+        raise ConfigError(
+            f"trainer.devices={trainer_cfg.get('devices')}{nodes}: {world} processes do not "
+            f"divide trainer.accumulate_grad_batches={accumulate}, so the effective batch "
+            f"{batch_size} x {accumulate} = {batch_size * accumulate} cannot be kept; valid "
+            f"device counts: {valid}")
+    trainer_cfg["accumulate_grad_batches"] = accumulate // world
+    return {"world_size": world, "accumulate_grad_batches": accumulate // world,
+            "effective_batch": batch_size * accumulate}
+
+
+def build_trainer(trainer_cfg: dict[str, Any], callbacks_cfg: dict[str, Any], out: Path,
+                  logger: Any) -> Any:
+    ck = dict(callbacks_cfg["checkpoint"])
+    callbacks = [ModelCheckpoint(dirpath=str(out / "checkpoints"), filename="best-{step}",
+                                 auto_insert_metric_name=False, **ck)]
+    if callbacks_cfg.get("early_stopping"):
+        callbacks.append(EarlyStopping(**callbacks_cfg["early_stopping"]))
+    if logger:
+        callbacks.append(LearningRateMonitor(logging_interval="step"))
+    return L.Trainer(default_root_dir=str(out), logger=logger, callbacks=callbacks,
+                     **trainer_cfg)
+
+
+def restore_best(trainer: Any, module: Any, precision: str, batch: dict[str, int]
+                 ) -> dict[str, float]:
+    """Load the best (else the last) checkpoint's weights into ``module``; the ``train/*``
+    figures of the fit."""
+    ck = trainer.checkpoint_callback
+    best = ck.best_model_path or ck.last_model_path
+    module.load_state_dict(torch.load(best, map_location="cpu", weights_only=True)["state_dict"])
+    return {"train/best_val_macro_f1": float(ck.best_model_score or 0),
+            "train/optimizer_steps": float(trainer.global_step),
+            "train/precision_bits": float(precision_bits(precision)),
+            **{f"train/{k}": float(v) for k, v in batch.items()}}
