@@ -273,6 +273,8 @@ FAMILY_EXCEPTIONS: dict[tuple[str, str], str] = {
         "training",
     ("benevaudit.detectors.finetuned", "benevaudit.audit.evaluation"):
         "the fine-tuned detector reuses the audit's single-device evaluation pass",
+    ("benevaudit.detectors.dry_run", "benevaudit.audit.checkpoints"):
+        "a dry run names the weights the fine-tuned detector would read",
 }
 
 
@@ -377,13 +379,13 @@ def _has_reason(lines: list[str], node: ast.stmt) -> bool:
     return i >= 0 and lines[i].strip().startswith("#")
 
 
-# The entrypoints' wiring (pipelines/) is not held to the two rules below yet: its run(cfg)
-# functions still import the library where they use it, and two of its modules are over size.
-NOT_YET_CHECKED = ("pipelines",)
+# The entrypoints' wiring (pipelines/) is not held to this rule: it reads Hydra's runtime state
+# (HydraConfig, RunMode, JobStatus) and Lightning's loggers where it uses them.
+NOT_CHECKED = ("pipelines",)
 
 
 def test_function_imports_are_heavy_packages_with_a_reason() -> None:
-    problems = function_import_problems(SRC, skip=NOT_YET_CHECKED)
+    problems = function_import_problems(SRC, skip=NOT_CHECKED)
     assert not problems, "imports inside functions:\n" + "\n".join(problems)
 
 
@@ -447,7 +449,7 @@ def size_problems(root: Path, skip: tuple[str, ...] = ()) -> list[str]:
 
 
 def test_modules_and_functions_stay_small() -> None:
-    problems = size_problems(SRC, skip=NOT_YET_CHECKED)
+    problems = size_problems(SRC)
     assert not problems, "\n".join(problems)
 
 
