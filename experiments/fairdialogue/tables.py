@@ -17,19 +17,19 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import re
 from collections import defaultdict
 from pathlib import Path
 
 import pandas as pd
 import yaml
 
-SCORE = re.compile(r"^fairness/(?P<task>[^/]+)/(?P<attribute>[^/]+)/(?P<measure>gus|snsr|snsv)$")
-RELEASED = re.compile(r"^fairness/(?P<task>[^/]+)/(?P<attribute>[^/]+)/released/"
-                      r"(?:(?P<gus>gus)|(?P<similarity>prag|serp)/(?P<sns>snsr|snsv))$")
-DEFINITIONS = ("paper", "released")
-SIMILARITIES = ("prag", "serp")
-FEEDBACK = re.compile(r"^fairness/feedback/(?P<attribute>[^/]+)/(?P<group>[^/]+)/(?P<m>rst|anr)$")
+# the metric names and their reading are the report section's, so the two tables always agree
+from benevaudit.report.sections.fairdialogue import (
+    DEFINITIONS,
+    FEEDBACK,
+    SIMILARITIES,
+    score_of,
+)
 DECISION_TASKS = ("award", "interview", "assignment")
 RECOMMENDATION_TASKS = ("course", "entertainment", "occupation")
 
@@ -49,18 +49,6 @@ def runs(paths: list[str]) -> list[tuple[str, dict[str, float]]]:
 def mean(values: list[float]) -> float:
     values = [v for v in values if v is not None and not math.isnan(v)]
     return sum(values) / len(values) if values else float("nan")
-
-
-def score_of(name: str, definition: str = "paper", similarity: str = "prag"
-             ) -> tuple[str, str, str] | None:
-    """(task, attribute, measure) of a Table 2 metric under one definition, else None."""
-    if definition == "paper":
-        m = SCORE.match(name)
-        return (m["task"], m["attribute"], m["measure"]) if m and m["task"] != "feedback" else None
-    m = RELEASED.match(name)
-    if not m or (m["similarity"] and m["similarity"] != similarity):
-        return None
-    return m["task"], m["attribute"], m["gus"] or m["sns"]
 
 
 def table2(found: list[tuple[str, dict[str, float]]], definition: str = "paper",
