@@ -379,13 +379,8 @@ def _has_reason(lines: list[str], node: ast.stmt) -> bool:
     return i >= 0 and lines[i].strip().startswith("#")
 
 
-# The entrypoints' wiring (pipelines/) is not held to this rule: it reads Hydra's runtime state
-# (HydraConfig, RunMode, JobStatus) and Lightning's loggers where it uses them.
-NOT_CHECKED = ("pipelines",)
-
-
 def test_function_imports_are_heavy_packages_with_a_reason() -> None:
-    problems = function_import_problems(SRC, skip=NOT_CHECKED)
+    problems = function_import_problems(SRC)
     assert not problems, "imports inside functions:\n" + "\n".join(problems)
 
 

@@ -14,6 +14,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from hydra.core.hydra_config import HydraConfig
+from hydra.types import RunMode
 from omegaconf import DictConfig
 from omegaconf.errors import MissingMandatoryValue
 
@@ -69,9 +71,6 @@ class JobFailed(Exception):
 def hydra_job() -> tuple[Path | None, bool]:
     """(this job's run directory, whether it is one job of a multirun), outside Hydra (None,
     False)."""
-    from hydra.core.hydra_config import HydraConfig
-    from hydra.types import RunMode
-
     if not HydraConfig.initialized():
         return None, False
     hc = HydraConfig.get()

@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig, OmegaConf
 
 SECRET_KEY = re.compile(r"(api[_-]?key|token|secret|password|passwd|credential|auth)", re.I)
@@ -34,8 +35,6 @@ def redact(obj: Any) -> Any:
 
 def output_dir(cfg: DictConfig) -> Path:
     """The run directory: Hydra's when running under Hydra, else ``paths.output_dir``."""
-    from hydra.core.hydra_config import HydraConfig
-
     if HydraConfig.initialized():
         path = Path(HydraConfig.get().runtime.output_dir)
     else:
@@ -46,8 +45,6 @@ def output_dir(cfg: DictConfig) -> Path:
 
 def group_choices() -> dict[str, str]:
     """The config-group options this run was composed from (data=…, model=…, …)."""
-    from hydra.core.hydra_config import HydraConfig
-
     if not HydraConfig.initialized():
         return {}
     choices = HydraConfig.get().runtime.choices

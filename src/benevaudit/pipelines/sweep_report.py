@@ -12,6 +12,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
+from hydra.core.utils import JobStatus
 from hydra.experimental.callback import Callback
 from omegaconf import DictConfig
 
@@ -32,8 +33,6 @@ class SweepReport(Callback):
         """After a failed job Hydra ends the sweep with that job's error and never calls
         ``on_multirun_end``: from then on, the report is rebuilt after every job, so the last
         one covers the whole sweep, the failed runs listed with their reasons."""
-        from hydra.core.utils import JobStatus
-
         if getattr(job_return, "status", None) == JobStatus.FAILED:
             self.failed += 1
         if self.failed:

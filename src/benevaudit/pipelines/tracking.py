@@ -10,6 +10,9 @@ import os
 from pathlib import Path
 from typing import Any
 
+from hydra.core.hydra_config import HydraConfig
+from hydra.types import RunMode
+
 from benevaudit.errors import ConfigError
 from benevaudit.pipelines.config import redact
 
@@ -21,11 +24,11 @@ def build_logger(spec: dict[str, Any], out_dir: Path, run_config: dict[str, Any]
     if kind == "none":
         return False
     if kind == "csv":
-        from lightning.pytorch.loggers import CSVLogger
+        from lightning.pytorch.loggers import CSVLogger  # Lightning: only runs that log load it
 
         return CSVLogger(save_dir=str(out_dir), name="csv", version="")
     if kind == "wandb":
-        from lightning.pytorch.loggers import WandbLogger
+        from lightning.pytorch.loggers import WandbLogger  # Lightning and wandb, when asked for
 
         os.environ.setdefault("WANDB_SILENT", "true")
         mode = spec.get("mode", "offline")
@@ -42,9 +45,6 @@ def build_logger(spec: dict[str, Any], out_dir: Path, run_config: dict[str, Any]
 def wandb_identity(run_config: dict[str, Any]) -> tuple[str | None, str]:
     """(group, job_type) of a run in W&B: the sweep it belongs to (its sweep directory's name,
     None for a single run) and the entrypoint, so the UI groups a sweep and filters by task."""
-    from hydra.core.hydra_config import HydraConfig
-    from hydra.types import RunMode
-
     job_type = str(run_config.get("task_name") or "run")
     if not HydraConfig.initialized():
         return None, job_type
