@@ -84,11 +84,12 @@ test-browser: setup
 	BENEVAUDIT_REQUIRE_BROWSER=1 $(BIN)/python -m pytest -q -m browser --runslow tests/test_browser.py $(PYTEST_ARGS)
 
 # The LangFair tier: FaiRLLM-variant parity with LangFair, in its own environment (langfair's
-# metadata pins numpy 1.x; its recommendation metrics run on numpy 2, so it goes in --no-deps).
+# metadata pins numpy 1.x; its recommendation metrics run on numpy 2, so it goes in --no-deps;
+# pyarrow: benevaudit.schema, which the metrics import for the class names).
 .PHONY: test-langfair
 test-langfair:
 	test -x .venv-langfair/bin/python || $(PYTHON) -m venv .venv-langfair
-	.venv-langfair/bin/python -m pip install -q "numpy>=2" pytest
+	.venv-langfair/bin/python -m pip install -q "numpy>=2" pytest pyarrow
 	.venv-langfair/bin/python -m pip install -q --no-deps langfair==0.8.0
 	BENEVAUDIT_REQUIRE_LANGFAIR=1 PYTHONPATH=src .venv-langfair/bin/python -m pytest -q \
 	  -p no:cacheprovider tests/test_fairness_metrics.py -k langfair $(PYTEST_ARGS)
