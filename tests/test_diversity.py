@@ -179,7 +179,7 @@ def test_vendi_counts_effective_distinct_items():
 
 
 def test_tiny_embedder_gives_cls_vectors_in_input_order():
-    from benevaudit.metrics.diversity import cls_embeddings
+    from benevaudit.encoders.embeddings import cls_embeddings
 
     texts = ["[agent]: a much longer text " * 20, "[user]: hi", "[agent]: hello"]
     emb = cls_embeddings(texts, "tiny", batch_size=2, max_length=64)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import json
 import sqlite3
 import threading
 from http.server import BaseHTTPRequestHandler, HTTPServer
@@ -148,6 +149,17 @@ def test_cached_completion_round_trips_fields(tmp_path) -> None:
                              fresh.completion_tokens, cached=True)
 
 
+
+def send_completion(handler: object, content: str) -> None:
+    """Answer an OpenAI-style chat request with one completion of ``content``."""
+    body = json.dumps({"choices": [{"message": {"content": content}, "finish_reason": "stop"}],
+                       "usage": {"prompt_tokens": 5, "completion_tokens": 1}}).encode()
+    handler.send_response(200)
+    handler.send_header("Content-Type", "application/json")
+    handler.send_header("Content-Length", str(len(body)))
+    handler.end_headers()
+    handler.wfile.write(body)
+
 class _Flaky(BaseHTTPRequestHandler):
     """Answers 503 twice, then a chat completion; records the Authorization header."""
 
@@ -162,13 +174,7 @@ class _Flaky(BaseHTTPRequestHandler):
             self.send_response(503)
             self.end_headers()
             return
-        body = (b'{"choices":[{"message":{"content":"hi"},"finish_reason":"stop"}],'
-                b'"usage":{"prompt_tokens":5,"completion_tokens":1}}')
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+        send_completion(self, "hi")
 
     def log_message(self, *args: object) -> None:
         pass
@@ -316,16 +322,8 @@ class _Recorder(BaseHTTPRequestHandler):
     bodies: list[dict] = []
 
     def do_POST(self) -> None:  # noqa: N802 (http.server's name)
-        import json
-
         type(self).bodies.append(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
-        body = (b'{"choices":[{"message":{"content":"ok"},"finish_reason":"stop"}],'
-                b'"usage":{"prompt_tokens":5,"completion_tokens":1}}')
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+        send_completion(self, "ok")
 
     def log_message(self, *args: object) -> None:
         pass

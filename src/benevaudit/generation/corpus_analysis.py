@@ -19,13 +19,12 @@ from typing import Any
 import numpy as np
 from tqdm.auto import tqdm
 
+from benevaudit.encoders.embeddings import EMBEDDERS, cls_embeddings
 from benevaudit.errors import ConfigError, InputError
 from benevaudit.figure_titles import fit_titles
 from benevaudit.files import check_model_dir
 from benevaudit.metrics import agreement as agr
-from benevaudit.metrics.diversity import (
-    EMBEDDERS, SMOOTH_METHODS, cls_embeddings, mtld, self_bleu, vendi_from_embeddings,
-)
+from benevaudit.metrics.diversity import SMOOTH_METHODS, mtld, self_bleu, vendi_from_embeddings
 from benevaudit.metrics.linguistic import MARKER_NAMES, dialogue_markers, marker_effects
 from benevaudit.plotting import plt
 from benevaudit.schema import CLASSES, Dialogue

@@ -33,7 +33,6 @@ from typing import NamedTuple
 
 import numpy as np
 
-from benevaudit.encoders.embeddings import EMBEDDERS, STUDY_EMBEDDER, cls_embeddings  # noqa: F401
 from benevaudit.errors import ConfigError
 
 MTLD_THRESHOLD = 0.72
