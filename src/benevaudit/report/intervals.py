@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from benevaudit.metrics.rates import confusion_rates, detection_rates, ratio, share
+from benevaudit.metrics.rates import confusion_rates, detection_rates
 from benevaudit.metrics.resample import resample
 from benevaudit.schema import CLASSES
 

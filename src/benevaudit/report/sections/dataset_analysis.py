@@ -14,9 +14,11 @@ import numpy as np
 import pandas as pd
 
 from benevaudit.files import read_csv
+from benevaudit.metrics.rates import ratio
+from benevaudit.metrics.resample import resample
 from benevaudit.report.context import Context, by_condition, figures_of
 from benevaudit.report.document import Cell, SectionOutput, Table
-from benevaudit.report.intervals import ratio, percentile_interval, resample
+from benevaudit.report.intervals import percentile_interval
 from benevaudit.report.runs import Run
 
 KEY = "dataset_analysis"
