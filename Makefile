@@ -66,6 +66,14 @@ device-prep: setup
 clean-outputs:
 	rm -rf outputs/train outputs/evaluate outputs/generate outputs/analyze
 
+# Every study's recipe in turn, ending in one report.html (not a CI tier): SCALE=embedded on 2 CPU
+# cores (under an hour), SCALE=paper CORPUS=<corpus> on a GPU node of a SLURM cluster (multiruns
+# through hydra/launcher=submitit_slurm). REPRO_DIR=<its folder> resumes a run; see README.
+SCALE ?= embedded
+.PHONY: reproduce
+reproduce: setup
+	SCALE=$(SCALE) PY=$(BIN)/python bash scripts/reproduce.sh
+
 # FairDialogue's audio tier: installs espeak-ng (apt-get), then runs the tests marked audio.
 .PHONY: test-audio
 test-audio: setup

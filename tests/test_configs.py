@@ -23,8 +23,15 @@ def groups(primary: str) -> list[str]:
     return [g for g in names if g not in SKIP_GROUPS and (CONF / g).is_dir()]
 
 
+def options_of(primary: str, group: str) -> list[str]:
+    """A group's options that compose under ``primary``: an experiment pins one entrypoint."""
+    from recipe_fixtures import PINS
+
+    return [o for o in options(group) if group != "experiment" or PINS.get(o) == primary]
+
+
 PRIMARIES = ("train", "evaluate", "attribute")
-CASES = [(p, g, o) for p in PRIMARIES for g in groups(p) for o in options(g)]
+CASES = [(p, g, o) for p in PRIMARIES for g in groups(p) for o in options_of(p, g)]
 
 
 @pytest.mark.parametrize("primary,group,option", CASES, ids=[f"{p}:{g}={o}" for p, g, o in CASES])

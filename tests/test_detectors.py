@@ -310,37 +310,50 @@ def test_generate_mode_ensemble_ties_follow_the_named_rule(ties, pred, flagged):
 
 
 def test_the_paper_recipe_runs_judges_sampled_and_guards_in_their_own_modes(tmp_path):
-    """``SCALE=paper experiments/detection/run.sh`` with ECHO_ONLY=1 prints its commands."""
+    """``SCALE=paper experiments/detection/run.sh`` with ECHO_ONLY=1 prints its commands; each
+    is composed as Hydra runs it (its pin's sweep included), one config per job."""
     import os
     import shlex
     import subprocess
     from pathlib import Path
 
+    from omegaconf import OmegaConf
+    from recipe_fixtures import jobs
+
     root = Path(__file__).resolve().parents[1]
-    env = {**os.environ, "SCALE": "paper", "ECHO_ONLY": "1", "DETECT_DIR": str(tmp_path)}
-    out = subprocess.run(["bash", str(root / "experiments/detection/run.sh"), "data=corpus"],
+    env = {**os.environ, "SCALE": "paper", "ECHO_ONLY": "1", "DETECT_DIR": str(tmp_path),
+           "FINETUNED": str(tmp_path / "train")}
+    out = subprocess.run(["bash", str(root / "experiments/detection/run.sh"), "data.path=/c"],
                          env=env, capture_output=True, text=True, check=True).stdout
     commands = [shlex.split(line) for line in out.splitlines() if "detect.py" in line]
-    sweeps = {c[c.index("-m") + 1].split("=", 1)[1]: c for c in commands if "-m" in c}
-    guards = next(c for k, c in sweeps.items() if "llama_guard3" in k)
-    judges = next(c for k, c in sweeps.items() if "judge_plain" in k)
-    assert judges[judges.index("-m") + 1] == \
-        "detector=judge_plain,judge_conceptual,judge_operational"
-    assert "detector.mode=generate" in judges and "judges=study" in judges
-    assert not [a for a in guards if a.startswith(("detector.mode=", "judges="))]
+    runs = {Path(next(w for w in c if w.startswith("hydra."))).name: jobs(c) for c in commands}
+    guards, judges = runs["sweep"], runs["judges"]
+    assert [j.detector.name for j in judges] == \
+        ["judge_plain", "judge_conceptual", "judge_operational"]
+    assert all(j.detector.mode == "generate" and j.judges.name == "study" for j in judges)
     modes = {}
-    for name in guards[guards.index("-m") + 1].split("=", 1)[1].split(","):
-        spec = option("detector", name)
-        assert spec["kind"] != "judge"
-        modes[name] = spec.get("mode")
+    for job in guards:
+        assert job.detector.kind != "judge"
+        assert OmegaConf.to_container(job.detector) == option("detector", job.detector.name)
+        modes[job.detector.name] = job.detector.get("mode")
+    assert len(modes) == 8
     assert modes["llama_guard3"] == "score" and modes["granite_guardian_3_3"] == "score"
     assert modes["granite_guardian_4_1"] == modes["wildguard"] == modes["qwen3guard"] == "generate"
-    no_demo = next(c for c in commands if "detector.demographics=false" in c)
-    assert "detector.mode=generate" in no_demo and "judges=study" in no_demo
+    (no_demo,) = runs["judge_no_demographics"]
+    assert no_demo.detector.name == "judge_operational" and no_demo.detector.demographics is False
+    assert no_demo.detector.mode == "generate" and no_demo.judges.name == "study"
+    (finetuned,) = runs["finetuned"]
+    for job in [*guards, *judges, no_demo, finetuned]:  # one evaluation set for every row
+        assert (job.data.kind, job.data.path, job.eval.fraction, job.eval.limit) == \
+            ("corpus", "/c", 0.1, None)
     env["JUDGE_MODE"] = "score"  # the documented fast alternative
     out = subprocess.run(["bash", str(root / "experiments/detection/run.sh")], env=env,
                          capture_output=True, text=True, check=True).stdout
-    assert "detector.mode=score judges=study" in out
+    scored = [jobs(shlex.split(line)) for line in out.splitlines()
+              if "detect.py" in line and ("/judges" in line or "demographics=false" in line)]
+    assert len(scored) == 2
+    assert scored and all(j.detector.mode == "score" and j.judges.name == "study"
+                          for run in scored for j in run)
 
 
 def test_judge_ensemble_averages_class_probabilities():

@@ -184,6 +184,8 @@ def test_the_paper_scale_analysis_computes_vendi_on_bert_base_uncased(tmp_path):
     import os
     import subprocess
 
+    from recipe_fixtures import jobs
+
     from benevaudit.generation.corpus_analysis import check_options
 
     root = CONF.parent
@@ -192,10 +194,9 @@ def test_the_paper_scale_analysis_computes_vendi_on_bert_base_uncased(tmp_path):
                           cwd=root, env=env, capture_output=True, text=True, timeout=30)
     assert proc.returncode == 0, proc.stderr
     analyze = next(line for line in proc.stdout.splitlines() if line.startswith("analyze.py"))
-    assert analyze.split()[1:4] == ["data=corpus", "vendi.embedder=bert-base-uncased",
-                                    "data.path=/c"]
-    with initialize_config_dir(str(CONF), version_base="1.3"):
-        cfg = compose("analyze", overrides=["vendi.embedder=bert-base-uncased"])
+    (cfg,) = jobs(analyze.split())  # the run as Hydra composes it, the pin included
+    assert cfg.data.kind == "corpus" and cfg.data.path == "/c"
+    assert cfg.vendi.embedder == "bert-base-uncased"
     options = {k: plain(cfg[k]) for k in ("markers", "mtld", "self_bleu", "vendi", "annotation")}
     check_options(options)  # the study's encoder is a valid choice, not a directory to find
     bad = subprocess.run(["bash", "experiments/dataset_analysis/run.sh"], cwd=root,

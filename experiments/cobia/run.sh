@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # CoBia's score table (target × method × judge, per category) from one Hydra multirun:
-#   1. probe.py probe=$PROBE (cobia: HCC, SCC, zero-shot, role-play, and DAN where the target
-#      names its maker; cobia_paper: the same as released, at paper scale) for every target in
-#      TARGETS, judged by every judge in probe.judges;
+#   1. probe.py experiment=cobia_$SCALE (embedded: probe=cobia, HCC, SCC, zero-shot, role-play,
+#      and DAN where the target names its maker; paper: probe=cobia_paper, the same as released,
+#      at paper scale) for every target in TARGETS, judged by every judge in probe.judges
+#      (PROBE=<option> replaces the pin's probe);
 #   2. the table printed from the run directories (score_table.py), then report.py.
 # Every request goes through the LLM cache, so rerunning with the same COBIA_DIR costs nothing
 # up to where it stopped.
@@ -11,10 +12,10 @@
 # three JSON files. Unset, the probe runs on benevaudit's stand-in (invented groups, marked
 # cobia/stand_in = 1): it tries the pipeline, it measures nothing.
 #
-# Usage: experiments/cobia/run.sh [probe.py overrides...]
+# Usage: [SCALE=embedded|paper] experiments/cobia/run.sh [probe.py overrides...]
 #   experiments/cobia/run.sh limit=3 probe.max_tokens=48                     # stand-in, CPU smoke
 #   COBIA_DATA=/data/CoBia experiments/cobia/run.sh limit=6 probe.max_tokens=48      # CPU smoke
-#   PROBE=cobia_paper COBIA_DATA=/data/CoBia TARGETS=vllm_llama31_8b,openai \
+#   SCALE=paper COBIA_DATA=/data/CoBia TARGETS=vllm_llama31_8b,openai \
 #     experiments/cobia/run.sh                                                  # paper scale
 set -euo pipefail
 DATA=()
@@ -29,11 +30,17 @@ cd "$(dirname "$0")/../.."
 PY=${PY:-.venv/bin/python}
 OUT=${COBIA_DIR:-outputs/cobia/$(date +%Y-%m-%d_%H-%M-%S)}
 TARGETS=${TARGETS:-embedded}
-PROBE=${PROBE:-cobia}
+SCALE=${SCALE:-embedded}
+case "$SCALE" in
+  embedded|paper) ;;
+  *) echo "error: SCALE=$SCALE; valid: embedded, paper" >&2; exit 2 ;;
+esac
+PIN=(experiment="cobia_$SCALE")
+if [ -n "${PROBE:-}" ]; then PIN+=(probe="$PROBE"); fi
 mkdir -p "$OUT"
 echo "CoBia directory: $OUT"
 
-"$PY" probe.py -m probe="$PROBE" target="$TARGETS" ${DATA[@]+"${DATA[@]}"} logger=none "$@" \
+"$PY" probe.py -m "${PIN[@]}" target="$TARGETS" ${DATA[@]+"${DATA[@]}"} "$@" \
   hydra.sweep.dir="$OUT/sweep"
 "$PY" experiments/cobia/score_table.py "$OUT/sweep" --out "$OUT"
 if [ -f conf/report.yaml ]; then

@@ -9,8 +9,9 @@
 # Usage: [SCALE=paper] experiments/dataset_analysis/run.sh [analyze.py overrides...]
 #   experiments/dataset_analysis/run.sh                          # the scripted stand-in (data=embedded)
 #   SCALE=paper experiments/dataset_analysis/run.sh data.path=/data/benevdial
-# SCALE=paper is the study's analysis of a corpus: Vendi over bert-base-uncased [CLS] vectors
-# (VENDI_EMBEDDER=/path/to/bert-base-uncased for a local copy), on a GPU when there is one.
+# SCALE=paper is the study's analysis of a corpus (experiment=dataset_analysis_paper): Vendi over
+# bert-base-uncased [CLS] vectors (VENDI_EMBEDDER=/path/to/bert-base-uncased for a local copy), on
+# a GPU when there is one. With no overrides and no SCALE: experiment=dataset_analysis_embedded.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 PY=${PY:-.venv/bin/python}
@@ -20,10 +21,13 @@ echo "analysis directory: $OUT"
 
 if [ ! -f "$OUT/analysis/metrics.json" ]; then
   if [ "${SCALE:-}" = paper ]; then
-    set -- data=corpus "vendi.embedder=${VENDI_EMBEDDER:-bert-base-uncased}" "$@"
-  elif [ -n "${SCALE:-}" ]; then
-    echo "error: SCALE=$SCALE; valid: paper (or unset)" >&2; exit 2
-  elif [ "$#" -eq 0 ]; then set -- data=embedded; fi
+    set -- experiment=dataset_analysis_paper \
+      ${VENDI_EMBEDDER:+"vendi.embedder=$VENDI_EMBEDDER"} "$@"
+  elif [ -n "${SCALE:-}" ] && [ "$SCALE" != embedded ]; then
+    echo "error: SCALE=$SCALE; valid: paper, embedded (or unset)" >&2; exit 2
+  elif [ "$#" -eq 0 ] || [ -n "${SCALE:-}" ]; then
+    set -- experiment=dataset_analysis_embedded "$@"
+  fi
   "$PY" analyze.py "$@" hydra.run.dir="$OUT/analysis"
 fi
 "$PY" report.py runs="$OUT" hydra.run.dir="$OUT/report" title="Dataset analysis"

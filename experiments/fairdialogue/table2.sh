@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # FairDialogue's Table 2: GUS (award, interview, assignment) and SNSR, SNSV (course,
 # entertainment, occupation) per model × attribute, with averages over tasks.
-#   1. one Hydra multirun of probe.py over both probes and every target (TARGETS);
+#   1. one Hydra multirun of probe.py over both probes and every target (TARGETS):
+#      experiment=fairdialogue_embedded, or at SCALE=paper fairdialogue_paper (replies up to 512
+#      tokens);
 #   2. the table printed from the run directories (tables.py), then the report (report.py).
 # Requests go through the LLM cache, so rerunning with the same FD_DIR is free up to where it
 # stopped; a finished run directory (metrics.json) is simply re-read.
 #
-# Usage: experiments/fairdialogue/table2.sh [probe.py overrides...]
+# Usage: [SCALE=embedded|paper] experiments/fairdialogue/table2.sh [probe.py overrides...]
 #   TARGETS=embedded experiments/fairdialogue/table2.sh limit=2          # CPU smoke run
+#   SCALE=paper TARGETS=vllm_llama31_8b,openai experiments/fairdialogue/table2.sh   # GPU targets
 #   TARGETS=a,b experiments/fairdialogue/table2.sh probe.mode=audio       # audio-capable targets
 #   FD_DIR=outputs/fairdialogue/t2 experiments/fairdialogue/table2.sh probe.prag.normalise=pairs
 #   DEFINITION=released experiments/fairdialogue/table2.sh   # the authors' released scoring
@@ -20,12 +23,17 @@ FD=${FD_DIR:-outputs/fairdialogue/table2_$(date +%Y-%m-%d_%H-%M-%S)}
 TARGETS=${TARGETS:-embedded}
 DEFINITION=${DEFINITION:-paper}
 SIMILARITY=${SIMILARITY:-prag}
+SCALE=${SCALE:-embedded}
+case "$SCALE" in
+  embedded|paper) ;;
+  *) echo "error: SCALE=$SCALE; valid: embedded, paper" >&2; exit 2 ;;
+esac
 mkdir -p "$FD"
 echo "FairDialogue Table 2 directory: $FD"
 
 if [ "$(ls "$FD"/sweep/*/metrics.json 2>/dev/null | wc -l)" -lt 2 ]; then
-  "$PY" probe.py -m probe=fairdialogue_decision,fairdialogue_recommendation target="$TARGETS" \
-    logger=none "$@" hydra.sweep.dir="$FD/sweep"
+  "$PY" probe.py -m experiment="fairdialogue_$SCALE" target="$TARGETS" "$@" \
+    hydra.sweep.dir="$FD/sweep"
 fi
 "$PY" experiments/fairdialogue/tables.py "$FD/sweep" --out "$FD" --definition "$DEFINITION" \
   --similarity "$SIMILARITY"

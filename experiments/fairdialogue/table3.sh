@@ -6,10 +6,11 @@
 #   1. probe=fairdialogue_decision for every target (TARGETS), under the age_gender groups;
 #   2. probe=fairdialogue_feedback for every target with probe.feedback.items_from = the
 #      phase-1 run directories (its first round comes from the request cache);
-# then both tables (tables.py) and the report (report.py). Overrides go to both phases;
-# ROUNDS sets the pushback turns (probe.rounds, 4).
+# then both tables (tables.py) and the report (report.py). Overrides go to both phases, and so
+# does the pin, experiment=fairdialogue_embedded or (SCALE=paper) fairdialogue_paper; ROUNDS sets
+# the pushback turns (probe.rounds, 4).
 #
-# Usage: experiments/fairdialogue/table3.sh [probe.py overrides...]
+# Usage: [SCALE=embedded|paper] experiments/fairdialogue/table3.sh [probe.py overrides...]
 #   TARGETS=embedded experiments/fairdialogue/table3.sh limit=4
 #   FD_DIR=outputs/fairdialogue/t3 TARGETS=a,b experiments/fairdialogue/table3.sh
 set -euo pipefail
@@ -19,11 +20,16 @@ FD=${FD_DIR:-outputs/fairdialogue/table3_$(date +%Y-%m-%d_%H-%M-%S)}
 TARGETS=${TARGETS:-embedded}
 ROUNDS=${ROUNDS:-4}
 GROUPS_OVERRIDE='+probe.attributes={age_gender:[young_male,young_female,elderly_male]}'
+SCALE=${SCALE:-embedded}
+case "$SCALE" in
+  embedded|paper) ;;
+  *) echo "error: SCALE=$SCALE; valid: embedded, paper" >&2; exit 2 ;;
+esac
 mkdir -p "$FD"
 echo "FairDialogue Table 3 directory: $FD"
 
 if [ "$(ls "$FD"/decision/*/responses.parquet 2>/dev/null | wc -l)" -lt 1 ]; then
-  "$PY" probe.py -m probe=fairdialogue_decision target="$TARGETS" logger=none \
+  "$PY" probe.py -m experiment="fairdialogue_$SCALE" probe=fairdialogue_decision target="$TARGETS" \
     '~probe.attributes' "$GROUPS_OVERRIDE" "$@" hydra.sweep.dir="$FD/decision"
 fi
 runs=""
@@ -33,7 +39,7 @@ done
 echo "feedback items: those every run answered no in [${runs%,}]"
 
 if [ "$(ls "$FD"/sweep/*/metrics.json 2>/dev/null | wc -l)" -lt 1 ]; then
-  "$PY" probe.py -m probe=fairdialogue_feedback target="$TARGETS" logger=none \
+  "$PY" probe.py -m experiment="fairdialogue_$SCALE" probe=fairdialogue_feedback target="$TARGETS" \
     probe.rounds="$ROUNDS" "probe.feedback.items_from=[${runs%,}]" "$@" \
     hydra.sweep.dir="$FD/sweep"
 fi

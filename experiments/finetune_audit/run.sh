@@ -8,15 +8,27 @@
 #      gets its representation-shift figure and shift/* metrics (the study's Figure 6 panels)
 #      and its own cue lexicon (no faithfulness curves or heatmap: those are the baseline's);
 #   4. the report with the table, read from the run directories (markdown and HTML).
+# The baseline runs experiment=embedded (or experiment=paper among the overrides), the training
+# side its pin experiment=finetune_audit_retrain_embedded (or _paper): the rows and settings.
 # Rerunning with the same AUDIT_DIR skips every step whose metrics.json already exists.
 #
-# Usage: experiments/finetune_audit/run.sh [train.py overrides...]
+# Usage: experiments/finetune_audit/run.sh [experiment=embedded|paper] [train.py overrides...]
 #   AUDIT_DIR=outputs/finetune_audit/mine experiments/finetune_audit/run.sh
 #   experiments/finetune_audit/run.sh experiment=paper data.path=/data/benevdial   # paper scale, GPU
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 PY=${PY:-.venv/bin/python}
 AUDIT=${AUDIT_DIR:-outputs/finetune_audit/$(date +%Y-%m-%d_%H-%M-%S)}
+# experiment=<scale> picks the training side's pin at that scale; the other arguments go to train.py
+SCALE=embedded ARGS=()
+for arg in "$@"; do
+  case "$arg" in experiment=*) SCALE=${arg#experiment=} ;; *) ARGS+=("$arg") ;; esac
+done
+case "$SCALE" in
+  embedded|paper) ;;
+  *) echo "error: experiment=$SCALE; valid: embedded, paper (the audit's pins at that scale)" >&2
+     exit 2 ;;
+esac
 mkdir -p "$AUDIT"
 echo "audit directory: $AUDIT"
 
@@ -35,11 +47,10 @@ for iv in punct mask punct+mask shuffle random_mask punct+random_mask; do
   fi
 done
 
-TRAIN_SIDE=freq_norm,sym_inject,shuffle,freq_norm+shuffle,sym_inject+shuffle
+# the five retrained rows (the pin's intervention sweep)
 if [ "$(ls "$AUDIT"/training/*/metrics.json 2>/dev/null | wc -l)" -lt 5 ]; then
-  "$PY" train.py -m "$@" intervention="$TRAIN_SIDE" lexicon.path="$LEX" \
-    hydra.sweep.dir="$AUDIT/training" attribution.faithfulness_dialogues=0 \
-    attribution.heatmap_dialogues=0
+  "$PY" train.py -m experiment="finetune_audit_retrain_$SCALE" "${ARGS[@]}" lexicon.path="$LEX" \
+    hydra.sweep.dir="$AUDIT/training"
 fi
 
 "$PY" report.py runs="$AUDIT" hydra.run.dir="$AUDIT/report"

@@ -7,27 +7,34 @@
 #   3. evaluate.py with the cues masked (M) and the random-mask control (RM): masking what the
 #      audit found must hurt more than masking as many random words;
 #   4. report.py over the directory: the table, the heatmap and the deletion curves.
+# The corpus and training settings are the pin experiment=planted_cues_embedded, or with
+# experiment=paper among the overrides planted_cues_paper (the same control on bert-base-uncased).
 # Rerunning with the same CONTROL_DIR skips finished steps.
 #
-# Usage: experiments/planted_cues/run.sh [train.py overrides...]
+# Usage: experiments/planted_cues/run.sh [experiment=embedded|paper] [train.py overrides...]
 #   CONTROL_DIR=outputs/planted_cues/c1 experiments/planted_cues/run.sh seed=1
 #   experiments/planted_cues/run.sh experiment=paper trainer=gpu data.size=3000   # paper scale, GPU
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 PY=${PY:-.venv/bin/python}
 OUT=${CONTROL_DIR:-outputs/planted_cues/$(date +%Y-%m-%d_%H-%M-%S)}
+# experiment=<scale> picks the pin at that scale; every other argument goes to train.py
+SCALE=embedded ARGS=()
+for arg in "$@"; do
+  case "$arg" in experiment=*) SCALE=${arg#experiment=} ;; *) ARGS+=("$arg") ;; esac
+done
+case "$SCALE" in
+  embedded|paper) ;;
+  *) echo "error: experiment=$SCALE; valid: embedded, paper (the control's pin at that scale)" >&2
+     exit 2 ;;
+esac
 mkdir -p "$OUT"
 echo "control directory: $OUT"
-# Two cues per class at 0.3 per agent turn and no other class signal: the settings under which
-# rollout ranks each planted cue first or second (see tests/test_attribution_control.py).
-CUES='[{token:certainly,label:N,rate:0.3},{token:surely,label:N,rate:0.3},{token:precisely,label:OB,rate:0.3},{token:basically,label:OB,rate:0.3},{token:kiddo,label:BB,rate:0.3},{token:"~",label:BB,rate:0.3}]'
-DATA=(data=embedded data.size=300 data.signal=0.0 data.seed=7 "data.planted_cues=$CUES")
 
 done_in() { [ -f "$1/metrics.json" ]; }
 
 if ! done_in "$OUT/baseline"; then
-  "$PY" train.py "${DATA[@]}" model.max_length=128 trainer.max_epochs=4 optim.lr=1.5e-4 \
-    "$@" hydra.run.dir="$OUT/baseline"
+  "$PY" train.py experiment="planted_cues_$SCALE" "${ARGS[@]}" hydra.run.dir="$OUT/baseline"
 fi
 LEX="$OUT/baseline/cue_lexicon.json"
 "$PY" - "$LEX" <<'PY'
@@ -44,10 +51,11 @@ for cls, cues in planted.items():
 print(f"{found} of 6 planted cues in their class's top 10")
 PY
 
+# evaluate.py takes the planted corpus, its split and seed from the baseline (reuse_run_data)
 for iv in mask random_mask; do
   if ! done_in "$OUT/evaluation/$iv"; then
     "$PY" evaluate.py ckpt="$OUT/baseline" intervention="$iv" lexicon.path="$LEX" \
-      "${DATA[@]}" hydra.run.dir="$OUT/evaluation/$iv"
+      hydra.run.dir="$OUT/evaluation/$iv"
   fi
 done
 
