@@ -27,8 +27,8 @@ SCALE=${SCALE:-embedded}
 
 case "$SCALE" in
   embedded)
-    # what keeps the whole run under an hour on 2 CPU cores (see README): the recipes' own
-    # CPU smoke sizes for the probes; the audit, detection and analysis at their embedded pins
+    # what keeps the whole run under an hour on 2 CPU cores (see README): the recipes' own CPU
+    # smoke sizes for the probes; the audit, detection and the analysis at their embedded pins
     AUDIT=() DETECT=() COBIA=(limit=3 probe.max_tokens=48) TABLE2=(limit=2) TABLE3=(limit=4)
     ANALYSIS=() TARGETS=${TARGETS:-embedded} ;;
   paper)

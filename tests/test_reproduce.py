@@ -76,7 +76,8 @@ def test_embedded_runs_every_recipe_then_one_report_over_all_of_them(tmp_path):
     assert env_of(found["cobia"])["TARGETS"] == "embedded" and "COBIA_DATA" not in proc.stdout
     assert args_of(found["cobia"]) == ["limit=3", "probe.max_tokens=48"]
     assert args_of(found["fairdialogue/table2"]) == ["limit=2"]
-    assert args_of(found["finetune_audit"]) == args_of(found["dataset_analysis"]) == []
+    for folder in ("finetune_audit", "detection", "dataset_analysis"):  # their embedded pins
+        assert args_of(found[folder]) == [], folder
     report = found["report"]
     runs = next(w for w in report if w.startswith("runs="))
     assert runs == "runs=[" + ",".join(f"'{out / r}'" for r in REPORTED) + "]"
