@@ -2,7 +2,9 @@
 
 A spec is a pydantic model of one block (``model``, ``data``, ``detector``, ``probe``, …). Its
 fields say the type and the valid range of every value the family reads; the YAML under
-``conf/`` holds the defaults, so a field has none unless the key may be absent (then ``None``).
+``conf/`` holds the defaults, so a field has none unless some options lack the key. Such a field
+defaults to ``None`` (absent); it admits an explicit ``null`` only when its type says so
+(``Optional[...]``), since pydantic does not validate defaults.
 Keys a spec does not name pass through untouched (``extra="allow"``), so an option may carry
 what only its own code reads. Validation is strict: ``2.5`` is no integer, ``"nope"`` no flag.
 

@@ -19,9 +19,10 @@ class DataSpec(Spec):
 
     kind: str
     path: Optional[str] = None
-    size: Optional[Annotated[int, Field(ge=3)]] = None    # whole N/OB/BB triplets
-    seed: Optional[NonNegativeInt] = None
-    signal: Optional[Fraction] = None
+    # keys only data=embedded has: absent elsewhere, never null
+    size: Annotated[int, Field(ge=3)] = None    # type: ignore[assignment]  # whole triplets
+    seed: NonNegativeInt = None                 # type: ignore[assignment]
+    signal: Fraction = None                     # type: ignore[assignment]
     planted_cues: Optional[list[Any]] = None
 
     @model_validator(mode="after")
