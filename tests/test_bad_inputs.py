@@ -592,9 +592,27 @@ def test_a_spoiled_run_directory_fails_cleanly(name: str, overrides: list[str], 
 ])
 def test_good_inputs_pass_the_checks(name: str, overrides: list[str], files, tmp_path) -> None:
     """The shipped configs, with real files, pass: the checks reject only what is wrong."""
+    check_inputs_of(name, configure(name, tmp_path, [o.format(**files) for o in overrides]))
+
+
+# entrypoint -> the typed spec its run validates first; the others call check_inputs
+RUN_SPECS = {"detect": "DetectRun", "probe": "ProbeRun", "generate": "GenerateRun",
+             "report": "ReportRun"}
+
+
+def check_inputs_of(name: str, cfg: DictConfig) -> None:
+    """Every check entrypoint ``name`` runs on ``cfg`` before any model work."""
+    import importlib
+
+    from benevaudit.pipelines.config import plain
+
+    if name in RUN_SPECS:
+        module = importlib.import_module(f"benevaudit.pipelines.{name}")
+        getattr(module, RUN_SPECS[name]).of(plain(cfg))
+        return
     from benevaudit.pipelines.inputs import check_inputs
 
-    check_inputs(configure(name, tmp_path, [o.format(**files) for o in overrides]), name)
+    check_inputs(cfg, name)
 
 
 def test_generator_block_overridden_to_hf_drops_vllm_keys(tmp_path, caplog) -> None:

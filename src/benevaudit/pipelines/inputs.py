@@ -23,15 +23,12 @@ from benevaudit.audit.checkpoints import locate
 from benevaudit.audit.interventions import steps_from_config
 from benevaudit.audit.interventions.registry import build
 from benevaudit.audit.lexicon import load_lexicon
-from benevaudit.errors import ConfigError, InputError
-from benevaudit.files import (
-    check_llm_files, check_located, check_sqlite, check_torch_file, read_json,
-)
-from benevaudit.generation.producers import check_generator, check_planted_cues
+from benevaudit.errors import ConfigError
+from benevaudit.files import check_located, check_torch_file
+from benevaudit.generation.producers import check_planted_cues
 from benevaudit.schema import SPLITS
 
 _ABSENT = object()
-RESUMED = "the manifest.json generate.py wrote in out_dir"
 
 
 @dataclass(frozen=True)
@@ -105,63 +102,7 @@ NUMBERS: dict[str, dict[str, Bound]] = {
                 "self_bleu.max_words": integer(1), "vendi.max_per_cell": integer(1),
                 "vendi.batch_size": integer(1), "vendi.max_length": SEQUENCE,
                 "annotation.n_per_class": integer(1)},
-    "generate": {"seed": integer(0), "limit": integer(1, null=True), "max_retries": integer(0),
-                 "batch_size": integer(1), "shard_size": integer(1), "min_turns": integer(1),
-                 "generator.signal": FRACTION, "generator.sampling.temperature": Bound(float, 0),
-                 "generator.sampling.top_p": Bound(float, 0, 1, low_open=True),
-                 "generator.sampling.max_tokens": integer(1),
-                 "generator.llm.batch_size": integer(1),
-                 "generator.llm.max_model_len": integer(1, null=True),
-                 "generator.llm.threads": integer(1, null=True)},
-    "detect": {**DATA, "seed": integer(0), "eval.fraction": Bound(float, 0, 1, low_open=True),
-               "eval.limit": integer(1, null=True), "eval.seed": integer(0),
-               "detector.threshold": FRACTION, "predictions.threshold": FRACTION,
-               "detector.sampling.temperature": Bound(float, 0),
-               "detector.sampling.top_p": Bound(float, 0, 1, low_open=True),
-               "detector.sampling.max_tokens": integer(1),
-               "bootstrap.n_resamples": integer(1),
-               "bootstrap.pool_fraction": Bound(float, 0, 1, low_open=True)},
-    "probe": {"seed": integer(0), "limit": integer(1, null=True), "probe.sentences": integer(1),
-              "probe.max_tokens": integer(1, null=True), "probe.k": integer(1), "probe.rounds": integer(1),
-              "probe.sampling.temperature": Bound(float, 0)},
-    "report": {"bootstrap.n_resamples": integer(0), "bootstrap.seed": integer(0)},
 }
-# switches that must be true or false: a typo such as `detector.demographics=nope` would
-# otherwise read as true
-FLAGS: dict[str, tuple[str, ...]] = {
-    "detect": ("detector.demographics", "detector.categories", "bootstrap.enabled", "progress"),
-    "probe": ("probe.neutral", "probe.switches.anaphora", "probe.switches.index",
-              "probe.switches.disavowal", "progress"),
-    "report": ("wandb.report",),
-}
-
-
-def check_flags(cfg: DictConfig, keys: tuple[str, ...]) -> None:
-    for key in keys:
-        value = value_at(cfg, key)
-        if value is not _ABSENT and not isinstance(value, bool):
-            raise ConfigError(f"{key}={value!r}: expected true or false")
-
-
-def check_detect(cfg: DictConfig) -> None:
-    """The bootstrap's evaluation sizes, and a fine-tuned detector's checkpoint file."""
-    fractions = value_at(cfg, "bootstrap.fractions")
-    ok = isinstance(fractions, list) and fractions and all(
-        Bound(float, 0, 1, low_open=True).accepts(f) for f in fractions)
-    if fractions is not _ABSENT and not ok:
-        raise ConfigError(f"bootstrap.fractions={fractions!r}: expected a non-empty list of "
-                          "numbers in (0, 1], shares of the corpus, e.g. [0.005, 0.05, 0.2]")
-    ckpt = value_at(cfg, "ckpt")
-    if value_at(cfg, "detector.kind") == "finetuned" and ckpt not in (_ABSENT, None, ""):
-        check_located("ckpt", locate(str(ckpt)))
-
-
-def check_reply_budget(cfg: DictConfig) -> None:
-    """A probe's reply budget: a positive integer, or auto (sized from the list length K)."""
-    value = value_at(cfg, "probe.sampling.max_tokens")
-    if value is not _ABSENT and value != "auto" and not integer(1).accepts(value):
-        raise ConfigError(f"probe.sampling.max_tokens={value!r}: expected a positive integer "
-                          "or auto")
 
 
 def value_at(cfg: DictConfig, key: str) -> Any:
@@ -181,24 +122,6 @@ def check_numbers(cfg: DictConfig, bounds: dict[str, Bound]) -> None:
         value = value_at(cfg, key)
         if value is not _ABSENT and not bound.accepts(value):
             raise ConfigError(f"{key}={value!r}: expected {bound.describe()}")
-
-
-def check_chat_templates(cfg: DictConfig) -> None:
-    """The files of every llm block a probe or detect run loads (chat templates, local model
-    directories): the target, the detector and each judge."""
-    blocks = {"target.llm": value_at(cfg, "target.llm"),
-              "detector.llm": value_at(cfg, "detector.llm")}
-    if value_at(cfg, "probe.answers.path") not in (_ABSENT, None, ""):
-        del blocks["target.llm"]            # scoring a CSV of answers loads no target
-    judges = value_at(cfg, "probe.judges")
-    for name, spec in (judges.items() if isinstance(judges, dict) else []):
-        blocks[f"probe.judges.{name}.llm"] = (spec or {}).get("llm")
-    models = value_at(cfg, "judges.models")
-    for i, spec in enumerate(models if isinstance(models, list) else []):
-        blocks[f"judges.models[{i}].llm"] = (spec or {}).get("llm")
-    for key, block in blocks.items():
-        if isinstance(block, dict):
-            check_llm_files(block, key)
 
 
 def check_lexicon_and_intervention(cfg: DictConfig) -> None:
@@ -260,19 +183,9 @@ def check_checkpoint(cfg: DictConfig) -> None:
 
 
 def check_inputs(cfg: DictConfig, entrypoint: str) -> None:
-    """Every check for ``entrypoint``: train, evaluate, attribute, analyze, generate, detect or
-    probe."""
+    """Every check for ``entrypoint``: train, evaluate, attribute or analyze (detect, probe,
+    generate and report validate their typed run specs)."""
     check_numbers(cfg, NUMBERS[entrypoint])
-    check_flags(cfg, FLAGS.get(entrypoint, ()))
-    if entrypoint == "detect":
-        check_detect(cfg)
-    if entrypoint == "probe":
-        check_reply_budget(cfg)
-    if entrypoint in ("probe", "detect"):
-        check_chat_templates(cfg)
-    cache = value_at(cfg, "llm_cache")
-    if cache not in (_ABSENT, None, ""):
-        check_sqlite(cache, "llm_cache")
     check_data(cfg)
     check_split(cfg)
     if entrypoint in ("evaluate", "attribute", "train"):
@@ -284,8 +197,3 @@ def check_inputs(cfg: DictConfig, entrypoint: str) -> None:
     split = value_at(cfg, "eval_split")
     if split is not _ABSENT and split not in SPLITS:
         raise ConfigError(f"eval_split={split!r}: expected one of {list(SPLITS)}")
-    if entrypoint == "generate":
-        check_generator(value_at(cfg, "generator"))
-        manifest = Path(str(value_at(cfg, "out_dir"))) / "manifest.json"   # a run to resume
-        if manifest.is_file() and not isinstance(read_json(manifest, expected=RESUMED), dict):
-            raise InputError(f"{manifest}: expected a JSON object ({RESUMED})")

@@ -18,7 +18,7 @@ from benevaudit.metrics.bootstrap import bootstrap_metrics, bootstrap_trigger_ra
 from benevaudit.metrics.detection import detection_metrics
 from benevaudit.metrics.flips import REQUIRED, flip_metrics, flip_table
 from benevaudit.report.figures.detection import (
-    bootstrap_png, confusion_png, flips_png, judges_confusion_png,
+    bootstrap_png, confusion_png, flips_png, judges_confusion_png, trigger_png,
 )
 from benevaudit.schema import CLASSES
 
@@ -28,6 +28,21 @@ log = logging.getLogger(__name__)
 def write_predictions(frame: pd.DataFrame, path: Path) -> Path:
     pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), path)
     return path
+
+
+def write_detection(frame: pd.DataFrame, out: Path, title: str, seconds: float
+                    ) -> dict[str, float]:
+    """``predictions.parquet``, the confusion matrix and trigger-rate figures; the metrics of
+    the frame (overall, per judge, per guard category) and of its timing."""
+    write_predictions(frame, out / "predictions.parquet")
+    metrics = score_frame(frame)
+    metrics.update(per_judge_metrics(frame))
+    metrics.update(category_metrics(frame))
+    metrics.update({"detect/seconds": seconds,
+                    "detect/seconds_per_dialogue": seconds / max(len(frame), 1)})
+    write_confusion(frame, out / "confusion_matrix.png", title)
+    trigger_png(metrics, out / "trigger_rates.png", title)
+    return metrics
 
 
 def score_frame(frame: pd.DataFrame, prefix: str = "") -> dict[str, float]:
