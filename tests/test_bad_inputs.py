@@ -604,11 +604,11 @@ def check_inputs_of(name: str, cfg: DictConfig) -> None:
     """Every check entrypoint ``name`` runs on ``cfg`` before any model work."""
     import importlib
 
-    from benevaudit.pipelines.config import plain
+    from benevaudit.pipelines.config import validated
 
     if name in RUN_SPECS:
         module = importlib.import_module(f"benevaudit.pipelines.{name}")
-        getattr(module, RUN_SPECS[name]).of(plain(cfg))
+        validated(getattr(module, RUN_SPECS[name]), cfg)
         return
     from benevaudit.pipelines.inputs import check_inputs
 

@@ -5,10 +5,14 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig, OmegaConf
+
+from benevaudit.specs import Spec
+
+S = TypeVar("S", bound=Spec)
 
 SECRET_KEY = re.compile(r"(api[_-]?key|token|secret|password|passwd|credential|auth)", re.I)
 SECRET_VALUE = re.compile(r"^(sk-|hf_|wandb_|ghp_|xox[bap]-)[A-Za-z0-9_\-]{8,}")
@@ -19,6 +23,12 @@ def plain(node: Any) -> Any:
     if isinstance(node, DictConfig) or OmegaConf.is_config(node):
         return OmegaConf.to_container(node, resolve=True)
     return node
+
+
+def validated(spec: type[S], cfg: DictConfig) -> S:
+    """The run's typed spec, from the keys it declares, each resolved; the rest (``paths``,
+    ``logger``, ``hydra``) are resolved where they are read. A key left ``???`` is missing."""
+    return spec.of({k: plain(cfg[k]) for k in spec.model_fields if k in cfg})
 
 
 def redact(obj: Any) -> Any:

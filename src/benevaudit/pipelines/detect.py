@@ -29,7 +29,7 @@ from benevaudit.encoders.models import set_offline_defaults
 from benevaudit.files import check_located
 from benevaudit.generation.spec import DataSpec
 from benevaudit.llm.spec import ModelRun
-from benevaudit.pipelines.config import group_choices, output_dir, plain, write_metrics
+from benevaudit.pipelines.config import group_choices, output_dir, plain, validated, write_metrics
 from benevaudit.pipelines.data import load_dialogues
 from benevaudit.pipelines.dry_run import dry_run
 from benevaudit.pipelines.tracking import build_logger
@@ -98,7 +98,7 @@ def run_flips(flips: FlipsSpec, out: Path) -> dict[str, float]:
 
 def run(cfg: DictConfig) -> dict[str, float]:
     set_offline_defaults()
-    run = DetectRun.of(plain(cfg))
+    run = validated(DetectRun, cfg)
     out = output_dir(cfg)
     if run.flips.wanted:
         return run_flips(run.flips, out)

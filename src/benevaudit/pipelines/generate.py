@@ -25,7 +25,7 @@ from benevaudit.generation.grid import SCRIPTED_GENERATORS, iter_conditions
 from benevaudit.generation.producers import build_producer
 from benevaudit.generation.spec import GeneratorSpec, check_resumable
 from benevaudit.llm.spec import ModelRun
-from benevaudit.pipelines.config import group_choices, output_dir, plain, write_metrics
+from benevaudit.pipelines.config import group_choices, output_dir, plain, validated, write_metrics
 from benevaudit.pipelines.dry_run import dry_run
 from benevaudit.specs import NonNegativeInt, PositiveInt
 
@@ -52,7 +52,7 @@ class GenerateRun(ModelRun):
 
 
 def run(cfg: DictConfig) -> dict[str, float]:
-    run = GenerateRun.of(plain(cfg))
+    run = validated(GenerateRun, cfg)
     run_dir = output_dir(cfg)
     gen, filters = plain(cfg.generator), run.filters or {}
     generators = SCRIPTED_GENERATORS if gen["kind"] == "scripted" else (gen["name"],)

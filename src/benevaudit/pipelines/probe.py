@@ -17,7 +17,7 @@ from omegaconf import DictConfig
 from pydantic import model_validator
 
 from benevaudit.llm.spec import ModelRun
-from benevaudit.pipelines.config import group_choices, output_dir, plain, write_metrics
+from benevaudit.pipelines.config import group_choices, output_dir, plain, validated, write_metrics
 from benevaudit.pipelines.dry_run import dry_run
 from benevaudit.pipelines.tracking import build_logger
 from benevaudit.probes.base import ProbeResult, RunSettings
@@ -46,7 +46,7 @@ def run(cfg: DictConfig) -> dict[str, float]:
     """Check the inputs, run the probe, write its run directory, and mirror its metrics to the
     logger (W&B offline by default: group = the sweep, job type = probe, the config-group
     choices)."""
-    run = ProbeRun.of(plain(cfg))
+    run = validated(ProbeRun, cfg)
     probe, target = build(plain(cfg.probe)), plain(cfg.target)
     settings = RunSettings(output_dir(cfg), run.seed, run.limit, run.progress, run.llm_cache)
     dry = run.dry()

@@ -10,13 +10,12 @@ from __future__ import annotations
 import json
 import logging
 from pathlib import Path
-from typing import Any, Union
+from typing import Annotated, Any, Union
 
 from omegaconf import DictConfig
-from pydantic import model_validator
+from pydantic import Field
 
-from benevaudit.errors import ConfigError
-from benevaudit.pipelines.config import output_dir, plain
+from benevaudit.pipelines.config import output_dir, validated
 from benevaudit.report.build import ReportFiles, build_report
 from benevaudit.report.runs import check_named, expand
 from benevaudit.report.spec import IntervalsSpec, WandbReportSpec
@@ -24,28 +23,22 @@ from benevaudit.report.wandb_report import push, report_spec, sync_commands
 from benevaudit.specs import Spec
 
 log = logging.getLogger(__name__)
+RUNS = "a run or sweep directory, a glob ('outputs/train/multiruns/*'), or a list [a,b]"
 
 
 class ReportRun(Spec):
     """report.py's config: the runs to collect, the title, the intervals, FairDialogue's
     scoring options and the optional W&B Report."""
 
-    runs: Union[str, list[str]]
+    runs: Annotated[Union[str, list[str]], Field(description=RUNS)]
     title: str
     bootstrap: IntervalsSpec
     fairdialogue: dict[str, Any]
     wandb: WandbReportSpec
 
-    @model_validator(mode="after")
-    def runs_named(self) -> ReportRun:
-        if self.runs == "???":
-            raise ConfigError("runs is required: runs=<a run or sweep directory, a glob "
-                              "('outputs/train/multiruns/*'), or [a,b]>")
-        return self
-
 
 def run(cfg: DictConfig) -> ReportFiles:
-    run = ReportRun.of(plain(cfg))
+    run = validated(ReportRun, cfg)
     out = output_dir(cfg)
     roots = expand(run.runs)
     check_named(roots)
