@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import logging
 import time
-from pathlib import Path
 from typing import Any, Optional
 
 import pandas as pd
@@ -87,27 +86,20 @@ def detect(run: DetectRun, spec: dict[str, Any], judges: list[dict[str, Any]],
     return frame, time.perf_counter() - start if reads_corpus(spec) else 0.0
 
 
-def run_flips(flips: FlipsSpec, out: Path) -> dict[str, float]:
-    metrics = write_flips(str(flips.with_), str(flips.without), out)
-    write_metrics(metrics, out / "metrics.json")
-    log.info("flips: N->BB %s, BB->N %s  run dir: %s",
-             {k: metrics.get(f"flips/N_to_BB/{k}") for k in ("wrong", "corrective")},
-             {k: metrics.get(f"flips/BB_to_N/{k}") for k in ("wrong", "corrective")}, out)
-    return metrics
-
-
 def run(cfg: DictConfig) -> dict[str, float]:
     set_offline_defaults()
     run = validated(DetectRun, cfg)
     out = output_dir(cfg)
-    if run.flips.wanted:
-        return run_flips(run.flips, out)
+    if run.flips.wanted:            # Figure 4 from two judge runs' predictions: no detection
+        metrics = write_flips(str(run.flips.with_), str(run.flips.without), out)
+        write_metrics(metrics, out / "metrics.json")
+        return metrics
     spec, judges = plain(cfg.detector), plain(cfg.judges)["models"]
     # the corpus is read before any model is loaded, so a bad one fails first
     chosen, corpus_size = evaluation_dialogues(cfg, run) if reads_corpus(spec) else ([], None)
     dry = run.dry()
     if dry is not None:
-        what = f"{spec['name']} on {len(chosen)} dialogues" if corpus_size is not None else spec["name"]
+        what = spec["name"] + (f" on {len(chosen)} dialogues" if corpus_size is not None else "")
         return dry_run(out, dry, what, lambda requests: record_detector(
             spec, judges, chosen, run.ckpt, requests, run.predictions.model_dump()))
     logger = build_logger(plain(cfg.logger), out, plain(cfg), group_choices(),
@@ -122,10 +114,6 @@ def run(cfg: DictConfig) -> dict[str, float]:
         if logger:
             logger.log_metrics({k: v for k, v in metrics.items() if v == v})
         write_metrics(metrics, out / "metrics.json")
-        log.info("%s: TR_N=%.3f TR_OB=%.3f TR_BB=%.3f delta=%.3f invalid=%.3f (%.1f s)  run dir: %s",
-                 spec["name"], *(metrics.get(f"trigger/{k}", float("nan"))
-                                 for k in ("TR_N", "TR_OB", "TR_BB", "delta_OB_BB")),
-                 metrics.get("detect/invalid_rate", float("nan")), seconds, out)
         return metrics
     finally:
         finish_logger(logger)

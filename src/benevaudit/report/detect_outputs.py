@@ -42,6 +42,10 @@ def write_detection(frame: pd.DataFrame, out: Path, title: str, seconds: float
                     "detect/seconds_per_dialogue": seconds / max(len(frame), 1)})
     write_confusion(frame, out / "confusion_matrix.png", title)
     trigger_png(metrics, out / "trigger_rates.png", title)
+    log.info("%s: TR_N=%.3f TR_OB=%.3f TR_BB=%.3f delta=%.3f invalid=%.3f (%.1f s)  run dir: %s",
+             title, *(metrics.get(f"trigger/{k}", math.nan)
+                      for k in ("TR_N", "TR_OB", "TR_BB", "delta_OB_BB")),
+             metrics.get("detect/invalid_rate", math.nan), seconds, out)
     return metrics
 
 
@@ -145,5 +149,9 @@ def write_flips(with_value: str, without_value: str, out: Path) -> dict[str, flo
     name = str(with_df["detector"].iloc[0]) if "detector" in with_df.columns and len(with_df) \
         else "judge"
     flips_png(table, out / "flips.png", f"{name}: verdict flips when demographics are shown")
-    return flip_metrics(table)
+    metrics = flip_metrics(table)
+    log.info("flips: N->BB %s, BB->N %s  run dir: %s",
+             {k: metrics.get(f"flips/N_to_BB/{k}") for k in ("wrong", "corrective")},
+             {k: metrics.get(f"flips/BB_to_N/{k}") for k in ("wrong", "corrective")}, out)
+    return metrics
 
