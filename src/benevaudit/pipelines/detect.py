@@ -29,11 +29,10 @@ from benevaudit.detectors import (
 )
 from benevaudit.encoders.models import set_offline_defaults
 from benevaudit.errors import ConfigError
-from benevaudit.pipelines.config import group_choices, output_dir, plain, write_metrics
+from benevaudit.pipelines.config import output_dir, plain, run_logger, write_metrics
 from benevaudit.pipelines.data import load_dialogues
 from benevaudit.pipelines.dry_run import detect_requests, dry_run_of
 from benevaudit.pipelines.inputs import check_inputs
-from benevaudit.pipelines.tracking import build_logger
 from benevaudit.report.detect_outputs import (
     category_metrics,
     per_judge_metrics,
@@ -109,8 +108,7 @@ def run(cfg: DictConfig) -> dict[str, float]:
         return detect_requests(cfg, dry)
     out = output_dir(cfg)
     spec = plain(cfg.detector)
-    logger = build_logger(plain(cfg.logger), out, plain(cfg), group_choices(),
-                          f"detect-{spec['name']}-{out.name}")
+    logger = run_logger(cfg, out, f"detect-{spec['name']}-{out.name}")
     try:
         frame, corpus_size, seconds = detect(cfg, spec)
         write_predictions(frame, out / "predictions.parquet")

@@ -24,10 +24,9 @@ from benevaudit.audit.spec import (
 from benevaudit.encoders.models import set_offline_defaults
 from benevaudit.encoders.spec import ModelSpec
 from benevaudit.generation.spec import DataSpec
-from benevaudit.pipelines.config import group_choices, output_dir, plain, write_metrics
+from benevaudit.pipelines.config import output_dir, plain, run_logger, write_metrics
 from benevaudit.pipelines.data import load_dialogues
 from benevaudit.pipelines.interventions import edit_splits
-from benevaudit.pipelines.tracking import build_logger
 from benevaudit.precision import resolve_precision, torch_device
 from benevaudit.report.tracking import finish_logger
 from benevaudit.schema import Dialogue
@@ -111,7 +110,7 @@ def run(cfg: DictConfig) -> dict[str, float]:
                             int(cfg.model.head_tokens), seed=int(cfg.seed),
                             **spec.loader.as_dict())
     dm.setup()
-    logger = build_logger(plain(cfg.logger), out, plain(cfg), group_choices(), out.name)
+    logger = run_logger(cfg, out, out.name)
     try:
         # metrics are named after the evaluated split: test/…, validation/…, train/…
         result = evaluate_classifier(model, dm.eval_dataloader(split), edited[split], split,

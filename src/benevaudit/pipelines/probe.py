@@ -14,10 +14,9 @@ from pathlib import Path
 import pandas as pd
 from omegaconf import DictConfig
 
-from benevaudit.pipelines.config import group_choices, output_dir, plain, write_metrics
+from benevaudit.pipelines.config import group_choices, output_dir, plain, run_logger, write_metrics
 from benevaudit.pipelines.dry_run import dry_run_of, probe_requests
 from benevaudit.pipelines.inputs import check_inputs
-from benevaudit.pipelines.tracking import build_logger
 from benevaudit.probes.base import ProbeResult, RunSettings
 from benevaudit.probes.registry import build
 from benevaudit.report.tracking import finish_logger
@@ -36,8 +35,7 @@ def run(cfg: DictConfig) -> dict[str, float]:
     if dry is not None:
         return probe_requests(cfg, lambda: probe.run(target, settings), dry)
     out, choices = settings.run_dir, group_choices()
-    logger = build_logger(plain(cfg.get("logger")) or {}, out, plain(cfg), choices,
-                          f"probe-{choices.get('probe', cfg.probe.get('family'))}-{out.name}")
+    logger = run_logger(cfg, out, f"probe-{choices.get('probe', cfg.probe.get('family'))}-{out.name}")
     try:
         result = probe.run(target, settings)
         write_run(out, result)

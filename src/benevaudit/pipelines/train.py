@@ -30,10 +30,9 @@ from benevaudit.audit.training import (
 from benevaudit.encoders.models import load_classifier, load_tokenizer, set_offline_defaults
 from benevaudit.encoders.spec import ModelSpec
 from benevaudit.generation.spec import DataSpec
-from benevaudit.pipelines.config import group_choices, output_dir, plain, write_metrics
+from benevaudit.pipelines.config import output_dir, plain, run_logger, write_metrics
 from benevaudit.pipelines.data import load_dialogues
 from benevaudit.pipelines.interventions import edit_splits
-from benevaudit.pipelines.tracking import build_logger
 from benevaudit.precision import resolve_precision, torch_device
 from benevaudit.report.model_audit import audit_model
 from benevaudit.report.tracking import finish_logger, log_test_artifacts
@@ -123,7 +122,7 @@ def run(cfg: DictConfig) -> dict[str, float]:
                                 model=hf_model, **spec.optim.as_dict())
     dm = DialogueDataModule(splits, tokenizer, spec.model.max_length, spec.model.head_tokens,
                             seed=spec.seed, **spec.loader.as_dict())
-    logger = build_logger(plain(cfg.logger), out, plain(cfg), group_choices(), out.name)
+    logger = run_logger(cfg, out, out.name)
     try:
         trainer = build_trainer(trainer_cfg, plain(cfg.callbacks), out, logger)
         trainer.fit(module, datamodule=dm, ckpt_path=resume_path(spec.resume, out))
