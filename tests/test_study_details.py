@@ -18,7 +18,7 @@ from benevaudit.errors import ConfigError
 from benevaudit.pipelines import train
 from benevaudit.pipelines.config import plain
 from benevaudit.pipelines.data import load_dialogues
-from benevaudit.splits import apply_split, by_split
+from benevaudit.splits import SplitSpec, apply_split, by_split
 
 CONF = Path(__file__).resolve().parents[1] / "conf"
 
@@ -148,7 +148,7 @@ def plateau_run(tmp_path_factory):
     finally:
         train.test_best = real
     clean = by_split(apply_split(load_dialogues(plain(cfg.data), cfg.paths.cache_dir),
-                                 plain(cfg.split), int(cfg.seed)))
+                                 SplitSpec.of(plain(cfg.split)), int(cfg.seed)))
     return tmp / "run", metrics, seen, clean
 
 

@@ -91,7 +91,8 @@ def frozen_model_splits(cfg: DictConfig) -> tuple[Path, dict[str, list[Dialogue]
     weights, train_run = locate(str(cfg.ckpt))
     adopt_run_config(cfg, train_run)
     dialogues = load_dialogues(plain(cfg.data), cfg.paths.cache_dir)
-    return weights, by_split(apply_split(dialogues, plain(cfg.split), int(cfg.seed)))
+    return weights, by_split(apply_split(dialogues, SplitSpec.of(plain(cfg.split), "split"),
+                                      int(cfg.seed)))
 
 
 def run(cfg: DictConfig) -> dict[str, float]:

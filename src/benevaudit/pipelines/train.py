@@ -112,7 +112,7 @@ def run(cfg: DictConfig) -> dict[str, float]:
     out = output_dir(cfg)
     L.seed_everything(spec.seed, workers=True, verbose=False)
     dialogues = load_dialogues(spec.data.as_dict(), cfg.paths.cache_dir)
-    splits = by_split(apply_split(dialogues, spec.split.as_dict(), spec.seed))
+    splits = by_split(apply_split(dialogues, spec.split, spec.seed))
     clean_test = splits["test"]
     splits, metrics = edit_splits(splits, cfg, sides=("train", "validation"))
 
