@@ -19,11 +19,30 @@ import dataclasses
 import hashlib
 from collections import defaultdict
 from collections.abc import Sequence
-from typing import Any
+from typing import Annotated, Any, Literal, Optional
+
+from pydantic import Field, model_validator
 
 from benevaudit.corpus import CorpusError
 from benevaudit.errors import ConfigError
 from benevaudit.schema import SPLITS, Dialogue
+from benevaudit.specs import Fraction, Spec
+
+RATIOS = "three numbers in [0, 1] for train, validation and test, e.g. [0.8, 0.1, 0.1]"
+
+
+class SplitSpec(Spec):
+    """The ``split`` block: how a corpus is cut into train, validation and test."""
+
+    strategy: Literal["triplet", "dialogue", "existing", "leave_one_generator_out"]
+    ratios: Annotated[list[Fraction], Field(min_length=3, max_length=3, description=RATIOS)]
+    generator: Optional[str] = None
+
+    @model_validator(mode="after")
+    def not_empty(self) -> SplitSpec:
+        if sum(self.ratios) <= 0:
+            raise ConfigError(f"split.ratios={self.ratios!r}: expected {RATIOS}")
+        return self
 
 
 def _rank(seed: int, key: tuple) -> str:
