@@ -18,7 +18,7 @@ from benevaudit.errors import ConfigError
 from benevaudit.pipelines import train
 from benevaudit.pipelines.config import plain
 from benevaudit.pipelines.data import load_dialogues
-from benevaudit.splits import apply_split, by_split
+from benevaudit.splits import SplitSpec, apply_split, by_split
 
 CONF = Path(__file__).resolve().parents[1] / "conf"
 
@@ -148,7 +148,7 @@ def plateau_run(tmp_path_factory):
     finally:
         train.test_best = real
     clean = by_split(apply_split(load_dialogues(plain(cfg.data), cfg.paths.cache_dir),
-                                 plain(cfg.split), int(cfg.seed)))
+                                 SplitSpec.of(plain(cfg.split)), int(cfg.seed)))
     return tmp / "run", metrics, seen, clean
 
 
@@ -184,7 +184,7 @@ def test_the_paper_scale_analysis_computes_vendi_on_bert_base_uncased(tmp_path):
     import os
     import subprocess
 
-    from benevaudit.generation.corpus_analysis import check_options
+    from benevaudit.generation.analysis_spec import VendiSpec
 
     root = CONF.parent
     env = {**os.environ, "PY": "echo", "ANALYSIS_DIR": str(tmp_path / "a"), "SCALE": "paper"}
@@ -196,8 +196,7 @@ def test_the_paper_scale_analysis_computes_vendi_on_bert_base_uncased(tmp_path):
                                     "data.path=/c"]
     with initialize_config_dir(str(CONF), version_base="1.3"):
         cfg = compose("analyze", overrides=["vendi.embedder=bert-base-uncased"])
-    options = {k: plain(cfg[k]) for k in ("markers", "mtld", "self_bleu", "vendi", "annotation")}
-    check_options(options)  # the study's encoder is a valid choice, not a directory to find
+    VendiSpec.of(plain(cfg.vendi), "vendi")  # the study's encoder is a valid choice, not a directory to find
     bad = subprocess.run(["bash", "experiments/dataset_analysis/run.sh"], cwd=root,
                          env={**env, "SCALE": "huge"}, capture_output=True, text=True, timeout=30)
     assert bad.returncode == 2 and "SCALE=huge; valid: paper" in bad.stderr

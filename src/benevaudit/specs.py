@@ -51,10 +51,10 @@ class Spec(BaseModel):
         except ValidationError as e:
             raise failure(cls, e, key, data) from None
 
-    def get(self, name: str, default: Any = None) -> Any:
-        """A key of the block, declared or passed through, as a plain value."""
-        value = getattr(self, name, default)
-        return value.model_dump() if isinstance(value, BaseModel) else value
+    def as_dict(self) -> dict[str, Any]:
+        """The block as given (validated), for code that takes plain values: keys the config
+        lacked stay absent."""
+        return self.model_dump(exclude_unset=True)
 
 
 def failure(cls: type[BaseModel], error: ValidationError, key: str, data: Any

@@ -23,6 +23,6 @@ def load_dialogues(data: dict[str, Any], cache_dir: str | Path) -> list[Dialogue
                 for c in data.get("planted_cues") or []]
         path = ensure_scripted_sample(Path(cache_dir) / "embedded", size=int(data["size"]),
                                       seed=int(data["seed"]), planted_cues=cues,
-                                      signal=float(data.get("signal", 0.8)))
+                                      signal=float(data["signal"]))
         return read_corpus(path)
     raise ConfigError(f"data.kind must be 'embedded' or 'corpus', got {kind!r}")

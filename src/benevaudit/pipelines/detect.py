@@ -28,10 +28,9 @@ from benevaudit.encoders.models import set_offline_defaults
 from benevaudit.files import check_located
 from benevaudit.generation.spec import DataSpec
 from benevaudit.llm.spec import ModelRun
-from benevaudit.pipelines.config import group_choices, output_dir, plain, validated, write_metrics
+from benevaudit.pipelines.config import output_dir, plain, run_logger, validated, write_metrics
 from benevaudit.pipelines.data import load_dialogues
 from benevaudit.pipelines.dry_run import dry_run
-from benevaudit.pipelines.tracking import build_logger
 from benevaudit.report.detect_outputs import write_bootstrap, write_detection, write_flips
 from benevaudit.report.spec import FlipsSpec, StabilitySpec
 from benevaudit.report.tracking import finish_logger
@@ -102,8 +101,7 @@ def run(cfg: DictConfig) -> dict[str, float]:
         what = spec["name"] + (f" on {len(chosen)} dialogues" if corpus_size is not None else "")
         return dry_run(out, dry, what, lambda requests: record_detector(
             spec, judges, chosen, run.ckpt, requests, run.predictions.model_dump()))
-    logger = build_logger(plain(cfg.logger), out, plain(cfg), group_choices(),
-                          f"detect-{spec['name']}-{out.name}")
+    logger = run_logger(cfg, out, f"detect-{spec['name']}-{out.name}")
     try:
         frame, seconds = detect(run, spec, judges, chosen)
         title = f"{spec['name']} · n={len(frame)}"

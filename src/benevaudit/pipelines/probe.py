@@ -17,9 +17,10 @@ from omegaconf import DictConfig
 from pydantic import model_validator
 
 from benevaudit.llm.spec import ModelRun
-from benevaudit.pipelines.config import group_choices, output_dir, plain, validated, write_metrics
+from benevaudit.pipelines.config import (
+    group_choices, output_dir, plain, run_logger, validated, write_metrics,
+)
 from benevaudit.pipelines.dry_run import dry_run
-from benevaudit.pipelines.tracking import build_logger
 from benevaudit.probes.base import ProbeResult, RunSettings
 from benevaudit.probes.dry_run import record_probe
 from benevaudit.probes.registry import build
@@ -54,8 +55,7 @@ def run(cfg: DictConfig) -> dict[str, float]:
         return dry_run(settings.run_dir, dry, f"probe {run.probe.family}",
                        lambda _: record_probe(probe, target, settings))
     out, choices = settings.run_dir, group_choices()
-    logger = build_logger(plain(cfg.logger), out, plain(cfg), choices,
-                          f"probe-{choices.get('probe', run.probe.family)}-{out.name}")
+    logger = run_logger(cfg, out, f"probe-{choices.get('probe', run.probe.family)}-{out.name}")
     try:
         result = probe.run(target, settings)
         write_run(out, result)
