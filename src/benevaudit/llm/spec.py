@@ -8,14 +8,20 @@ that ``detect``, ``probe`` and ``generate`` share, and the entrypoint's own spec
 
 from __future__ import annotations
 
-from typing import Annotated, NamedTuple, Optional, Union
+import logging
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any, NamedTuple, Optional, Union
 
 from pydantic import Field, model_validator
 
 from benevaudit.files import check_llm_files, check_sqlite
 from benevaudit.llm import check_llm_block
+from benevaudit.llm.dry_run import RequestLog, recording
 from benevaudit.specs import NonNegative, NonNegativeInt, PositiveInt, Probability, Spec
 
+log = logging.getLogger(__name__)
+REQUESTS = "requests.jsonl"
 DRY_RUN = ("true, false, or dry_run.enabled=<bool> with dry_run.tokenizer=<dir | embedded | "
            "none | auto>")
 
@@ -56,9 +62,33 @@ class DryRunBlock(Spec):
 
 
 class DryRun(NamedTuple):
-    """A dry run's settings: the tokenizer that counts prompt tokens (None: auto)."""
+    """``dry_run=true``: detect.py, probe.py and generate.py build every request and send none.
+
+    Each family records its own (``detectors/dry_run.py``, ``probes/dry_run.py``,
+    ``generation/dry_run.py``) against the recording models of ``llm/dry_run.py``, into the run
+    directory's ``requests.jsonl``. ``tokenizer`` counts prompt tokens (None: each model's own,
+    where it is available offline); inputs are checked as in a real run and no weights load.
+    """
 
     tokenizer: str | None
+
+    def record(self, out: Path, what: str, record: Callable[[RequestLog], Any]
+               ) -> dict[str, float]:
+        """``record(request_log)`` with every model recording into ``out/requests.jsonl``;
+        the metrics of ``metrics.json`` (``dry_run/requests``, ``dry_run/dependent_requests``
+        and, where every prompt was tokenized, ``dry_run/prompt_tokens`` and
+        ``dry_run/prefix_floor_tokens``: what exact prefix caching would still compute)."""
+        request_log = RequestLog(out / REQUESTS, self.tokenizer)
+        with recording(request_log):
+            record(request_log)
+        metrics = request_log.metrics()
+        log.info("dry run of %s: %d requests (%d depend on an earlier reply)%s; written to %s",
+                 what, request_log.requests, request_log.dependent,
+                 f", {metrics['dry_run/prompt_tokens']:,.0f} prompt tokens, prefix floor "
+                 f"{metrics['dry_run/prefix_floor_tokens']:,.0f}"
+                 f"{' (estimate)' if metrics['dry_run/tokens_estimated'] else ''}"
+                 if "dry_run/prompt_tokens" in metrics else "", out / REQUESTS)
+        return metrics
 
 
 class ModelRun(Spec):

@@ -30,7 +30,6 @@ from benevaudit.generation.spec import DataSpec
 from benevaudit.llm.spec import ModelRun
 from benevaudit.pipelines.config import output_dir, plain, run_logger, validated, write_metrics
 from benevaudit.pipelines.data import load_dialogues
-from benevaudit.pipelines.dry_run import dry_run
 from benevaudit.report.detect_outputs import write_bootstrap, write_detection, write_flips
 from benevaudit.report.spec import FlipsSpec, StabilitySpec
 from benevaudit.report.tracking import finish_logger
@@ -99,8 +98,10 @@ def run(cfg: DictConfig) -> dict[str, float]:
     dry = run.dry()
     if dry is not None:
         what = spec["name"] + (f" on {len(chosen)} dialogues" if corpus_size is not None else "")
-        return dry_run(out, dry, what, lambda requests: record_detector(
+        metrics = dry.record(out, what, lambda requests: record_detector(
             spec, judges, chosen, run.ckpt, requests, run.predictions.model_dump()))
+        write_metrics(metrics, out / "metrics.json")
+        return metrics
     logger = run_logger(cfg, out, f"detect-{spec['name']}-{out.name}")
     try:
         frame, seconds = detect(run, spec, judges, chosen)

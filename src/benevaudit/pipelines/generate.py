@@ -26,7 +26,6 @@ from benevaudit.generation.producers import build_producer
 from benevaudit.generation.spec import GeneratorSpec, check_resumable
 from benevaudit.llm.spec import ModelRun
 from benevaudit.pipelines.config import group_choices, output_dir, plain, validated, write_metrics
-from benevaudit.pipelines.dry_run import dry_run
 from benevaudit.specs import NonNegativeInt, PositiveInt
 
 log = logging.getLogger(__name__)
@@ -61,8 +60,10 @@ def run(cfg: DictConfig) -> dict[str, float]:
         raise ConfigError(f"filters {json.dumps(filters)} select no conditions")
     dry = run.dry()
     if dry is not None:
-        return dry_run(run_dir, dry, f"generator {gen['name']} on {len(conditions)} conditions",
-                       lambda _: record_generation(gen, run.seed, run.min_turns, conditions))
+        metrics = dry.record(run_dir, f"generator {gen['name']} on {len(conditions)} conditions",
+                             lambda _: record_generation(gen, run.seed, run.min_turns, conditions))
+        write_metrics(metrics, run_dir / "metrics.json")
+        return metrics
     producer, _ = build_producer(gen, run.seed, run.min_turns, run.llm_cache)
     out = Path(run.out_dir)
     params = corpus_params(gen, run.seed, run.min_turns, filters, run.limit)

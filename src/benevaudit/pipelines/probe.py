@@ -20,7 +20,6 @@ from benevaudit.llm.spec import ModelRun
 from benevaudit.pipelines.config import (
     group_choices, output_dir, plain, run_logger, validated, write_metrics,
 )
-from benevaudit.pipelines.dry_run import dry_run
 from benevaudit.probes.base import ProbeResult, RunSettings
 from benevaudit.probes.dry_run import record_probe
 from benevaudit.probes.registry import build
@@ -52,8 +51,10 @@ def run(cfg: DictConfig) -> dict[str, float]:
     settings = RunSettings(output_dir(cfg), run.seed, run.limit, run.progress, run.llm_cache)
     dry = run.dry()
     if dry is not None:
-        return dry_run(settings.run_dir, dry, f"probe {run.probe.family}",
-                       lambda _: record_probe(probe, target, settings))
+        metrics = dry.record(settings.run_dir, f"probe {run.probe.family}",
+                             lambda _: record_probe(probe, target, settings))
+        write_metrics(metrics, settings.run_dir / "metrics.json")
+        return metrics
     out, choices = settings.run_dir, group_choices()
     logger = run_logger(cfg, out, f"probe-{choices.get('probe', run.probe.family)}-{out.name}")
     try:
