@@ -45,7 +45,7 @@ class LLMSpec(Spec):
     def check_loadable(self, key: str) -> None:
         """Everything about the model it names that holds before loading: a known backend, a
         local directory or cached hub id, the template file, the request cache."""
-        check_llm_block(self.model_dump(exclude_unset=True), key)
+        check_llm_block(self.as_dict(), key)
 
 
 class SamplingSpec(Spec):

@@ -28,7 +28,7 @@ from benevaudit.encoders.models import set_offline_defaults
 from benevaudit.files import check_located
 from benevaudit.generation.spec import DataSpec
 from benevaudit.llm.spec import ModelRun
-from benevaudit.pipelines.config import output_dir, plain, run_logger, validated, write_metrics
+from benevaudit.pipelines.config import output_dir, run_logger, validated, write_metrics
 from benevaudit.pipelines.data import load_dialogues
 from benevaudit.report.detect_outputs import write_bootstrap, write_detection, write_flips
 from benevaudit.report.spec import FlipsSpec, StabilitySpec
@@ -60,7 +60,7 @@ class DetectRun(ModelRun):
 
 def evaluation_dialogues(cfg: DictConfig, run: DetectRun) -> tuple[list[Dialogue], int]:
     """(the evaluation set, the corpus size)."""
-    dialogues = load_dialogues(plain(cfg.data), cfg.paths.cache_dir)
+    dialogues = load_dialogues(run.data.as_dict(), cfg.paths.cache_dir)
     chosen = evaluation_set(dialogues, run.eval.fraction, run.eval.limit, run.eval.seed)
     log.info("evaluation set: %d of %d dialogues", len(chosen), len(dialogues))
     return chosen, len(dialogues)
@@ -75,7 +75,7 @@ def detect(run: DetectRun, spec: dict[str, Any], judges: list[dict[str, Any]],
                   if run.ckpt else None)
     start = time.perf_counter()
     detector = build_detector(spec, judges, cache=run.llm_cache, checkpoint=checkpoint,
-                              predictions=run.predictions.model_dump(), seed=run.seed)
+                              predictions=run.predictions.as_dict(), seed=run.seed)
     try:
         frame = detector.predictions(chosen, progress=run.progress)
     finally:
@@ -92,14 +92,14 @@ def run(cfg: DictConfig) -> dict[str, float]:
         metrics = write_flips(str(run.flips.with_), str(run.flips.without), out)
         write_metrics(metrics, out / "metrics.json")
         return metrics
-    spec, judges = plain(cfg.detector), plain(cfg.judges)["models"]
+    spec, judges = run.detector.as_dict(), [m.as_dict() for m in run.judges.models]
     # the corpus is read before any model is loaded, so a bad one fails first
     chosen, corpus_size = evaluation_dialogues(cfg, run) if reads_corpus(spec) else ([], None)
     dry = run.dry()
     if dry is not None:
         what = spec["name"] + (f" on {len(chosen)} dialogues" if corpus_size is not None else "")
         metrics = dry.record(out, what, lambda requests: record_detector(
-            spec, judges, chosen, run.ckpt, requests, run.predictions.model_dump()))
+            spec, judges, chosen, run.ckpt, requests, run.predictions.as_dict()))
         write_metrics(metrics, out / "metrics.json")
         return metrics
     logger = run_logger(cfg, out, f"detect-{spec['name']}-{out.name}")
@@ -108,7 +108,7 @@ def run(cfg: DictConfig) -> dict[str, float]:
         title = f"{spec['name']} · n={len(frame)}"
         metrics = write_detection(frame, out, title, seconds)
         if run.bootstrap.enabled:
-            metrics.update(write_bootstrap(frame, run.bootstrap.model_dump(), corpus_size, out,
+            metrics.update(write_bootstrap(frame, run.bootstrap.as_dict(), corpus_size, out,
                                            title, run.seed))
         if logger:
             logger.log_metrics({k: v for k, v in metrics.items() if v == v})

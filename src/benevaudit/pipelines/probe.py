@@ -1,9 +1,9 @@
 """``probe.py``: one entrypoint for every probe; ``probe.family`` (and FairDialogue's
 ``probe.kind``) picks it from ``probes.registry``.
 
-Compose, build the probe from the plain ``probe`` block, run it over the target, write the run
-directory: ``responses.parquet``, ``metrics.json``, the probe's tables and figures (and what
-the probe wrote as it went). ``dry_run=true`` runs it against recording models and keeps only
+Compose, validate the run spec (``ProbeRun``), build the probe from its ``probe`` block, run it
+over the target, write the run directory: ``responses.parquet``, ``metrics.json``, the probe's
+tables and figures (and what the probe wrote as it went). ``dry_run=true`` runs it against recording models and keeps only
 ``requests.jsonl`` and the request counts in ``metrics.json``.
 """
 
@@ -18,7 +18,7 @@ from pydantic import model_validator
 
 from benevaudit.llm.spec import ModelRun
 from benevaudit.pipelines.config import (
-    group_choices, output_dir, plain, run_logger, validated, write_metrics,
+    group_choices, output_dir, run_logger, validated, write_metrics,
 )
 from benevaudit.probes.base import ProbeResult, RunSettings
 from benevaudit.probes.dry_run import record_probe
@@ -47,7 +47,7 @@ def run(cfg: DictConfig) -> dict[str, float]:
     logger (W&B offline by default: group = the sweep, job type = probe, the config-group
     choices)."""
     run = validated(ProbeRun, cfg)
-    probe, target = build(plain(cfg.probe)), plain(cfg.target)
+    probe, target = build(run.probe.as_dict()), run.target.as_dict()
     settings = RunSettings(output_dir(cfg), run.seed, run.limit, run.progress, run.llm_cache)
     dry = run.dry()
     if dry is not None:
