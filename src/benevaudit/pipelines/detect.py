@@ -29,8 +29,8 @@ from benevaudit.detectors import (
 )
 from benevaudit.encoders.models import set_offline_defaults
 from benevaudit.errors import ConfigError
+from benevaudit.generation.embedded import load_dialogues
 from benevaudit.pipelines.config import output_dir, plain, run_logger, write_metrics
-from benevaudit.pipelines.data import load_dialogues
 from benevaudit.pipelines.dry_run import detect_requests, dry_run_of
 from benevaudit.pipelines.inputs import check_inputs
 from benevaudit.report.detect_outputs import (

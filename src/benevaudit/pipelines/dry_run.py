@@ -21,10 +21,10 @@ from omegaconf import DictConfig
 from benevaudit.detectors import evaluation_set, read_external
 from benevaudit.detectors.dry_run import record_detector
 from benevaudit.errors import ConfigError
+from benevaudit.generation.embedded import load_dialogues
 from benevaudit.generation.producers import build_producer
 from benevaudit.llm.dry_run import RequestLog, recording, scope
 from benevaudit.pipelines.config import output_dir, plain, write_metrics
-from benevaudit.pipelines.data import load_dialogues
 
 log = logging.getLogger(__name__)
 REQUESTS = "requests.jsonl"
