@@ -15,9 +15,9 @@ from hydra import compose, initialize_config_dir
 
 from benevaudit.audit.module import DialogueClassifier, warmup_cosine
 from benevaudit.errors import ConfigError
+from benevaudit.generation.embedded import load_dialogues
 from benevaudit.pipelines import train
 from benevaudit.pipelines.config import plain
-from benevaudit.pipelines.data import load_dialogues
 from benevaudit.splits import SplitSpec, apply_split, by_split
 
 CONF = Path(__file__).resolve().parents[1] / "conf"

@@ -20,9 +20,9 @@ from benevaudit.generation.analysis_spec import AnalysisSpec
 from benevaudit.generation.corpus_analysis import (
     annotation, cells, diversity, marker_metrics, per_dialogue, returned_labels, write_csv,
 )
+from benevaudit.generation.embedded import load_dialogues
 from benevaudit.generation.spec import DataSpec
 from benevaudit.pipelines.config import output_dir, plain, write_metrics
-from benevaudit.pipelines.data import load_dialogues
 from benevaudit.schema import CLASSES
 
 log = logging.getLogger(__name__)

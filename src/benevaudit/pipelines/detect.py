@@ -26,10 +26,10 @@ from benevaudit.detectors.dry_run import record_detector
 from benevaudit.detectors.spec import DetectorSpec, EvalSpec, JudgesSpec, PredictionsSpec
 from benevaudit.encoders.models import set_offline_defaults
 from benevaudit.files import check_located
+from benevaudit.generation.embedded import load_dialogues
 from benevaudit.generation.spec import DataSpec
 from benevaudit.llm.spec import ModelRun
 from benevaudit.pipelines.config import output_dir, run_logger, validated, write_metrics
-from benevaudit.pipelines.data import load_dialogues
 from benevaudit.report.detect_outputs import write_bootstrap, write_detection, write_flips
 from benevaudit.report.spec import FlipsSpec, StabilitySpec
 from benevaudit.report.tracking import finish_logger

@@ -18,15 +18,15 @@ from benevaudit.audit.attribution.spec import AttributionSpec
 from benevaudit.audit.checkpoints import load_frozen, locate
 from benevaudit.audit.datamodule import DialogueDataModule
 from benevaudit.audit.evaluation import evaluate_classifier, plot_confusion, write_predictions
+from benevaudit.audit.interventions.splits import edit_splits
 from benevaudit.audit.spec import (
     InterventionSpec, LexiconSpec, LoaderSpec, TrainerSpec, check_ckpt,
 )
 from benevaudit.encoders.models import set_offline_defaults
 from benevaudit.encoders.spec import ModelSpec
+from benevaudit.generation.embedded import load_dialogues
 from benevaudit.generation.spec import DataSpec
 from benevaudit.pipelines.config import output_dir, plain, run_logger, write_metrics
-from benevaudit.pipelines.data import load_dialogues
-from benevaudit.pipelines.interventions import edit_splits
 from benevaudit.precision import resolve_precision, torch_device
 from benevaudit.report.tracking import finish_logger
 from benevaudit.schema import Dialogue
@@ -105,7 +105,8 @@ def run(cfg: DictConfig) -> dict[str, float]:
     weights, splits = frozen_model_splits(cfg)
     split = spec.eval_split
     data = splits[split]
-    edited, metrics = edit_splits({split: data}, cfg, sides=(split,))
+    edited, metrics = edit_splits({split: data}, spec.intervention.as_dict(), spec.lexicon.path,
+                                  int(cfg.seed), sides=(split,))   # the training run's seed
     model, tokenizer = load_frozen(weights)
     dm = DialogueDataModule({split: edited[split]}, tokenizer, int(cfg.model.max_length),
                             int(cfg.model.head_tokens), seed=int(cfg.seed),

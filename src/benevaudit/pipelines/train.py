@@ -20,6 +20,7 @@ from pydantic import model_validator
 from benevaudit.audit.attribution.spec import AttributionSpec
 from benevaudit.audit.datamodule import DialogueDataModule
 from benevaudit.audit.evaluation import evaluate_classifier, plot_confusion, write_predictions
+from benevaudit.audit.interventions.splits import edit_splits
 from benevaudit.audit.module import DialogueClassifier
 from benevaudit.audit.spec import (
     CallbacksSpec, InterventionSpec, LexiconSpec, LoaderSpec, OptimSpec, TrainerSpec, check_resume,
@@ -29,10 +30,9 @@ from benevaudit.audit.training import (
 )
 from benevaudit.encoders.models import load_classifier, load_tokenizer, set_offline_defaults
 from benevaudit.encoders.spec import ModelSpec
+from benevaudit.generation.embedded import load_dialogues
 from benevaudit.generation.spec import DataSpec
 from benevaudit.pipelines.config import output_dir, plain, run_logger, write_metrics
-from benevaudit.pipelines.data import load_dialogues
-from benevaudit.pipelines.interventions import edit_splits
 from benevaudit.precision import resolve_precision, torch_device
 from benevaudit.report.model_audit import audit_model
 from benevaudit.report.tracking import finish_logger, log_test_artifacts
@@ -114,7 +114,8 @@ def run(cfg: DictConfig) -> dict[str, float]:
     dialogues = load_dialogues(spec.data.as_dict(), cfg.paths.cache_dir)
     splits = by_split(apply_split(dialogues, spec.split, spec.seed))
     clean_test = splits["test"]
-    splits, metrics = edit_splits(splits, cfg, sides=("train", "validation"))
+    edits = (spec.intervention.as_dict(), spec.lexicon.path, spec.seed)
+    splits, metrics = edit_splits(splits, *edits, sides=("train", "validation"))
 
     tokenizer = load_tokenizer(spec.model.source)
     hf_model = load_classifier(spec.model.source, seed=spec.seed)
@@ -131,7 +132,7 @@ def run(cfg: DictConfig) -> dict[str, float]:
         metrics.update(restore_best(trainer, module, precision, batch))
         tests = {"test": clean_test}
         if spec.test_on_edited and metrics.get("intervention/steps"):
-            tests["test_edited"] = edit_splits({"test": clean_test}, cfg, ("test",))[0]["test"]
+            tests["test_edited"] = edit_splits({"test": clean_test}, *edits, ("test",))[0]["test"]
         metrics.update(test_best(spec, module, dm, tests, out, logger, precision))
         if spec.save_model:
             module.model.save_pretrained(out / "model")

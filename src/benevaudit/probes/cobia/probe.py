@@ -83,6 +83,8 @@ class Plan:
 class CoBia(Probe):
     """CoBia's constructed-conversation attacks, scored by the raters of ``probe.judges``."""
 
+    family = "cobia"
+
     def run(self, target: Target, settings: RunSettings) -> ProbeResult:
         started = time.perf_counter()
         plan = prepare(self.spec, target, settings)
