@@ -12,7 +12,6 @@ from benevaudit.audit.checkpoints import locate
 from benevaudit.audit.interventions import steps_from_config
 from benevaudit.audit.interventions.registry import build
 from benevaudit.audit.lexicon import load_lexicon
-from benevaudit.errors import ConfigError
 from benevaudit.files import check_located, check_torch_file
 from benevaudit.specs import NonNegative, NonNegativeInt, Positive, PositiveInt, Spec
 
@@ -68,9 +67,6 @@ class LexiconSpec(Spec):
 
 def check_ckpt(ckpt: str | None) -> None:
     """``ckpt=``: a train run directory, its model/ directory, or a .ckpt file, read."""
-    if ckpt == "???":
-        raise ConfigError("ckpt is required: ckpt=<a train run directory, its model/ "
-                          "directory, or a .ckpt file>")
     if ckpt not in (None, ""):
         check_located("ckpt", locate(str(ckpt)))
 

@@ -22,7 +22,7 @@ from benevaudit.generation.corpus_analysis import (
 )
 from benevaudit.generation.embedded import load_dialogues
 from benevaudit.generation.spec import DataSpec
-from benevaudit.pipelines.config import output_dir, plain, write_metrics
+from benevaudit.pipelines.config import output_dir, plain, validated, write_metrics
 from benevaudit.schema import CLASSES
 
 log = logging.getLogger(__name__)
@@ -33,7 +33,7 @@ class AnalyzeRun(AnalysisSpec):
 
 
 def run(cfg: DictConfig) -> dict[str, float]:
-    spec = AnalyzeRun.of(plain(cfg))    # names, numbers and files, before the slow parts
+    spec = validated(AnalyzeRun, cfg)    # names, numbers and files, before the slow parts
     options = spec.as_dict()
     out = output_dir(cfg)
     dialogues = load_dialogues(spec.data.as_dict(), cfg.paths.cache_dir)

@@ -10,7 +10,7 @@ from omegaconf import DictConfig
 
 from benevaudit.audit.checkpoints import load_frozen
 from benevaudit.encoders.models import set_offline_defaults
-from benevaudit.pipelines.config import output_dir, plain, write_metrics
+from benevaudit.pipelines.config import output_dir, plain, validated, write_metrics
 from benevaudit.pipelines.evaluate import AttributeRun, frozen_model_splits
 from benevaudit.precision import resolve_precision, torch_device
 from benevaudit.report.model_audit import audit_model
@@ -18,7 +18,7 @@ from benevaudit.report.model_audit import audit_model
 
 def run(cfg: DictConfig) -> dict[str, float]:
     set_offline_defaults()
-    spec = AttributeRun.of(plain(cfg))   # every file and number, before any model work
+    spec = validated(AttributeRun, cfg)   # every file and number, before any model work
     # the same machine settings as training: device from trainer.accelerator, precision resolved
     device = torch_device(spec.trainer.accelerator)
     precision = resolve_precision(spec.trainer.precision, spec.trainer.accelerator)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import Literal, Optional
+from typing import Any, Literal, Optional
 
 from omegaconf import DictConfig, OmegaConf, open_dict
 from pydantic import model_validator
@@ -23,10 +23,11 @@ from benevaudit.audit.spec import (
     InterventionSpec, LexiconSpec, LoaderSpec, TrainerSpec, check_ckpt,
 )
 from benevaudit.encoders.models import set_offline_defaults
+from benevaudit.errors import ConfigError
 from benevaudit.encoders.spec import ModelSpec
 from benevaudit.generation.embedded import load_dialogues
 from benevaudit.generation.spec import DataSpec
-from benevaudit.pipelines.config import output_dir, plain, run_logger, write_metrics
+from benevaudit.pipelines.config import output_dir, plain, run_logger, validated, write_metrics
 from benevaudit.precision import resolve_precision, torch_device
 from benevaudit.report.tracking import finish_logger
 from benevaudit.schema import Dialogue
@@ -46,6 +47,14 @@ class FrozenRun(Spec):
     split: SplitSpec
     model: ModelSpec
     trainer: TrainerSpec
+
+    @model_validator(mode="before")
+    @classmethod
+    def given(cls, data: Any) -> Any:
+        if isinstance(data, dict) and data.get("ckpt", "???") == "???":   # `ckpt: ???` unset
+            raise ConfigError("ckpt is required: ckpt=<a train run directory, its model/ "
+                              "directory, or a .ckpt file>")
+        return data
 
     @model_validator(mode="after")
     def readable(self) -> FrozenRun:
@@ -97,7 +106,7 @@ def frozen_model_splits(cfg: DictConfig) -> tuple[Path, dict[str, list[Dialogue]
 
 def run(cfg: DictConfig) -> dict[str, float]:
     set_offline_defaults()
-    spec = EvaluateRun.of(plain(cfg))   # every file and number, before any model work
+    spec = validated(EvaluateRun, cfg)   # every file and number, before any model work
     # the run's machine settings: the model runs where and how the trainer config says
     device = torch_device(spec.trainer.accelerator)
     precision = resolve_precision(spec.trainer.precision, spec.trainer.accelerator)
