@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 from tqdm.auto import tqdm
 
-from benevaudit.encoders.embeddings import EMBEDDERS, cls_embeddings
+from benevaudit.encoders.embeddings import cls_embeddings
 from benevaudit.errors import InputError
 from benevaudit.figure_titles import fit_titles
 from benevaudit.metrics import agreement as agr

@@ -22,7 +22,7 @@ from benevaudit.generation.corpus_analysis import (
 )
 from benevaudit.generation.embedded import load_dialogues
 from benevaudit.generation.spec import DataSpec
-from benevaudit.pipelines.config import output_dir, plain, validated, write_metrics
+from benevaudit.pipelines.config import output_dir, validated, write_metrics
 from benevaudit.schema import CLASSES
 
 log = logging.getLogger(__name__)
