@@ -81,12 +81,12 @@ def count_only(run_dir: Path, data: Path) -> None:
 
 def judge_prompts(pairs: list, replies: list, sentences: int) -> list[list[dict[str, str]]]:
     """Every judge's prompts, judge by judge, rows in item order (hcc then scc)."""
-    from benevaudit.probes.cobia import attacks, judges
+    from benevaudit.probes.cobia import attacks, raters
 
     out = []
     for kind in KINDS:
         for (item, _), reply in zip(pairs, replies, strict=True):
-            out.append(judges.judge_prompt(
+            out.append(raters.rater_prompt(
                 kind, attacks.explicit_question(item, sentences), reply.text,
                 f"{item.group} are {item.primary} because they are {item.second}."))
     return out
@@ -94,7 +94,7 @@ def judge_prompts(pairs: list, replies: list, sentences: int) -> list[list[dict[
 
 def run_judges(model: object, prompts: list, reuse: bool) -> tuple[float, int, int]:
     """(seconds, tokens prefilled, naive tokens) of scoring every judge prompt."""
-    from benevaudit.probes.cobia.judges import SCORE_WORDS
+    from benevaudit.probes.cobia.raters import SCORE_WORDS
 
     model.prefix_reuse, model._prefix = reuse, None
     model.prefill_tokens = model.prompt_tokens = 0

@@ -45,7 +45,7 @@ def machine() -> str:
 
 
 def dialogues(n: int, turns: int, corpus: str | None) -> list:
-    from benevaudit.pipelines.data import load_dialogues
+    from benevaudit.generation.embedded import load_dialogues
 
     data = ({"kind": "corpus", "path": corpus} if corpus else
             {"kind": "embedded", "size": 480, "seed": 42, "signal": 0.8})

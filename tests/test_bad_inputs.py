@@ -13,6 +13,7 @@ reaches the terminal.
 
 from __future__ import annotations
 
+import importlib
 import json
 import subprocess
 import sys
@@ -26,6 +27,7 @@ from omegaconf import DictConfig
 from benevaudit.corpus import read_corpus, write_jsonl
 from benevaudit.generation.embedded import ensure_scripted_sample
 from benevaudit.pipelines.cli import guarded
+from benevaudit.pipelines.config import plain
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -592,9 +594,17 @@ def test_a_spoiled_run_directory_fails_cleanly(name: str, overrides: list[str], 
 ])
 def test_good_inputs_pass_the_checks(name: str, overrides: list[str], files, tmp_path) -> None:
     """The shipped configs, with real files, pass: the checks reject only what is wrong."""
-    from benevaudit.pipelines.inputs import check_inputs
+    cfg = configure(name, tmp_path, [o.format(**files) for o in overrides])
+    module, spec = RUN_SPECS[name]
+    run_spec = getattr(importlib.import_module(f"benevaudit.pipelines.{module}"), spec)
+    assert run_spec.of(plain(cfg)).model_fields_set
 
-    check_inputs(configure(name, tmp_path, [o.format(**files) for o in overrides]), name)
+
+# each entrypoint's typed spec of its whole config
+RUN_SPECS = {"train": ("train", "TrainRun"), "evaluate": ("evaluate", "EvaluateRun"),
+             "attribute": ("evaluate", "AttributeRun"), "analyze": ("analyze", "AnalyzeRun"),
+             "detect": ("detect", "DetectRun"), "probe": ("probe", "ProbeRun"),
+             "generate": ("generate", "GenerateRun"), "report": ("report", "ReportRun")}
 
 
 def test_generator_block_overridden_to_hf_drops_vllm_keys(tmp_path, caplog) -> None:

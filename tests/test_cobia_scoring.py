@@ -89,12 +89,12 @@ def test_ucc_needs_both_hcc_and_scc():
     assert not any(k.startswith("cobia/ucc/") for k in m)
 
 
-def test_judge_agreement_matches_scikit_learn():
+def test_rater_agreement_matches_scikit_learn():
     rng = np.random.default_rng(0)
     labels = ["biased", "not_biased"]
     rows = [row(str(i), "race", "hcc", labels[rng.integers(2)],
                 ["enforces", "neutral", "negates"][rng.integers(3)]) for i in range(60)]
-    m = scoring.judge_agreement(rows, {"bias": "bias", "nli": "nli"})
+    m = scoring.rater_agreement(rows, {"bias": "bias", "nli": "nli"})
     a = [r["bias_verdict"] for r in rows]
     b = ["biased" if r["nli_verdict"] == "enforces" else "not_biased" for r in rows]
     assert m["cobia/cohen_kappa/bias__nli"] == pytest.approx(cohen_kappa_score(a, b))

@@ -55,7 +55,7 @@ def test_every_detector_config_composes():
 
 
 def test_evaluation_set_is_train_test_split_and_class_balanced(tmp_path):
-    from benevaudit.pipelines.data import load_dialogues
+    from benevaudit.generation.embedded import load_dialogues
     from benevaudit.detectors import evaluation_set
     from benevaudit.splits import assign_splits
 

@@ -38,9 +38,32 @@ def test_an_unknown_family_or_kind_lists_the_valid_ones():
                                           r"'fairdialogue'\], got 'nope'"):
         build({"family": "nope"})
     with pytest.raises(ConfigError, match=r"probe.kind must be one of \['decision', "
-                                          r"'recommendation', 'feedback'\], got 'vote'"):
+                                          r"'feedback', 'recommendation'\], got 'vote'"):
         build({"family": "fairdialogue", "kind": "vote"})
     assert type(build({"family": "cobia", "kind": "decision"})) is CoBia   # CoBia reads no kind
+
+
+def test_the_registry_is_read_from_the_modules(tmp_path, monkeypatch):
+    """The four shipped kinds, and a new module under probes/ is a new kind with no other edit."""
+    import benevaudit.probes as package
+    from benevaudit.probes.registry import probes
+
+    assert probes() == {("cobia", None): CoBia, ("fairdialogue", "decision"): Decision,
+                        ("fairdialogue", "feedback"): Feedback,
+                        ("fairdialogue", "recommendation"): Recommendation}
+    (tmp_path / "toy_probe.py").write_text(
+        "from benevaudit.probes.base import Probe, ProbeResult\n\n"
+        "class Toy(Probe):\n    family = 'toy'\n\n"
+        "    def run(self, target, settings):\n        return ProbeResult([], {})\n")
+    monkeypatch.setattr(package, "__path__", [*package.__path__, str(tmp_path)])
+    probes.cache_clear()
+    try:
+        toy = build({"family": "toy"})
+        assert type(toy).__name__ == "Toy" and type(toy).__module__ == "benevaudit.probes.toy_probe"
+    finally:
+        probes.cache_clear()
+    monkeypatch.undo()
+    assert ("toy", None) not in probes()     # gone with its folder
 
 
 class CountingModel(ScriptedChatModel):

@@ -115,8 +115,8 @@ def test_offline_run_files_carry_group_job_type_and_choices(tmp_path, monkeypatc
     from omegaconf import open_dict
     from wandb.proto import wandb_internal_pb2 as pb
 
-    from benevaudit.pipelines.tracking import build_logger
-    from benevaudit.report.tracking import finish_logger
+    from benevaudit.pipelines.config import sweep_name
+    from benevaudit.report.tracking import build_logger, finish_logger
 
     monkeypatch.setenv("WANDB_MODE", "offline")
     sweep = tmp_path / "multiruns" / "2026-12-01_10-00-00-000001"
@@ -131,7 +131,8 @@ def test_offline_run_files_carry_group_job_type_and_choices(tmp_path, monkeypatc
         out.mkdir(parents=True)
         logger = build_logger({"kind": "wandb", "mode": "offline", "project": "benevaudit"}, out,
                               {"task_name": "evaluate", "seed": 3}, {"model": "tiny_bert",
-                                                                     "intervention": "mask"}, "0")
+                                                                     "intervention": "mask"}, "0",
+                              sweep_name())
         logger.experiment.log({"test/macro_f1": 0.5})
         finish_logger(logger)
     finally:

@@ -15,10 +15,10 @@ from hydra import compose, initialize_config_dir
 
 from benevaudit.audit.module import DialogueClassifier, warmup_cosine
 from benevaudit.errors import ConfigError
+from benevaudit.generation.embedded import load_dialogues
 from benevaudit.pipelines import train
 from benevaudit.pipelines.config import plain
-from benevaudit.pipelines.data import load_dialogues
-from benevaudit.splits import apply_split, by_split
+from benevaudit.splits import SplitSpec, apply_split, by_split
 
 CONF = Path(__file__).resolve().parents[1] / "conf"
 
@@ -148,7 +148,7 @@ def plateau_run(tmp_path_factory):
     finally:
         train.test_best = real
     clean = by_split(apply_split(load_dialogues(plain(cfg.data), cfg.paths.cache_dir),
-                                 plain(cfg.split), int(cfg.seed)))
+                                 SplitSpec.of(plain(cfg.split)), int(cfg.seed)))
     return tmp / "run", metrics, seen, clean
 
 
@@ -186,7 +186,7 @@ def test_the_paper_scale_analysis_computes_vendi_on_bert_base_uncased(tmp_path):
 
     from recipe_fixtures import jobs
 
-    from benevaudit.generation.corpus_analysis import check_options
+    from benevaudit.generation.analysis_spec import VendiSpec
 
     root = CONF.parent
     env = {**os.environ, "PY": "echo", "ANALYSIS_DIR": str(tmp_path / "a"), "SCALE": "paper"}
@@ -197,8 +197,7 @@ def test_the_paper_scale_analysis_computes_vendi_on_bert_base_uncased(tmp_path):
     (cfg,) = jobs(analyze.split())  # the run as Hydra composes it, the pin included
     assert cfg.data.kind == "corpus" and cfg.data.path == "/c"
     assert cfg.vendi.embedder == "bert-base-uncased"
-    options = {k: plain(cfg[k]) for k in ("markers", "mtld", "self_bleu", "vendi", "annotation")}
-    check_options(options)  # the study's encoder is a valid choice, not a directory to find
+    VendiSpec.of(plain(cfg.vendi), "vendi")  # the study's encoder is a valid choice, not a directory to find
     bad = subprocess.run(["bash", "experiments/dataset_analysis/run.sh"], cwd=root,
                          env={**env, "SCALE": "huge"}, capture_output=True, text=True, timeout=30)
     assert bad.returncode == 2 and "SCALE=huge; valid: paper" in bad.stderr

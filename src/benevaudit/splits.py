@@ -19,11 +19,30 @@ import dataclasses
 import hashlib
 from collections import defaultdict
 from collections.abc import Sequence
-from typing import Any
+from typing import Annotated, Literal, Optional
+
+from pydantic import Field, model_validator
 
 from benevaudit.corpus import CorpusError
 from benevaudit.errors import ConfigError
 from benevaudit.schema import SPLITS, Dialogue
+from benevaudit.specs import Fraction, Spec
+
+RATIOS = "three numbers in [0, 1] for train, validation and test, e.g. [0.8, 0.1, 0.1]"
+
+
+class SplitSpec(Spec):
+    """The ``split`` block: how a corpus is cut into train, validation and test."""
+
+    strategy: Literal["triplet", "dialogue", "existing", "leave_one_generator_out"]
+    ratios: Annotated[list[Fraction], Field(min_length=3, max_length=3, description=RATIOS)]
+    generator: Optional[str] = None
+
+    @model_validator(mode="after")
+    def not_empty(self) -> SplitSpec:
+        if sum(self.ratios) <= 0:
+            raise ConfigError(f"split.ratios={self.ratios!r}: expected {RATIOS}")
+        return self
 
 
 def _rank(seed: int, key: tuple) -> str:
@@ -104,28 +123,24 @@ def split_counts(dialogues: Sequence[Dialogue]) -> dict[str, dict[str, int]]:
     return {s: dict(c) for s, c in counts.items()}
 
 
-def apply_split(dialogues: Sequence[Dialogue], split: dict[str, Any], seed: int) -> list[Dialogue]:
+def apply_split(dialogues: Sequence[Dialogue], split: SplitSpec, seed: int) -> list[Dialogue]:
     """The dialogues with their ``split`` set by ``split.strategy`` (the ``split`` options)."""
-    strategy = split.get("strategy", "triplet")
-    if strategy == "triplet":
-        return assign_splits(dialogues, seed, split.get("ratios", (0.8, 0.1, 0.1)))
-    if strategy == "dialogue":
-        return split_by_dialogue(dialogues, seed, split.get("ratios", (0.8, 0.1, 0.1)))
-    if strategy == "leave_one_generator_out":
-        if not split.get("generator"):
+    if split.strategy == "triplet":
+        return assign_splits(dialogues, seed, split.ratios)
+    if split.strategy == "dialogue":
+        return split_by_dialogue(dialogues, seed, split.ratios)
+    if split.strategy == "leave_one_generator_out":
+        if not split.generator:
             raise ConfigError("split.strategy=leave_one_generator_out needs split.generator=<name>")
         found = sorted({d.generator for d in dialogues})
-        if split["generator"] not in found:
-            raise ConfigError(f"split.generator={split['generator']!r}: no dialogues from it; "
+        if split.generator not in found:
+            raise ConfigError(f"split.generator={split.generator!r}: no dialogues from it; "
                               f"generators in this corpus: {found}")
-        return leave_one_generator_out(dialogues, split["generator"], seed)
-    if strategy == "existing":
-        missing = sum(d.split is None for d in dialogues)
-        if missing:
-            raise CorpusError(f"split.strategy=existing, but {missing} dialogues have no 'split'")
-        return list(dialogues)
-    raise ConfigError("split.strategy must be one of triplet, dialogue, existing, "
-                      f"leave_one_generator_out; got {strategy!r}")
+        return leave_one_generator_out(dialogues, split.generator, seed)
+    missing = sum(d.split is None for d in dialogues)   # existing: the corpus's own
+    if missing:
+        raise CorpusError(f"split.strategy=existing, but {missing} dialogues have no 'split'")
+    return list(dialogues)
 
 
 def by_split(dialogues: Sequence[Dialogue]) -> dict[str, list[Dialogue]]:

@@ -36,7 +36,6 @@ from benevaudit.detectors.judges import STUDY_SAMPLING, JudgeDetector
 from benevaudit.detectors.units import AGGREGATIONS, UNITS, Unit, aggregate, make_units
 from benevaudit.errors import ConfigError
 from benevaudit.llm import Sampling, build_from_block
-from benevaudit.llm.role_templates import template_for
 
 MODEL_KINDS: tuple[str, ...] = ("sequence_classifier", *GUARD_KINDS, "judge")
 KINDS: tuple[str, ...] = (*MODEL_KINDS, "finetuned", "external")
@@ -75,7 +74,7 @@ def guard_llm_block(spec: dict[str, Any]) -> dict[str, Any]:
     block = {k: v for k, v in (spec.get("llm") or {}).items() if v is not None}
     if not block.get("chat_template") and is_guard_checkpoint(block.get("model"),
                                                               spec.get("checkpoint")):
-        template = template_for(guard_format(spec["kind"]).template)
+        template = guard_format(spec["kind"]).template
         if template is not None:
             block["chat_template"] = template
     return block

@@ -1,18 +1,34 @@
-"""A detector's requests in a dry run: what each kind would send, recorded instead of sent."""
+"""A detector's requests in a dry run: what each kind would send, recorded instead of sent.
+
+Units go in dialogue and turn order, judges in group order. ``external`` reads its predictions
+file (so a bad one fails as in a real run) and sends nothing.
+"""
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from benevaudit.audit.checkpoints import locate
-from benevaudit.detectors import build_detector, judge_llm_blocks, make_units
+from benevaudit.detectors import build_detector, judge_llm_blocks, make_units, read_external
 from benevaudit.errors import ConfigError
 from benevaudit.llm.dry_run import RequestLog, scope
 
+log = logging.getLogger(__name__)
+
 
 def record_detector(spec: dict[str, Any], judges: list[dict[str, Any]], dialogues: list,
-                    ckpt: Any, request_log: RequestLog) -> None:
+                    ckpt: Any, request_log: RequestLog,
+                    predictions: dict[str, Any] | None = None) -> None:
+    """Every request of ``spec``'s detector over ``dialogues`` (``judges``: the judges group's
+    models; ``ckpt``: the fine-tuned classifier; ``predictions``: the external block)."""
     kind, name = spec["kind"], spec["name"]
+    if kind == "external":
+        block = predictions or {}
+        read_external(block.get("path"), block.get("aggregation"),
+                      float(block.get("threshold", 0.5)))
+        log.info("detector=external reads predictions made elsewhere: no model requests")
+        return
     if kind == "finetuned":
         if not ckpt:
             raise ConfigError("detector=finetuned needs ckpt=<train run directory | its model/ "

@@ -19,18 +19,15 @@ from typing import Any
 import numpy as np
 from tqdm.auto import tqdm
 
-from benevaudit.encoders.embeddings import EMBEDDERS, cls_embeddings
-from benevaudit.errors import ConfigError, InputError
+from benevaudit.encoders.embeddings import cls_embeddings
+from benevaudit.errors import InputError
 from benevaudit.figure_titles import fit_titles
-from benevaudit.files import check_model_dir
 from benevaudit.metrics import agreement as agr
-from benevaudit.metrics.diversity import SMOOTH_METHODS, mtld, self_bleu, vendi_from_embeddings
+from benevaudit.metrics.diversity import mtld, self_bleu, vendi_from_embeddings
 from benevaudit.metrics.linguistic import MARKER_NAMES, dialogue_markers, marker_effects
 from benevaudit.plotting import plt
 from benevaudit.schema import CLASSES, Dialogue
 from benevaudit.text import render_turns, words
-MTLD_SPEAKERS = ("all", "agent", "user")
-VENDI_DEVICES = ("auto", "cpu", "cuda")
 Cell = tuple[str, str]  # (generator, class)
 MEAN = "mean"           # the generator name of a class's mean over generators in metric names
 
@@ -246,29 +243,3 @@ def returned_labels(dialogues: Sequence[Dialogue], labels_path: str) -> agr.Agre
     path = Path(labels_path)
     return agr.agreement(agr.read_human_labels(path), dialogues,
                          source=f"annotation.labels_path={path}")
-
-
-def check_options(cfg: dict[str, Any]) -> None:
-    """Fail at startup, before the slow parts, on options that would fail later."""
-    emb = cfg["vendi"]["embedder"]
-    if emb not in EMBEDDERS and not Path(emb).is_dir():
-        raise ConfigError(f"vendi.embedder={emb!r}: not one of {', '.join(EMBEDDERS)} and not a "
-                          "local model directory")
-    if emb not in EMBEDDERS:
-        check_model_dir("vendi.embedder", Path(emb))
-    if cfg["vendi"]["device"] not in VENDI_DEVICES:
-        raise ConfigError(f"vendi.device={cfg['vendi']['device']!r}; valid: "
-                          f"{', '.join(VENDI_DEVICES)}")
-    labels = cfg["annotation"].get("labels_path")
-    if labels and not Path(labels).is_file():
-        raise ConfigError(f"annotation.labels_path={labels}: no such file (expected the CSV "
-                          "sheet with columns id, human_label)")
-    if cfg["markers"]["reference"] not in CLASSES:
-        raise ConfigError(f"markers.reference must be one of {list(CLASSES)}, got "
-                          f"{cfg['markers']['reference']!r}")
-    if cfg["mtld"]["speaker"] not in MTLD_SPEAKERS:
-        raise ConfigError(f"mtld.speaker={cfg['mtld']['speaker']!r}; valid: "
-                          f"{', '.join(MTLD_SPEAKERS)}")
-    if cfg["self_bleu"]["smooth"] not in SMOOTH_METHODS:
-        raise ConfigError(f"self_bleu.smooth={cfg['self_bleu']['smooth']!r}; valid: "
-                          f"{', '.join(SMOOTH_METHODS)}")

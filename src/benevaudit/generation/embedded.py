@@ -15,10 +15,11 @@ import os
 from collections.abc import Iterator, Sequence
 from dataclasses import asdict
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
-from benevaudit.corpus import write_parquet
+from benevaudit.corpus import read_corpus, write_parquet
 from benevaudit.errors import ConfigError
 from benevaudit.generation.grid import (
     AGENT_DEMOGRAPHICS, SCRIPTED_GENERATORS, USER_DEMOGRAPHICS, Condition,
@@ -26,7 +27,7 @@ from benevaudit.generation.grid import (
 from benevaudit.generation.scripted import (
     DEFAULT_SIGNAL, SCRIPTED_VERSION, PlantedCue, compose_dialogue,
 )
-from benevaudit.schema import CLASSES, ROLES
+from benevaudit.schema import CLASSES, ROLES, Dialogue
 
 
 def sample_cells(n_cells: int, seed: int) -> list[tuple[str, str, tuple, tuple | None]]:
@@ -80,3 +81,18 @@ def ensure_scripted_sample(cache_dir: str | Path, size: int, seed: int = 42,
     write_parquet(dialogues, tmp)
     tmp.replace(path)
     return path
+
+
+def load_dialogues(data: dict[str, Any], cache_dir: str | Path) -> list[Dialogue]:
+    """The dialogues of a ``data`` block: a corpus on disk (``data=corpus``), or the scripted
+    sample (``data=embedded``), written once under ``cache_dir`` and read back after."""
+    if data["kind"] == "corpus":
+        return read_corpus(data["path"])
+    if data["kind"] == "embedded":
+        cues = [PlantedCue(c["token"], c["label"], float(c["rate"]))
+                for c in data.get("planted_cues") or []]
+        path = ensure_scripted_sample(Path(cache_dir) / "embedded", size=int(data["size"]),
+                                      seed=int(data["seed"]), planted_cues=cues,
+                                      signal=float(data["signal"]))
+        return read_corpus(path)
+    raise ConfigError(f"data.kind must be 'embedded' or 'corpus', got {data['kind']!r}")

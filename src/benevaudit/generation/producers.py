@@ -1,7 +1,8 @@
-"""A ``generator`` config block, checked and turned into a producer: the scripted phrase banks,
-or a chat model behind :mod:`benevaudit.llm` writing whole dialogues or one message a call.
+"""A ``generator`` config block turned into a producer: the scripted phrase banks, or a chat
+model behind :mod:`benevaudit.llm` writing whole dialogues or one message a call.
 
-Takes plain values (the pipeline resolves the config); every error names the key.
+Takes plain values (the pipeline resolves the config); ``generation.spec.GeneratorSpec`` checks
+the block first, and every error names the key.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from benevaudit.generation.grid import SCRIPTED_GENERATORS
 from benevaudit.generation.llm_generator import LLMProducer
 from benevaudit.generation.scripted import PlantedCue, ScriptedProducer
 from benevaudit.generation.self_chat import SelfChatProducer
-from benevaudit.llm import Sampling, build_from_block, check_llm_block
+from benevaudit.llm import Sampling, build_from_block
 
 KINDS = ("scripted", "llm")
 MODES = ("whole", "self_chat")  # one prompt per dialogue (the study's) | one call per message
@@ -55,22 +56,3 @@ def check_planted_cues(cues: Any, key: str) -> None:
             PlantedCue(**cue)
         except ConfigError as e:
             raise ConfigError(f"{key}[{i}]: {e}") from None
-
-
-def check_generator(gen: dict[str, Any]) -> None:
-    """Everything about a ``generator`` block that can be checked before a model is loaded."""
-    if gen.get("kind") not in KINDS:
-        raise ConfigError(f"generator.kind must be one of {list(KINDS)}, got {gen.get('kind')!r}")
-    check_planted_cues(gen.get("planted_cues"), "generator.planted_cues")
-    if gen["kind"] != "llm":
-        return
-    if gen.get("mode", "whole") not in MODES:
-        raise ConfigError(f"generator.mode must be one of {list(MODES)}, got {gen.get('mode')!r}")
-    exchanges = gen.get("exchanges")
-    if exchanges is not None and not (
-            isinstance(exchanges, list) and exchanges
-            and all(isinstance(n, int) and not isinstance(n, bool) and n >= 1
-                    for n in exchanges)):
-        raise ConfigError(f"generator.exchanges={exchanges!r}: expected null or a list of "
-                          "positive integers (user-agent exchanges per dialogue)")
-    check_llm_block(gen.get("llm") or {}, "generator.llm")

@@ -118,7 +118,7 @@ class RequestLog:
     def _source_of(self, identity: dict[str, Any], extends: int | None) -> int | None:
         """The request whose reply this one waits for: the latest earlier chat request of the
         same identity (the previous message of a self-chat, the previous feedback round), else
-        of the identity it derives from (a judge reading the target's reply), or the request
+        of the identity it derives from (a rater reading the target's reply), or the request
         whose conversation it extends, whichever came last."""
         found = self._last.get(_key(identity))
         if found is None:

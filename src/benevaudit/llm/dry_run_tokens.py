@@ -18,12 +18,8 @@ from typing import Any, NamedTuple
 from benevaudit.errors import ConfigError
 from benevaudit.llm.gguf import DIR_NAME, cache_root, smollm2_gguf_path
 from benevaudit.llm.prompting import chat_messages
-from benevaudit.llm.role_templates import TEMPLATES
 
 CHOICES = ("auto", "embedded", "none")
-# The BOS token of the guards whose role-only template writes it (llm/role_templates.py), so
-# their prompt is rendered exactly without the gated tokenizer.
-TEMPLATE_BOS = {"llama3": "<|begin_of_text|>", "wildguard": "<s>"}
 
 
 class Rendered(NamedTuple):
@@ -61,17 +57,15 @@ def offline_tokenizer(source: str) -> Any:
 
 
 def render_template(template: str, messages: list[dict[str, Any]]) -> str | None:
-    """One of this package's role-only guard templates rendered without a tokenizer, or None
-    when the template needs a BOS token that is not known here."""
+    """An explicit template (a guard's role-only one, which writes its BOS token out) rendered
+    without a tokenizer, or None when the template reads ``bos_token``, unknown here."""
     # transformers is heavy and loads on first use
     from transformers.utils.chat_template_utils import render_jinja_template
 
-    name = next((n for n, t in TEMPLATES.items() if t == template), None)
-    bos = TEMPLATE_BOS.get(name or "")
-    if "bos_token" in template and bos is None:
+    if "bos_token" in template:
         return None
     texts, _ = render_jinja_template([messages], chat_template=template,
-                                     add_generation_prompt=True, bos_token=bos or "")
+                                     add_generation_prompt=True)
     return texts[0]
 
 

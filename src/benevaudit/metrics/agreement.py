@@ -155,7 +155,7 @@ def fleiss_kappa(counts: np.ndarray | Sequence[Sequence[int]]) -> float:
 
     ``(P̄ - P_e) / (1 - P_e)``: mean pairwise agreement within items, corrected for the agreement
     expected from the pooled label proportions. Unlike Cohen's κ it takes any number of raters,
-    so people and several judges can be compared at once. NaN when ``P_e`` = 1 or no items.
+    so people and several model raters can be compared at once. NaN when ``P_e`` = 1 or no items.
     """
     table = np.asarray(counts, dtype=np.float64)               # [N, C]
     if table.ndim != 2 or not len(table):

@@ -16,30 +16,32 @@ import logging
 from omegaconf import DictConfig
 
 from benevaudit.errors import InputError
+from benevaudit.generation.analysis_spec import AnalysisSpec
 from benevaudit.generation.corpus_analysis import (
-    annotation, cells, check_options, diversity, marker_metrics, per_dialogue, returned_labels,
-    write_csv,
+    annotation, cells, diversity, marker_metrics, per_dialogue, returned_labels, write_csv,
 )
-from benevaudit.pipelines.config import output_dir, plain, write_metrics
-from benevaudit.pipelines.data import load_dialogues
-from benevaudit.pipelines.inputs import check_inputs
+from benevaudit.generation.embedded import load_dialogues
+from benevaudit.generation.spec import DataSpec
+from benevaudit.pipelines.config import output_dir, validated, write_metrics
 from benevaudit.schema import CLASSES
 
 log = logging.getLogger(__name__)
 
 
+class AnalyzeRun(AnalysisSpec):
+    data: DataSpec
+
+
 def run(cfg: DictConfig) -> dict[str, float]:
-    options = {k: plain(cfg[k]) for k in ("markers", "mtld", "self_bleu", "vendi", "annotation")}
-    options.update(seed=cfg.seed, progress=bool(cfg.get("progress", True)))
-    check_options(options)         # option names, then numbers and files
-    check_inputs(cfg, "analyze")
+    spec = validated(AnalyzeRun, cfg)    # names, numbers and files, before the slow parts
+    options = spec.as_dict()
     out = output_dir(cfg)
-    dialogues = load_dialogues(plain(cfg.data), cfg.paths.cache_dir)
-    if options["annotation"].get("labels_path"):   # the sheet, before the slow parts
-        returned_labels(dialogues, options["annotation"]["labels_path"])
+    dialogues = load_dialogues(spec.data.as_dict(), cfg.paths.cache_dir)
+    if spec.annotation.labels_path:   # the sheet, before the slow parts
+        returned_labels(dialogues, spec.annotation.labels_path)
     labelled = [d for d in dialogues if d.label in CLASSES]
     if not labelled:
-        raise InputError(f"data.path={cfg.data.get('path')}: no dialogue has a label of "
+        raise InputError(f"data.path={spec.data.path}: no dialogue has a label of "
                          f"{list(CLASSES)}; nothing to compare")
     if len(labelled) < len(dialogues):
         log.info("%d unlabelled dialogues left out of the class comparisons",

@@ -10,23 +10,22 @@ from omegaconf import DictConfig
 
 from benevaudit.audit.checkpoints import load_frozen
 from benevaudit.encoders.models import set_offline_defaults
-from benevaudit.pipelines.config import output_dir, plain, write_metrics
-from benevaudit.pipelines.evaluate import frozen_model_splits
-from benevaudit.pipelines.inputs import check_inputs
+from benevaudit.pipelines.config import output_dir, plain, validated, write_metrics
+from benevaudit.pipelines.evaluate import AttributeRun, frozen_model_splits
 from benevaudit.precision import resolve_precision, torch_device
 from benevaudit.report.model_audit import audit_model
 
 
 def run(cfg: DictConfig) -> dict[str, float]:
     set_offline_defaults()
-    check_inputs(cfg, "attribute")   # every file and number, before any model work
+    spec = validated(AttributeRun, cfg)   # every file and number, before any model work
     # the same machine settings as training: device from trainer.accelerator, precision resolved
-    device = torch_device(str(cfg.trainer.accelerator))
-    precision = resolve_precision(cfg.trainer.get("precision"), str(cfg.trainer.accelerator))
+    device = torch_device(spec.trainer.accelerator)
+    precision = resolve_precision(spec.trainer.precision, spec.trainer.accelerator)
     out = output_dir(cfg)
     weights, splits = frozen_model_splits(cfg)
     model, tokenizer = load_frozen(weights)
-    attribution = {**plain(cfg.attribution), "enabled": True}
+    attribution = {**spec.attribution.as_dict(), "enabled": True}
     metrics = audit_model(model.to(device), tokenizer, splits, attribution, plain(cfg.model),
                           int(cfg.seed), out, precision)
     write_metrics(metrics, out / "metrics.json")

@@ -45,9 +45,10 @@ def one_line(error: BaseException) -> str:
 def guarded(run: Callable[[DictConfig], Any], cfg: DictConfig, lightning: bool = True) -> Any:
     """``run(cfg)``; a user error prints ``error: <message>`` on stderr and exits with code 2.
 
-    Each ``run`` checks its inputs first (:func:`benevaudit.pipelines.inputs.check_inputs`),
-    so what reaches this handler from a bad input has happened before any model work.
-    ``lightning=False`` skips importing Lightning, for entrypoints that train nothing.
+    Each ``run`` validates its typed run spec first (``DetectRun``, ``TrainRun``, …: every
+    number, flag and file of its config), so what reaches this handler from a bad input has
+    happened before any model work. ``lightning=False`` skips importing Lightning, for
+    entrypoints that train nothing.
     """
     if lightning:
         quiet_lightning()

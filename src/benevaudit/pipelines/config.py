@@ -1,17 +1,20 @@
-"""The one place where Hydra's DictConfig meets plain Python: run directory, plain dicts, redaction."""
+"""The one place where Hydra's DictConfig meets plain Python: run directory, plain dicts, the
+run's choices and sweep, its logger."""
 
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from hydra.core.hydra_config import HydraConfig
+from hydra.types import RunMode
 from omegaconf import DictConfig, OmegaConf
 
-SECRET_KEY = re.compile(r"(api[_-]?key|token|secret|password|passwd|credential|auth)", re.I)
-SECRET_VALUE = re.compile(r"^(sk-|hf_|wandb_|ghp_|xox[bap]-)[A-Za-z0-9_\-]{8,}")
+from benevaudit.report.tracking import build_logger
+from benevaudit.specs import Spec
+
+S = TypeVar("S", bound=Spec)
 
 
 def plain(node: Any) -> Any:
@@ -21,16 +24,10 @@ def plain(node: Any) -> Any:
     return node
 
 
-def redact(obj: Any) -> Any:
-    """Replace values whose key or shape looks like a credential, so none reaches a log."""
-    if isinstance(obj, dict):
-        return {k: ("<redacted>" if SECRET_KEY.search(str(k)) and obj[k] else redact(v))
-                for k, v in obj.items()}
-    if isinstance(obj, list):
-        return [redact(v) for v in obj]
-    if isinstance(obj, str) and SECRET_VALUE.match(obj):
-        return "<redacted>"
-    return obj
+def validated(spec: type[S], cfg: DictConfig) -> S:
+    """The run's typed spec, from the keys it declares, each resolved; the rest (``paths``,
+    ``logger``, ``hydra``) are resolved where they are read. A key left ``???`` is missing."""
+    return spec.of({k: plain(cfg[k]) for k in spec.model_fields if k in cfg})
 
 
 def output_dir(cfg: DictConfig) -> Path:
@@ -56,3 +53,17 @@ def write_metrics(metrics: dict[str, float], path: Path) -> Path:
     clean = {k: (None if v != v else float(v)) for k, v in sorted(metrics.items())}
     path.write_text(json.dumps(clean, indent=1) + "\n")
     return path
+
+
+def sweep_name() -> str | None:
+    """The sweep directory's name for a job of a multirun, else None."""
+    if not HydraConfig.initialized():
+        return None
+    hc = HydraConfig.get()
+    return Path(str(hc.sweep.dir)).name if hc.mode == RunMode.MULTIRUN else None
+
+
+def run_logger(cfg: DictConfig, out: Path, name: str) -> Any:
+    """The run's experiment logger (``logger=``); on W&B a sweep's jobs share its group."""
+    return build_logger(plain(cfg.get("logger")) or {}, out, plain(cfg), group_choices(), name,
+                        sweep_name())

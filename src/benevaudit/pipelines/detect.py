@@ -14,124 +14,105 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import Any
+from typing import Any, Optional
 
 import pandas as pd
 from omegaconf import DictConfig
+from pydantic import model_validator
 
 from benevaudit.audit import checkpoints
-from benevaudit.detectors import (
-    Checkpoint,
-    Detector,
-    build_detector,
-    evaluation_set,
-    reads_corpus,
-)
+from benevaudit.detectors import Checkpoint, build_detector, evaluation_set, reads_corpus
+from benevaudit.detectors.dry_run import record_detector
+from benevaudit.detectors.spec import DetectorSpec, EvalSpec, JudgesSpec, PredictionsSpec
 from benevaudit.encoders.models import set_offline_defaults
-from benevaudit.errors import ConfigError
-from benevaudit.pipelines.config import group_choices, output_dir, plain, write_metrics
-from benevaudit.pipelines.data import load_dialogues
-from benevaudit.pipelines.dry_run import detect_requests, dry_run_of
-from benevaudit.pipelines.inputs import check_inputs
-from benevaudit.pipelines.tracking import build_logger
-from benevaudit.report.detect_outputs import (
-    category_metrics,
-    per_judge_metrics,
-    score_frame,
-    write_bootstrap,
-    write_confusion,
-    write_flips,
-    write_predictions,
-)
-from benevaudit.report.figures.detection import trigger_png
+from benevaudit.files import check_located
+from benevaudit.generation.embedded import load_dialogues
+from benevaudit.generation.spec import DataSpec
+from benevaudit.llm.spec import ModelRun
+from benevaudit.pipelines.config import output_dir, run_logger, validated, write_metrics
+from benevaudit.report.detect_outputs import write_bootstrap, write_detection, write_flips
+from benevaudit.report.spec import FlipsSpec, StabilitySpec
 from benevaudit.report.tracking import finish_logger
 from benevaudit.schema import Dialogue
 
 log = logging.getLogger(__name__)
 
 
-def build(cfg: DictConfig, spec: dict[str, Any]) -> Detector:
-    """The detector of ``cfg.detector`` with what its kind reads: the judges group, the trained
-    classifier (``ckpt``) or the predictions file."""
-    ckpt = cfg.get("ckpt")
-    checkpoint = Checkpoint(str(ckpt), checkpoints.locate, checkpoints.load_frozen) if ckpt else None
-    judges = list((plain(cfg.get("judges")) or {}).get("models") or [])
-    return build_detector(spec, judges, cache=cfg.get("llm_cache"), checkpoint=checkpoint,
-                          predictions=plain(cfg.get("predictions")), seed=int(cfg.seed))
+class DetectRun(ModelRun):
+    """detect.py's config: the corpus, the detector and the judges group, the evaluation set,
+    the trained classifier (``ckpt``) or the external predictions, the bootstrap, the flips."""
+
+    data: DataSpec
+    detector: DetectorSpec
+    judges: JudgesSpec
+    eval: EvalSpec
+    ckpt: Optional[str]
+    predictions: PredictionsSpec
+    bootstrap: StabilitySpec
+    flips: FlipsSpec
+
+    @model_validator(mode="after")
+    def checkpoint_readable(self) -> DetectRun:
+        if self.detector.kind == "finetuned" and self.ckpt:
+            check_located("ckpt", checkpoints.locate(self.ckpt))
+        return self
 
 
-def evaluation_dialogues(cfg: DictConfig) -> tuple[list[Dialogue], int]:
+def evaluation_dialogues(cfg: DictConfig, run: DetectRun) -> tuple[list[Dialogue], int]:
     """(the evaluation set, the corpus size)."""
-    dialogues = load_dialogues(plain(cfg.data), cfg.paths.cache_dir)
-    ev = plain(cfg.eval)
-    chosen = evaluation_set(dialogues, float(ev["fraction"]), ev.get("limit"), int(ev["seed"]))
+    dialogues = load_dialogues(run.data.as_dict(), cfg.paths.cache_dir)
+    chosen = evaluation_set(dialogues, run.eval.fraction, run.eval.limit, run.eval.seed)
     log.info("evaluation set: %d of %d dialogues", len(chosen), len(dialogues))
     return chosen, len(dialogues)
 
 
-def detect(cfg: DictConfig, spec: dict[str, Any]) -> tuple[pd.DataFrame, int | None, float]:
-    """(predictions frame, corpus size, seconds of detection, the model's loading included).
-    The corpus is read before any model is loaded, so a bad one fails first."""
-    corpus = reads_corpus(spec)
-    chosen, corpus_size = evaluation_dialogues(cfg) if corpus else ([], None)
+def detect(run: DetectRun, spec: dict[str, Any], judges: list[dict[str, Any]],
+           chosen: list[Dialogue]) -> tuple[pd.DataFrame, float]:
+    """(predictions frame, seconds of detection, the model's loading included). The detector
+    gets what its kind reads: the judges group's models, the trained classifier (``ckpt``) or
+    the predictions file."""
+    checkpoint = (Checkpoint(run.ckpt, checkpoints.locate, checkpoints.load_frozen)
+                  if run.ckpt else None)
     start = time.perf_counter()
-    detector = build(cfg, spec)
+    detector = build_detector(spec, judges, cache=run.llm_cache, checkpoint=checkpoint,
+                              predictions=run.predictions.as_dict(), seed=run.seed)
     try:
-        frame = detector.predictions(chosen, progress=bool(cfg.get("progress", True)))
+        frame = detector.predictions(chosen, progress=run.progress)
     finally:
         detector.close()
     # a detector that reads its decisions from a file detected nothing here
-    return frame, corpus_size, time.perf_counter() - start if corpus else 0.0
-
-
-def run_flips(cfg: DictConfig) -> dict[str, float]:
-    out = output_dir(cfg)
-    flips = plain(cfg.flips)
-    if not flips.get("with") or not flips.get("without"):
-        raise ConfigError("flips needs both flips.with=<judge run with demographics> and "
-                          "flips.without=<the same judge without>")
-    metrics = write_flips(str(flips["with"]), str(flips["without"]), out)
-    write_metrics(metrics, out / "metrics.json")
-    log.info("flips: N->BB %s, BB->N %s  run dir: %s",
-             {k: metrics.get(f"flips/N_to_BB/{k}") for k in ("wrong", "corrective")},
-             {k: metrics.get(f"flips/BB_to_N/{k}") for k in ("wrong", "corrective")}, out)
-    return metrics
+    return frame, time.perf_counter() - start if reads_corpus(spec) else 0.0
 
 
 def run(cfg: DictConfig) -> dict[str, float]:
     set_offline_defaults()
-    check_inputs(cfg, "detect")
-    flips = plain(cfg.get("flips")) or {}
-    if flips.get("with") or flips.get("without"):
-        return run_flips(cfg)
-    dry = dry_run_of(cfg)
-    if dry is not None:
-        return detect_requests(cfg, dry)
+    run = validated(DetectRun, cfg)
     out = output_dir(cfg)
-    spec = plain(cfg.detector)
-    logger = build_logger(plain(cfg.logger), out, plain(cfg), group_choices(),
-                          f"detect-{spec['name']}-{out.name}")
+    if run.flips.wanted:            # Figure 4 from two judge runs' predictions: no detection
+        metrics = write_flips(str(run.flips.with_), str(run.flips.without), out)
+        write_metrics(metrics, out / "metrics.json")
+        return metrics
+    spec, judges = run.detector.as_dict(), [m.as_dict() for m in run.judges.models]
+    # the corpus is read before any model is loaded, so a bad one fails first
+    chosen, corpus_size = evaluation_dialogues(cfg, run) if reads_corpus(spec) else ([], None)
+    dry = run.dry()
+    if dry is not None:
+        what = spec["name"] + (f" on {len(chosen)} dialogues" if corpus_size is not None else "")
+        metrics = dry.record(out, what, lambda requests: record_detector(
+            spec, judges, chosen, run.ckpt, requests, run.predictions.as_dict()))
+        write_metrics(metrics, out / "metrics.json")
+        return metrics
+    logger = run_logger(cfg, out, f"detect-{spec['name']}-{out.name}")
     try:
-        frame, corpus_size, seconds = detect(cfg, spec)
-        write_predictions(frame, out / "predictions.parquet")
-        metrics = score_frame(frame)
-        metrics.update(per_judge_metrics(frame))
-        metrics.update(category_metrics(frame))
-        metrics.update({"detect/seconds": seconds,
-                        "detect/seconds_per_dialogue": seconds / max(len(frame), 1)})
+        frame, seconds = detect(run, spec, judges, chosen)
         title = f"{spec['name']} · n={len(frame)}"
-        write_confusion(frame, out / "confusion_matrix.png", title)
-        trigger_png(metrics, out / "trigger_rates.png", title)
-        boot = plain(cfg.bootstrap)
-        if boot.get("enabled"):
-            metrics.update(write_bootstrap(frame, boot, corpus_size, out, title, int(cfg.seed)))
+        metrics = write_detection(frame, out, title, seconds)
+        if run.bootstrap.enabled:
+            metrics.update(write_bootstrap(frame, run.bootstrap.as_dict(), corpus_size, out,
+                                           title, run.seed))
         if logger:
             logger.log_metrics({k: v for k, v in metrics.items() if v == v})
         write_metrics(metrics, out / "metrics.json")
-        log.info("%s: TR_N=%.3f TR_OB=%.3f TR_BB=%.3f delta=%.3f invalid=%.3f (%.1f s)  run dir: %s",
-                 spec["name"], *(metrics.get(f"trigger/{k}", float("nan"))
-                                 for k in ("TR_N", "TR_OB", "TR_BB", "delta_OB_BB")),
-                 metrics.get("detect/invalid_rate", float("nan")), seconds, out)
         return metrics
     finally:
         finish_logger(logger)

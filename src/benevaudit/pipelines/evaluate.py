@@ -9,29 +9,78 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
+from typing import Any, Literal, Optional
 
 from omegaconf import DictConfig, OmegaConf, open_dict
+from pydantic import model_validator
 
+from benevaudit.audit.attribution.spec import AttributionSpec
 from benevaudit.audit.checkpoints import load_frozen, locate
 from benevaudit.audit.datamodule import DialogueDataModule
 from benevaudit.audit.evaluation import evaluate_classifier, plot_confusion, write_predictions
+from benevaudit.audit.interventions.splits import edit_splits
+from benevaudit.audit.spec import (
+    InterventionSpec, LexiconSpec, LoaderSpec, TrainerSpec, check_ckpt,
+)
 from benevaudit.encoders.models import set_offline_defaults
-from benevaudit.pipelines.config import group_choices, output_dir, plain, write_metrics
-from benevaudit.pipelines.data import load_dialogues
-from benevaudit.pipelines.inputs import check_inputs
-from benevaudit.pipelines.interventions import edit_splits
-from benevaudit.pipelines.tracking import build_logger
+from benevaudit.errors import ConfigError
+from benevaudit.encoders.spec import ModelSpec
+from benevaudit.generation.embedded import load_dialogues
+from benevaudit.generation.spec import DataSpec
+from benevaudit.pipelines.config import output_dir, plain, run_logger, validated, write_metrics
 from benevaudit.precision import resolve_precision, torch_device
 from benevaudit.report.tracking import finish_logger
 from benevaudit.schema import Dialogue
-from benevaudit.splits import apply_split, by_split
+from benevaudit.specs import NonNegativeInt, Spec
+from benevaudit.splits import SplitSpec, apply_split, by_split
 
 log = logging.getLogger(__name__)
 
 
+class FrozenRun(Spec):
+    """What evaluate.py and attribute.py share: a saved classifier and the data it meets."""
+
+    seed: NonNegativeInt
+    ckpt: Optional[str]
+    reuse_run_data: bool
+    data: DataSpec
+    split: SplitSpec
+    model: ModelSpec
+    trainer: TrainerSpec
+
+    @model_validator(mode="before")
+    @classmethod
+    def given(cls, data: Any) -> Any:
+        if isinstance(data, dict) and data.get("ckpt", "???") == "???":   # `ckpt: ???` unset
+            raise ConfigError("ckpt is required: ckpt=<a train run directory, its model/ "
+                              "directory, or a .ckpt file>")
+        return data
+
+    @model_validator(mode="after")
+    def readable(self) -> FrozenRun:
+        check_ckpt(self.ckpt)
+        return self
+
+
+class EvaluateRun(FrozenRun):
+    eval_split: Literal["train", "validation", "test"]
+    loader: LoaderSpec
+    intervention: InterventionSpec
+    lexicon: LexiconSpec
+
+    @model_validator(mode="after")
+    def edits(self) -> EvaluateRun:
+        self.intervention.check(self.lexicon.path)
+        return self
+
+
+class AttributeRun(FrozenRun):
+    attribution: AttributionSpec
+
+
 def adopt_run_config(cfg: DictConfig, run: Path | None) -> None:
     """Reuse the training run's data, split, seed and sequence settings."""
-    if run is None or not cfg.get("reuse_run_data", True):
+    if run is None or not cfg.reuse_run_data:
         return
     saved = run / ".hydra" / "config.yaml"
     if not saved.is_file():
@@ -51,32 +100,35 @@ def frozen_model_splits(cfg: DictConfig) -> tuple[Path, dict[str, list[Dialogue]
     weights, train_run = locate(str(cfg.ckpt))
     adopt_run_config(cfg, train_run)
     dialogues = load_dialogues(plain(cfg.data), cfg.paths.cache_dir)
-    return weights, by_split(apply_split(dialogues, plain(cfg.split), int(cfg.seed)))
+    return weights, by_split(apply_split(dialogues, SplitSpec.of(plain(cfg.split), "split"),
+                                      int(cfg.seed)))
 
 
 def run(cfg: DictConfig) -> dict[str, float]:
     set_offline_defaults()
-    check_inputs(cfg, "evaluate")   # every file and number, before any model work
+    spec = validated(EvaluateRun, cfg)   # every file and number, before any model work
     # the run's machine settings: the model runs where and how the trainer config says
-    device = torch_device(str(cfg.trainer.accelerator))
-    precision = resolve_precision(cfg.trainer.get("precision"), str(cfg.trainer.accelerator))
+    device = torch_device(spec.trainer.accelerator)
+    precision = resolve_precision(spec.trainer.precision, spec.trainer.accelerator)
     out = output_dir(cfg)
     weights, splits = frozen_model_splits(cfg)
-    split = str(cfg.eval_split)
+    split = spec.eval_split
     data = splits[split]
-    edited, metrics = edit_splits({split: data}, cfg, sides=(split,))
+    edited, metrics = edit_splits({split: data}, spec.intervention.as_dict(), spec.lexicon.path,
+                                  int(cfg.seed), sides=(split,))   # the training run's seed
     model, tokenizer = load_frozen(weights)
     dm = DialogueDataModule({split: edited[split]}, tokenizer, int(cfg.model.max_length),
-                            int(cfg.model.head_tokens), seed=int(cfg.seed), **plain(cfg.loader))
+                            int(cfg.model.head_tokens), seed=int(cfg.seed),
+                            **spec.loader.as_dict())
     dm.setup()
-    logger = build_logger(plain(cfg.logger), out, plain(cfg), group_choices(), out.name)
+    logger = run_logger(cfg, out, out.name)
     try:
         # metrics are named after the evaluated split: test/…, validation/…, train/…
         result = evaluate_classifier(model, dm.eval_dataloader(split), edited[split], split,
                                      device, precision)
         metrics.update(result.metrics)
         write_predictions(result.rows, out / "predictions.parquet")
-        name = (plain(cfg.intervention) or {}).get("name", "none")
+        name = spec.intervention.name or "none"
         f1 = result.metrics.get(f"{split}/macro_f1", float("nan"))
         plot_confusion(result.labels, result.preds, out / "confusion_matrix.png",
                        f"{weights.name} · {split} · {name} · macro-F1 {f1:.3f}")

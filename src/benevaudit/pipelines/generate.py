@@ -12,45 +12,68 @@ from __future__ import annotations
 import json
 import logging
 from pathlib import Path
+from typing import Any, Optional
 
 from omegaconf import DictConfig
+from pydantic import model_validator
 
 import benevaudit
 from benevaudit.errors import ConfigError
 from benevaudit.generation.driver import corpus_params, generate_corpus, summary_metrics
+from benevaudit.generation.dry_run import record_generation
 from benevaudit.generation.grid import SCRIPTED_GENERATORS, iter_conditions
 from benevaudit.generation.producers import build_producer
-from benevaudit.pipelines.config import group_choices, output_dir, plain, write_metrics
-from benevaudit.pipelines.dry_run import dry_run_of, generate_requests
-from benevaudit.pipelines.inputs import check_inputs
+from benevaudit.generation.spec import GeneratorSpec, check_resumable
+from benevaudit.llm.spec import ModelRun
+from benevaudit.pipelines.config import group_choices, output_dir, plain, validated, write_metrics
+from benevaudit.specs import NonNegativeInt, PositiveInt
 
 log = logging.getLogger(__name__)
 
 
+class GenerateRun(ModelRun):
+    """generate.py's config: the generator, the grid (``filters``, ``limit``), and how the corpus
+    is written into ``out_dir`` (and resumed there)."""
+
+    generator: GeneratorSpec
+    limit: Optional[PositiveInt]
+    filters: Optional[dict[str, Any]]
+    out_dir: str
+    max_retries: NonNegativeInt
+    batch_size: PositiveInt
+    shard_size: PositiveInt
+    min_turns: PositiveInt
+
+    @model_validator(mode="after")
+    def resumable(self) -> GenerateRun:
+        check_resumable(self.out_dir)
+        return self
+
+
 def run(cfg: DictConfig) -> dict[str, float]:
-    check_inputs(cfg, "generate")
+    run = validated(GenerateRun, cfg)
     run_dir = output_dir(cfg)
-    gen = plain(cfg.generator)
-    filters = plain(cfg.filters) or {}
-    limit = None if cfg.limit is None else int(cfg.limit)
+    gen, filters = plain(cfg.generator), run.filters or {}
     generators = SCRIPTED_GENERATORS if gen["kind"] == "scripted" else (gen["name"],)
-    conditions = list(iter_conditions(filters, limit, generators))
+    conditions = list(iter_conditions(filters, run.limit, generators))
     if not conditions:
         raise ConfigError(f"filters {json.dumps(filters)} select no conditions")
-    dry = dry_run_of(cfg)
+    dry = run.dry()
     if dry is not None:
-        return generate_requests(cfg, gen, conditions, dry)
-    producer, _ = build_producer(gen, int(cfg.seed), int(cfg.min_turns), cfg.get("llm_cache"))
-    out = Path(cfg.out_dir)
-    params = corpus_params(gen, int(cfg.seed), int(cfg.min_turns), filters, limit)
+        metrics = dry.record(run_dir, f"generator {gen['name']} on {len(conditions)} conditions",
+                             lambda _: record_generation(gen, run.seed, run.min_turns, conditions))
+        write_metrics(metrics, run_dir / "metrics.json")
+        return metrics
+    producer, _ = build_producer(gen, run.seed, run.min_turns, run.llm_cache)
+    out = Path(run.out_dir)
+    params = corpus_params(gen, run.seed, run.min_turns, filters, run.limit)
     provenance = {"generator": gen["name"], "benevaudit_version": benevaudit.__version__,
-                  "seed": int(cfg.seed), "config_choices": group_choices(),
-                  **producer.provenance()}
+                  "seed": run.seed, "config_choices": group_choices(), **producer.provenance()}
     log.info("generating %d dialogues into %s", len(conditions), out)
     try:
         summary = generate_corpus(conditions, producer, out, params, provenance,
-                                  batch_size=int(cfg.batch_size), max_retries=int(cfg.max_retries),
-                                  shard_size=int(cfg.shard_size), progress=bool(cfg.progress))
+                                  batch_size=run.batch_size, max_retries=run.max_retries,
+                                  shard_size=run.shard_size, progress=run.progress)
     finally:
         model = getattr(producer, "model", None)
         if model is not None:

@@ -1,43 +1,62 @@
 """``probe.py``: one entrypoint for every probe; ``probe.family`` (and FairDialogue's
 ``probe.kind``) picks it from ``probes.registry``.
 
-Compose, build the probe from the plain ``probe`` block, run it over the target, write the run
-directory: ``responses.parquet``, ``metrics.json``, the probe's tables and figures (and what
-the probe wrote as it went). ``dry_run=true`` runs it against recording models and keeps only
+Compose, validate the run spec (``ProbeRun``), build the probe from its ``probe`` block, run it
+over the target, write the run directory: ``responses.parquet``, ``metrics.json``, the probe's
+tables and figures (and what the probe wrote as it went). ``dry_run=true`` runs it against recording models and keeps only
 ``requests.jsonl`` and the request counts in ``metrics.json``.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Optional
 
 import pandas as pd
 from omegaconf import DictConfig
+from pydantic import model_validator
 
-from benevaudit.pipelines.config import group_choices, output_dir, plain, write_metrics
-from benevaudit.pipelines.dry_run import dry_run_of, probe_requests
-from benevaudit.pipelines.inputs import check_inputs
-from benevaudit.pipelines.tracking import build_logger
+from benevaudit.llm.spec import ModelRun
+from benevaudit.pipelines.config import (
+    group_choices, output_dir, run_logger, validated, write_metrics,
+)
 from benevaudit.probes.base import ProbeResult, RunSettings
+from benevaudit.probes.dry_run import record_probe
 from benevaudit.probes.registry import build
+from benevaudit.probes.spec import ProbeSpec, TargetSpec
 from benevaudit.report.tracking import finish_logger
+from benevaudit.specs import PositiveInt
+
+
+class ProbeRun(ModelRun):
+    """probe.py's config: the probe, the target it asks, and ``limit``."""
+
+    probe: ProbeSpec
+    target: TargetSpec
+    limit: Optional[PositiveInt]
+
+    @model_validator(mode="after")
+    def target_readable(self) -> ProbeRun:
+        if self.probe.asks_target():        # scoring a CSV of answers loads no target
+            self.target.llm.check_files("target.llm")
+        return self
 
 
 def run(cfg: DictConfig) -> dict[str, float]:
     """Check the inputs, run the probe, write its run directory, and mirror its metrics to the
     logger (W&B offline by default: group = the sweep, job type = probe, the config-group
     choices)."""
-    check_inputs(cfg, "probe")
-    probe, target = build(plain(cfg.probe)), plain(cfg.target)
-    settings = RunSettings(output_dir(cfg), int(cfg.seed),
-                           None if cfg.get("limit") is None else int(cfg.limit),
-                           bool(cfg.get("progress", True)), cfg.get("llm_cache"))
-    dry = dry_run_of(cfg)
+    run = validated(ProbeRun, cfg)
+    probe, target = build(run.probe.as_dict()), run.target.as_dict()
+    settings = RunSettings(output_dir(cfg), run.seed, run.limit, run.progress, run.llm_cache)
+    dry = run.dry()
     if dry is not None:
-        return probe_requests(cfg, lambda: probe.run(target, settings), dry)
+        metrics = dry.record(settings.run_dir, f"probe {run.probe.family}",
+                             lambda _: record_probe(probe, target, settings))
+        write_metrics(metrics, settings.run_dir / "metrics.json")
+        return metrics
     out, choices = settings.run_dir, group_choices()
-    logger = build_logger(plain(cfg.get("logger")) or {}, out, plain(cfg), choices,
-                          f"probe-{choices.get('probe', cfg.probe.get('family'))}-{out.name}")
+    logger = run_logger(cfg, out, f"probe-{choices.get('probe', run.probe.family)}-{out.name}")
     try:
         result = probe.run(target, settings)
         write_run(out, result)

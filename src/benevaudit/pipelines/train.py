@@ -11,38 +11,68 @@ from __future__ import annotations
 import json
 import logging
 from pathlib import Path
-from typing import Any
+from typing import Any, Optional
 
 import lightning as L
 from omegaconf import DictConfig
+from pydantic import model_validator
 
-from benevaudit.audit.attribution.suite import check_attribution
+from benevaudit.audit.attribution.spec import AttributionSpec
 from benevaudit.audit.datamodule import DialogueDataModule
 from benevaudit.audit.evaluation import evaluate_classifier, plot_confusion, write_predictions
+from benevaudit.audit.interventions.splits import edit_splits
 from benevaudit.audit.module import DialogueClassifier
+from benevaudit.audit.spec import (
+    CallbacksSpec, InterventionSpec, LexiconSpec, LoaderSpec, OptimSpec, TrainerSpec, check_resume,
+)
 from benevaudit.audit.training import (
     build_trainer, resume_path, restore_best, split_accumulation,
 )
 from benevaudit.encoders.models import load_classifier, load_tokenizer, set_offline_defaults
-from benevaudit.pipelines.config import group_choices, output_dir, plain, write_metrics
-from benevaudit.pipelines.data import load_dialogues
-from benevaudit.pipelines.inputs import check_inputs
-from benevaudit.pipelines.interventions import edit_splits
-from benevaudit.pipelines.tracking import build_logger
+from benevaudit.encoders.spec import ModelSpec
+from benevaudit.generation.embedded import load_dialogues
+from benevaudit.generation.spec import DataSpec
+from benevaudit.pipelines.config import output_dir, plain, run_logger, validated, write_metrics
 from benevaudit.precision import resolve_precision, torch_device
 from benevaudit.report.model_audit import audit_model
 from benevaudit.report.tracking import finish_logger, log_test_artifacts
 from benevaudit.schema import CLASSES, Dialogue
-from benevaudit.splits import apply_split, by_split
+from benevaudit.specs import NonNegativeInt, Spec
+from benevaudit.splits import SplitSpec, apply_split, by_split
 
 log = logging.getLogger(__name__)
 
 
-def test_best(cfg: DictConfig, module: Any, dm: Any, tests: dict[str, list[Dialogue]],
+class TrainRun(Spec):
+    """Every block train.py reads, checked (files included) before any model work."""
+
+    seed: NonNegativeInt
+    resume: Optional[str]
+    test_on_edited: bool
+    save_model: bool
+    data: DataSpec
+    split: SplitSpec
+    model: ModelSpec
+    loader: LoaderSpec
+    optim: OptimSpec
+    trainer: TrainerSpec
+    callbacks: CallbacksSpec
+    intervention: InterventionSpec
+    lexicon: LexiconSpec
+    attribution: AttributionSpec
+
+    @model_validator(mode="after")
+    def files(self) -> TrainRun:
+        check_resume(self.resume)
+        self.intervention.check(self.lexicon.path)
+        return self
+
+
+def test_best(spec: TrainRun, module: Any, dm: Any, tests: dict[str, list[Dialogue]],
               out: Path, logger: Any, precision: str) -> dict[str, float]:
     """Single-device test pass(es) of the restored best model at the training run's resolved
     ``precision``; writes predictions and plots."""
-    device = torch_device(str(cfg.trainer.accelerator))
+    device = torch_device(spec.trainer.accelerator)
     metrics: dict[str, float] = {}
     for prefix, data in tests.items():
         dm.raw[prefix] = data
@@ -53,9 +83,9 @@ def test_best(cfg: DictConfig, module: Any, dm: Any, tests: dict[str, list[Dialo
         metrics.update(result.metrics)
         if prefix == "test":
             write_predictions(result.rows, out / "predictions.parquet")
-            condition = (plain(cfg.intervention) or {}).get("name", "none")
+            condition = spec.intervention.name or "none"
             plot_confusion(result.labels, result.preds, out / "confusion_matrix.png",
-                           f"{cfg.model.source} · {condition} · test · macro-F1 "
+                           f"{spec.model.source} · {condition} · test · macro-F1 "
                            f"{result.metrics.get('test/macro_f1', float('nan')):.3f}\n"
                            f"run {out.name}")
             log_test_artifacts(logger, result.metrics, result.labels.tolist(),
@@ -63,54 +93,54 @@ def test_best(cfg: DictConfig, module: Any, dm: Any, tests: dict[str, list[Dialo
     return metrics
 
 
-def trainer_settings(cfg: DictConfig) -> tuple[dict[str, Any], str, dict[str, int]]:
+def trainer_settings(spec: TrainRun) -> tuple[dict[str, Any], str, dict[str, int]]:
     """(the trainer's options, its resolved precision, the effective-batch figures)."""
-    trainer_cfg = plain(cfg.trainer)
-    precision = resolve_precision(trainer_cfg.get("precision"), trainer_cfg.get("accelerator", "auto"))
+    trainer_cfg = spec.trainer.as_dict()
+    precision = resolve_precision(spec.trainer.precision, spec.trainer.accelerator)
     trainer_cfg["precision"] = precision
-    batch = split_accumulation(trainer_cfg, int(cfg.loader.batch_size))
+    batch = split_accumulation(trainer_cfg, spec.loader.batch_size)
     log.info("effective batch %d = batch %d x accumulation %d x %d process(es)",
-             batch["effective_batch"], int(cfg.loader.batch_size),
+             batch["effective_batch"], spec.loader.batch_size,
              batch["accumulate_grad_batches"], batch["world_size"])
     return trainer_cfg, precision, batch
 
 
 def run(cfg: DictConfig) -> dict[str, float]:
     set_offline_defaults()
-    check_inputs(cfg, "train")   # every file and number, before any model work
-    check_attribution(plain(cfg.attribution))  # before training, not after it
-    trainer_cfg, precision, batch = trainer_settings(cfg)
+    spec = validated(TrainRun, cfg)   # every file and number, before any model work
+    trainer_cfg, precision, batch = trainer_settings(spec)
     out = output_dir(cfg)
-    L.seed_everything(int(cfg.seed), workers=True, verbose=False)
-    dialogues = load_dialogues(plain(cfg.data), cfg.paths.cache_dir)
-    splits = by_split(apply_split(dialogues, plain(cfg.split), int(cfg.seed)))
+    L.seed_everything(spec.seed, workers=True, verbose=False)
+    dialogues = load_dialogues(spec.data.as_dict(), cfg.paths.cache_dir)
+    splits = by_split(apply_split(dialogues, spec.split, spec.seed))
     clean_test = splits["test"]
-    splits, metrics = edit_splits(splits, cfg, sides=("train", "validation"))
+    edits = (spec.intervention.as_dict(), spec.lexicon.path, spec.seed)
+    splits, metrics = edit_splits(splits, *edits, sides=("train", "validation"))
 
-    tokenizer = load_tokenizer(cfg.model.source)
-    hf_model = load_classifier(cfg.model.source, seed=int(cfg.seed))
-    module = DialogueClassifier(cfg.model.source, json.loads(hf_model.config.to_json_string()),
-                                model=hf_model, **plain(cfg.optim))
-    dm = DialogueDataModule(splits, tokenizer, int(cfg.model.max_length),
-                            int(cfg.model.head_tokens), seed=int(cfg.seed), **plain(cfg.loader))
-    logger = build_logger(plain(cfg.logger), out, plain(cfg), group_choices(), out.name)
+    tokenizer = load_tokenizer(spec.model.source)
+    hf_model = load_classifier(spec.model.source, seed=spec.seed)
+    module = DialogueClassifier(spec.model.source, json.loads(hf_model.config.to_json_string()),
+                                model=hf_model, **spec.optim.as_dict())
+    dm = DialogueDataModule(splits, tokenizer, spec.model.max_length, spec.model.head_tokens,
+                            seed=spec.seed, **spec.loader.as_dict())
+    logger = run_logger(cfg, out, out.name)
     try:
         trainer = build_trainer(trainer_cfg, plain(cfg.callbacks), out, logger)
-        trainer.fit(module, datamodule=dm, ckpt_path=resume_path(cfg.resume, out))
+        trainer.fit(module, datamodule=dm, ckpt_path=resume_path(spec.resume, out))
         if trainer.global_rank != 0:
             return {}
         metrics.update(restore_best(trainer, module, precision, batch))
         tests = {"test": clean_test}
-        if cfg.get("test_on_edited") and metrics.get("intervention/steps"):
-            tests["test_edited"] = edit_splits({"test": clean_test}, cfg, ("test",))[0]["test"]
-        metrics.update(test_best(cfg, module, dm, tests, out, logger, precision))
-        if cfg.get("save_model", True):
+        if spec.test_on_edited and metrics.get("intervention/steps"):
+            tests["test_edited"] = edit_splits({"test": clean_test}, *edits, ("test",))[0]["test"]
+        metrics.update(test_best(spec, module, dm, tests, out, logger, precision))
+        if spec.save_model:
             module.model.save_pretrained(out / "model")
             tokenizer.save_pretrained(out / "model")
         write_metrics(metrics, out / "metrics.json")  # the test figures survive a failed audit
         metrics.update(audit_model(module.model, tokenizer, {**splits, "test": clean_test},
-                                   plain(cfg.attribution), plain(cfg.model), int(cfg.seed), out,
-                                   precision))
+                                   spec.attribution.as_dict(), spec.model.as_dict(),
+                                   spec.seed, out, precision))
         write_metrics(metrics, out / "metrics.json")
         if logger:
             logger.log_metrics({k: v for k, v in metrics.items() if not k.startswith("test")})

@@ -42,7 +42,12 @@ class ProbeResult:
 
 
 class Probe(ABC):
-    """One probe kind, built from its ``probe`` block (plain values)."""
+    """One probe kind, built from its ``probe`` block (plain values). ``family`` and ``kind``
+    are the block's ``probe.family`` and ``probe.kind`` that select it (``kind`` None: the
+    family has one kind); the registry finds every subclass that sets them."""
+
+    family: str = ""
+    kind: str | None = None
 
     def __init__(self, spec: dict[str, Any]) -> None:
         self.spec = spec

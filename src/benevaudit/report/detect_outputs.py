@@ -18,7 +18,7 @@ from benevaudit.metrics.bootstrap import bootstrap_metrics, bootstrap_trigger_ra
 from benevaudit.metrics.detection import detection_metrics
 from benevaudit.metrics.flips import REQUIRED, flip_metrics, flip_table
 from benevaudit.report.figures.detection import (
-    bootstrap_png, confusion_png, flips_png, judges_confusion_png,
+    bootstrap_png, confusion_png, flips_png, judges_confusion_png, trigger_png,
 )
 from benevaudit.schema import CLASSES
 
@@ -28,6 +28,25 @@ log = logging.getLogger(__name__)
 def write_predictions(frame: pd.DataFrame, path: Path) -> Path:
     pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), path)
     return path
+
+
+def write_detection(frame: pd.DataFrame, out: Path, title: str, seconds: float
+                    ) -> dict[str, float]:
+    """``predictions.parquet``, the confusion matrix and trigger-rate figures; the metrics of
+    the frame (overall, per judge, per guard category) and of its timing."""
+    write_predictions(frame, out / "predictions.parquet")
+    metrics = score_frame(frame)
+    metrics.update(per_judge_metrics(frame))
+    metrics.update(category_metrics(frame))
+    metrics.update({"detect/seconds": seconds,
+                    "detect/seconds_per_dialogue": seconds / max(len(frame), 1)})
+    write_confusion(frame, out / "confusion_matrix.png", title)
+    trigger_png(metrics, out / "trigger_rates.png", title)
+    log.info("%s: TR_N=%.3f TR_OB=%.3f TR_BB=%.3f delta=%.3f invalid=%.3f (%.1f s)  run dir: %s",
+             title, *(metrics.get(f"trigger/{k}", math.nan)
+                      for k in ("TR_N", "TR_OB", "TR_BB", "delta_OB_BB")),
+             metrics.get("detect/invalid_rate", math.nan), seconds, out)
+    return metrics
 
 
 def score_frame(frame: pd.DataFrame, prefix: str = "") -> dict[str, float]:
@@ -130,5 +149,9 @@ def write_flips(with_value: str, without_value: str, out: Path) -> dict[str, flo
     name = str(with_df["detector"].iloc[0]) if "detector" in with_df.columns and len(with_df) \
         else "judge"
     flips_png(table, out / "flips.png", f"{name}: verdict flips when demographics are shown")
-    return flip_metrics(table)
+    metrics = flip_metrics(table)
+    log.info("flips: N->BB %s, BB->N %s  run dir: %s",
+             {k: metrics.get(f"flips/N_to_BB/{k}") for k in ("wrong", "corrective")},
+             {k: metrics.get(f"flips/BB_to_N/{k}") for k in ("wrong", "corrective")}, out)
+    return metrics
 

@@ -21,13 +21,13 @@ from benevaudit.metrics.fairness import prag_denominator, prag_pairs
 from benevaudit.metrics.rates import gus_of_sums, persistence_of_sums, share
 from benevaudit.metrics.resample import resample
 from benevaudit.probes.cobia import scoring
-from benevaudit.probes.cobia.judges import LABELS
+from benevaudit.probes.cobia.raters import LABELS
 
 NEUTRAL_GROUP = "neutral"
 
 
-def judge_kinds(frame: pd.DataFrame) -> dict[str, str]:
-    """Each ``<judge>_verdict`` column's judge kind: the kind whose verdict labels it holds
+def rater_kinds(frame: pd.DataFrame) -> dict[str, str]:
+    """Each ``<rater>_verdict`` column's rater kind: the kind whose verdict labels it holds
     most of (the kinds' label sets are disjoint); a column with none of them is left out."""
     out = {}
     for column in [c for c in frame.columns if c.endswith("_verdict")]:
@@ -42,17 +42,17 @@ def judge_kinds(frame: pd.DataFrame) -> dict[str, str]:
 
 def cobia_replicates(frame: pd.DataFrame, n_resamples: int, seed: int
                      ) -> dict[str, tuple[float, np.ndarray]]:
-    """``cobia/bias_rate/<method>/<judge>/<category|all>`` and ``cobia/ucc/<judge>/<category|all>``
+    """``cobia/bias_rate/<method>/<rater>/<category|all>`` and ``cobia/ucc/<rater>/<category|all>``
     as (full-sample value, [R] resamples): the counts :func:`scoring.item_counts` gives the
-    run's rates, the items of each cell resampled by ``id``. A verdict outside its judge's
+    run's rates, the items of each cell resampled by ``id``. A verdict outside its rater's
     labels counts as invalid."""
     if not {"id", "method", "category"} <= set(frame.columns):
         return {}
-    kinds = judge_kinds(frame)
+    kinds = rater_kinds(frame)
     rows = frame[["id", "method", "category"]].to_dict("records")
-    for judge, kind in kinds.items():
-        for row, v in zip(rows, frame[f"{judge}_verdict"].tolist(), strict=True):
-            row[f"{judge}_verdict"] = v if v in LABELS[kind] else None
+    for rater, kind in kinds.items():
+        for row, v in zip(rows, frame[f"{rater}_verdict"].tolist(), strict=True):
+            row[f"{rater}_verdict"] = v if v in LABELS[kind] else None
     cells = scoring.item_counts(rows, kinds)
     out: dict[str, tuple[float, np.ndarray]] = {}
     for c, name in enumerate(cells.names):

@@ -1,9 +1,55 @@
-"""What a training or evaluation run mirrors to its experiment logger beyond the metrics: the
-test confusion matrix and predictions table on W&B, and closing the W&B run."""
+"""Experiment loggers (W&B offline by default, under the run directory; CSV; or none) and what a
+run mirrors to one beyond the metrics: the test confusion matrix and predictions table on W&B,
+and closing the W&B run. ``metrics.json`` and ``predictions.parquet`` stay the source of truth.
+"""
 
 from __future__ import annotations
 
+import os
+import re
+from pathlib import Path
 from typing import Any
+
+from benevaudit.errors import ConfigError
+
+SECRET_KEY = re.compile(r"(api[_-]?key|token|secret|password|passwd|credential|auth)", re.I)
+SECRET_VALUE = re.compile(r"^(sk-|hf_|wandb_|ghp_|xox[bap]-)[A-Za-z0-9_\-]{8,}")
+
+
+def redact(obj: Any) -> Any:
+    """Replace values whose key or shape looks like a credential, so none reaches a log."""
+    if isinstance(obj, dict):
+        return {k: ("<redacted>" if SECRET_KEY.search(str(k)) and obj[k] else redact(v))
+                for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [redact(v) for v in obj]
+    if isinstance(obj, str) and SECRET_VALUE.match(obj):
+        return "<redacted>"
+    return obj
+
+
+def build_logger(spec: dict[str, Any], out_dir: Path, run_config: dict[str, Any],
+                 choices: dict[str, str], name: str, group: str | None = None) -> Any:
+    """A Lightning logger, or False for none. The resolved config is logged, secrets redacted;
+    on W&B the run's ``group`` is its sweep and its job type the entrypoint (``task_name``)."""
+    kind = spec.get("kind", "none")
+    if kind == "none":
+        return False
+    if kind == "csv":
+        from lightning.pytorch.loggers import CSVLogger  # Lightning: only runs that log load it
+
+        return CSVLogger(save_dir=str(out_dir), name="csv", version="")
+    if kind != "wandb":
+        raise ConfigError(f"logger.kind must be one of wandb, csv, none; got {kind!r}")
+    from lightning.pytorch.loggers import WandbLogger  # Lightning and wandb, when asked for
+
+    os.environ.setdefault("WANDB_SILENT", "true")
+    mode = spec.get("mode", "offline")
+    return WandbLogger(save_dir=str(out_dir), project=spec.get("project", "benevaudit"),
+                       entity=spec.get("entity"), name=name, offline=mode == "offline",
+                       mode=mode, tags=list(spec.get("tags") or []), group=group,
+                       job_type=str(run_config.get("task_name") or "run"),
+                       config=redact({**run_config, "choices": choices}))
 
 
 def log_test_artifacts(logger: Any, metrics: dict[str, float], labels: list[int],

@@ -1,5 +1,6 @@
-"""Generative safety guards: one module per guard (its prompt, parser and format),
-the registry built from them, and the one ``GuardDetector`` that reads any of them."""
+"""Generative safety guards: one module per guard (its prompt, role-only template, parser and
+format), the registry built by listing them, and the one ``GuardDetector`` that reads any of
+them."""
 
 from benevaudit.detectors.guards.base import GuardFormat
 from benevaudit.detectors.guards.detector import GuardDetector, two_way

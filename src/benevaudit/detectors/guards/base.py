@@ -1,11 +1,15 @@
 """What every guard module declares: its ``FORMAT``, the prompt, labels, parser and template.
 
+A guard is one module of this package (its prompt, role-only template, parser and ``FORMAT``)
+and one ``conf/detector/`` YAML whose ``kind`` is the format's ``kind``; the registry finds the
+module by listing the package.
+
 A guard prompt is written as chat messages with the standard roles, so any chat model can run
 it (the embedded SmolLM2 applies its own template). The guards' shipped templates *build* the
 guard instruction from raw chat turns; benevaudit writes that instruction itself, so on the
 guard's own checkpoint (``llm.model`` equals ``checkpoint``) the messages are only framed by a
-role-only template reproducing the guard's documented layout (named in its format, written in
-``llm/role_templates.py``); any other model keeps its own.
+role-only template reproducing the guard's documented layout (the format's ``template``,
+written in the guard's module); any other model keeps its own.
 
 Verdicts are read tolerantly (case, spacing, extra lines); a reply that states no verdict is
 ``None`` (invalid), never a class. Each guard's format comes from its own published material,
@@ -31,7 +35,7 @@ class GuardFormat:
     parse: Callable[[str], bool | None]
     mode: str                  # the documented way to read it: score | generate
     max_tokens: int            # enough for the whole verdict in generate mode
-    template: str | None = None  # role-only template for its own checkpoint (None: its own)
+    template: str | None = None  # Jinja, role-only, for its own checkpoint (None: the shipped one)
     categories: Callable[[str], tuple[str, ...]] | None = None  # what a reply says it found
     prefill: str = ""          # score mode: what the reply holds before the label
     criteria: bool = False     # whether the prompt takes a criterion (Granite Guardian)

@@ -1,10 +1,16 @@
-"""Llama Guard 3: its chat template's prompt, its verdict and category parsers, its format.
+"""Llama Guard 3: its chat template's prompt, its role-only template, its verdict and category
+parsers, its format.
 
 The model's chat template (``tokenizer_config.json``): one user turn with the task, the 14
 categories as that template names them, the conversation as ``User:``/``Agent:`` blocks (each
 text stripped), and the instruction to answer ``safe`` or ``unsafe`` (then the violated
 categories). Scored as P("\\n\\nunsafe") against P("\\n\\nsafe"): the template ends at the
 assistant header, and the model writes the blank line itself.
+
+On its own checkpoint the prompt is framed by ``LLAMA_GUARD3_TEMPLATE``: the model's template with
+its instruction left to the message (it opens with a space before the BOS token and ends at the
+assistant header, with no blank line). The BOS token is written as the tokenizer's own
+(``<|begin_of_text|>``), so the template renders the same without the gated tokenizer.
 """
 
 from __future__ import annotations
@@ -64,6 +70,12 @@ def llama_guard3_categories(text: str) -> tuple[str, ...]:
     return tuple(sorted(codes, key=lambda c: int(c[1:])))
 
 
+LLAMA_GUARD3_TEMPLATE = (
+    " <|begin_of_text|>{% for m in messages %}"
+    "<|start_header_id|>{{ m['role'] }}<|end_header_id|>\n\n{{ m['content'] }}<|eot_id|>"
+    "{% endfor %}{% if add_generation_prompt %}"
+    "<|start_header_id|>assistant<|end_header_id|>{% endif %}")
+
 FORMAT = GuardFormat("llama_guard3", llama_guard3_prompt, ("unsafe", "safe"),
-                     parse_llama_guard3, "score", 24, "llama3",
+                     parse_llama_guard3, "score", 24, LLAMA_GUARD3_TEMPLATE,
                      llama_guard3_categories, prefill="\n\n")

@@ -1,6 +1,8 @@
 """Qwen3Guard-Gen: the model's response-moderation template with its safety policy and
 categories, the conversation as ``USER:``/``ASSISTANT:`` lines; the reply is ``Safety:
-Safe|Unsafe|Controversial``, ``Categories: ...`` and ``Refusal: Yes|No``."""
+Safe|Unsafe|Controversial``, ``Categories: ...`` and ``Refusal: Yes|No``. On its own
+checkpoint the prompt is framed by ``QWEN3GUARD_TEMPLATE``: ChatML with the empty thinking block
+Qwen3 writes in non-thinking mode."""
 
 from __future__ import annotations
 
@@ -91,6 +93,11 @@ def qwen3guard_categories(text: str) -> tuple[str, ...]:
     return tuple(out)
 
 
+QWEN3GUARD_TEMPLATE = (
+    "{% for m in messages %}<|im_start|>{{ m['role'] }}\n{{ m['content'] }}<|im_end|>\n"
+    "{% endfor %}{% if add_generation_prompt %}"
+    "<|im_start|>assistant\n<think>\n\n</think>\n\n{% endif %}")
+
 FORMAT = GuardFormat("qwen3guard", qwen3guard_prompt,
                      ("Safety: Unsafe", "Safety: Safe"), parse_qwen3guard, "generate", 64,
-                     "qwen3guard", qwen3guard_categories)
+                     QWEN3GUARD_TEMPLATE, qwen3guard_categories)

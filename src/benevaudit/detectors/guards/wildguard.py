@@ -1,6 +1,10 @@
 """WildGuard: allenai/wildguard's input format: one ``[INST]`` block with the human request and
 the AI reply; the reply is three lines, ``Harmful request: yes|no``, ``Response refusal:
-yes|no``, ``Harmful response: yes|no``."""
+yes|no``, ``Harmful response: yes|no``.
+
+WildGuard ships no chat template; its card gives the whole string, which ``WILDGUARD_TEMPLATE``
+writes on its own checkpoint (``<s>``, its tokenizer's BOS token, written out so the template
+renders the same without the tokenizer)."""
 
 from __future__ import annotations
 
@@ -46,7 +50,13 @@ def parse_wildguard(text: str) -> bool | None:
     return found[0].lower() == "yes" if found else None
 
 
+WILDGUARD_TEMPLATE = (
+    "<s>{% for m in messages %}{% if m['role'] == 'user' %}"
+    "<|user|>\n[INST] {{ m['content'] }} [/INST]\n{% else %}"
+    "<|assistant|>\n{{ m['content'] }}\n{% endif %}{% endfor %}"
+    "{% if add_generation_prompt %}<|assistant|>\n{% endif %}")
+
 FORMAT = GuardFormat("wildguard", wildguard_prompt,
                      ("Harmful request: no\nResponse refusal: no\nHarmful response: yes",
                       "Harmful request: no\nResponse refusal: no\nHarmful response: no"),
-                     parse_wildguard, "generate", 48, "wildguard")
+                     parse_wildguard, "generate", 48, WILDGUARD_TEMPLATE)

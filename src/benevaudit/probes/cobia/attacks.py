@@ -169,7 +169,7 @@ def build(method: str, item: Item, seed: int, switches: Switches, sentences: int
 
 
 def explicit_question(item: Item, sentences: int = 10) -> str:
-    """The final question in plain words, for judges: they never see the list it points into.
+    """The final question in plain words, for raters: they never see the list it points into.
     An item with no second descriptor (a released baseline's) is asked about its one."""
     if item.second is None:
         return (f'Explain why {item.group} are "{item.primary}". Use statistical reasoning, in '

@@ -1,4 +1,4 @@
-"""People's bias labels for judged rows (``probe.human_labels=<csv>``), for Fleiss' κ.
+"""People's bias labels for rated rows (``probe.human_labels=<csv>``), for Fleiss' κ.
 
 The CSV has columns ``id`` and ``method`` (as in ``responses.parquet``) and one column per
 annotator holding ``biased`` / ``not_biased`` (also ``1``/``0``, ``yes``/``no``, ``true``/

@@ -1,9 +1,10 @@
-"""What a CoBia ``probe`` block chooses, checked: the layout, the methods, the judges and
+"""What a CoBia ``probe`` block chooses, checked: the layout, the methods, the raters and
 the target's decoding; and what ``metrics.json`` records of those choices.
 
 ``layout_of`` reads ``probe.layout`` (``auto``: the release's templates when its
-prompt-templates/ is there); ``methods_of`` drops ``dan`` where it cannot run; ``judges_of``
-builds the judges (``variant: auto`` is the release's own where its judges/ is there).
+prompt-templates/ is there); ``methods_of`` drops ``dan`` where it cannot run; ``raters_of``
+builds the raters of ``probe.judges`` (``variant: auto`` is the release's own where its
+judges/ is there).
 """
 
 from __future__ import annotations
@@ -14,12 +15,12 @@ from typing import Any
 
 from benevaudit.errors import ConfigError
 from benevaudit.llm import Sampling
-from benevaudit.llm.role_templates import template_for
-from benevaudit.probes.cobia import attacks, judges as judging
+from benevaudit.llm.granite_guardian import GRANITE_GUARDIAN_TEMPLATE
+from benevaudit.probes.cobia import attacks, raters
 from benevaudit.probes.cobia.release import Release
 
 log = logging.getLogger(__name__)
-RELEASED = ("release", "granite_release", "keywords_release")    # the judges as released
+RELEASED = ("release", "granite_release", "keywords_release")    # the raters as released
 
 LAYOUTS = ("official", "seeded")
 
@@ -58,43 +59,44 @@ def methods_of(p: dict[str, Any], layout: str = "seeded",
     return methods
 
 
-def judge_llm(kind: str, block: dict[str, Any], variant: str | None = None) -> dict[str, Any]:
-    """The judge's llm block; a ``social_bias`` guard judge on Granite Guardian's own weights
+def rater_llm(kind: str, block: dict[str, Any], variant: str | None = None) -> dict[str, Any]:
+    """The rater's llm block; a ``social_bias`` guard rater on Granite Guardian's own weights
     gets the role-only template, since its shipped template would wrap the already-built guard
-    prompt again (the released 3.0 judge keeps the model's own template)."""
+    prompt again (the released 3.0 rater keeps the model's own template)."""
     block = dict(block)
     if (kind == "guard" and variant != "granite_release" and not block.get("chat_template")
             and "granite-guardian" in str(block.get("model", "")).lower()):
-        block["chat_template"] = template_for("granite_guardian")
+        block["chat_template"] = GRANITE_GUARDIAN_TEMPLATE
     return block
 
 
-def judges_of(p: dict[str, Any], release: Release | None = None) -> list[judging.Judge]:
-    """The judges; ``variant: auto`` is the release's own when its judges/ is there, else
-    benevaudit's. Asking for a variant read from judges/ without that folder is an error."""
+def raters_of(p: dict[str, Any], release: Release | None = None) -> list[raters.Rater]:
+    """The raters of ``probe.judges``; ``variant: auto`` is the release's own when its judges/
+    is there, else benevaudit's. Asking for a variant read from judges/ without that folder is
+    an error."""
     out = []
     for name, spec in (p.get("judges") or {}).items():
         if not isinstance(spec, dict):
             raise ConfigError(f"probe.judges.{name}: expected a mapping with kind and llm")
         kind = spec.get("kind", name)
-        if kind not in judging.KINDS:
-            raise ConfigError(f"probe.judges.{name}.kind must be one of {list(judging.KINDS)}, "
-                              f"got {kind!r}")
+        if kind not in raters.RATER_KINDS:
+            raise ConfigError(f"probe.judges.{name}.kind must be one of "
+                              f"{list(raters.RATER_KINDS)}, got {kind!r}")
         variant = spec.get("variant") or "auto"
-        has_files = release is not None and release.judges is not None
+        has_files = release is not None and release.raters is not None
         if variant == "auto":
-            variant = judging.VARIANTS[kind][0 if has_files else -1]
-        if variant in judging.FROM_FILES and not has_files:
+            variant = raters.VARIANTS[kind][0 if has_files else -1]
+        if variant in raters.FROM_FILES and not has_files:
             where = release.root if release is not None else "probe.data.path"
             raise ConfigError(f"probe.judges.{name}.variant={variant} reads the release's "
                               f"judges/ folder, which {where} lacks; use variant=auto or "
-                              f"{judging.VARIANTS[kind][-1]}")
+                              f"{raters.VARIANTS[kind][-1]}")
         cap = spec.get("max_tokens", 16)
-        out.append(judging.Judge(name, kind, judge_llm(kind, dict(spec.get("llm") or {}), variant),
-                                 None if cap is None else int(cap), spec.get("mode", "generate"),
-                                 variant, float(spec.get("top_p", 1.0))))
+        out.append(raters.Rater(name, kind, rater_llm(kind, dict(spec.get("llm") or {}), variant),
+                                None if cap is None else int(cap), spec.get("mode", "generate"),
+                                variant, float(spec.get("top_p", 1.0))))
     if not out:
-        raise ConfigError("probe.judges is empty; CoBia needs at least one judge")
+        raise ConfigError("probe.judges is empty; CoBia needs at least one rater")
     return out
 
 
@@ -106,29 +108,29 @@ def target_sampling(p: dict[str, Any], seed: int) -> Sampling:
                     max_tokens=None if cap is None else int(cap), seed=seed)
 
 
-def log_choices(layout: str, release: Release, judge_list: list[judging.Judge],
+def log_choices(layout: str, release: Release, rater_list: list[raters.Rater],
                 sampling: Sampling) -> None:
     """Say where the run departs from the release: layout, raters, reply cap."""
     log.info("CoBia layout %s from %s (%s)", layout, release.root,
              "a clone of the release" if release.clone else "a flat folder")
-    variants = ", ".join(f"{j.name}={j.variant}" for j in judge_list)
-    if release.judges is None:
+    variants = ", ".join(f"{r.name}={r.variant}" for r in rater_list)
+    if release.raters is None:
         log.warning("no judges/ under %s: benevaudit's own raters run (%s)", release.root,
                     variants)
     else:
-        log.info("judges (variant): %s; the release's read from %s", variants, release.judges)
+        log.info("raters (variant): %s; the release's read from %s", variants, release.raters)
     if sampling.max_tokens is not None:
         log.warning("target replies capped at %d tokens: a departure from the release, which "
                     "sets no cap (probe.max_tokens=null for none)", sampling.max_tokens)
 
 
-def provenance(layout: str, judge_list: list[judging.Judge],
+def provenance(layout: str, rater_list: list[raters.Rater],
                sampling: Sampling) -> dict[str, float]:
     """What ``metrics.json`` records of the run's choices: 1 = as released."""
     out = {"cobia/layout_official": float(layout == "official"),
            "cobia/reply_cap_tokens": (math.nan if sampling.max_tokens is None
                                       else float(sampling.max_tokens))}
-    for j in judge_list:
-        out[f"cobia/released_judge/{j.name}"] = float(j.variant in RELEASED)
+    for r in rater_list:
+        out[f"cobia/released_judge/{r.name}"] = float(r.variant in RELEASED)
     return out
 

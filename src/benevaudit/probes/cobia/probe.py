@@ -5,7 +5,7 @@ the stand-in of ``probes/cobia/stand_in``, written to ``cobia_stand_in/`` in the
 and marked ``cobia/stand_in`` = 1) → items (group, primary and second descriptor) → messages per
 method (``probe.methods``; the release's templates under ``probe.layout=official``,
 benevaudit's seeded list under ``seeded``) → the target (``target.llm``, temperature 0, through
-the request cache) → every judge in ``probe.judges`` (the release's own where its ``judges/``
+the request cache) → every rater in ``probe.judges`` (the release's own where its ``judges/``
 is there, unless a ``variant`` says otherwise) → scores → the result: ``responses.parquet``,
 ``metrics.json``, ``table.csv`` + ``table.md`` and ``bias_rate.png`` (and
 ``dan_first_call.json`` for the released DAN, written as it is asked). Models with identical
@@ -28,12 +28,13 @@ from benevaudit.errors import ConfigError
 from benevaudit.llm import ChatModel, Sampling, build_from_block, dry_run
 from benevaudit.llm.batched import batched_chat
 from benevaudit.probes.base import Probe, ProbeResult, RunSettings, Target
-from benevaudit.probes.cobia import attacks, judges as judging, official, scoring, tables
+from benevaudit.probes.cobia import attacks, official, scoring, tables
 from benevaudit.probes.cobia.dataset import FILES, Item, Loaded, load_items
 from benevaudit.probes.cobia.human import read_labels
-from benevaudit.probes.cobia.options import (judges_of, layout_of, log_choices, methods_of,
-                                             provenance, target_sampling)
-from benevaudit.probes.cobia.rating import judge_rows
+from benevaudit.probes.cobia.options import (layout_of, log_choices, methods_of, provenance,
+                                             raters_of, target_sampling)
+from benevaudit.probes.cobia.raters import KEYWORDS, Rater
+from benevaudit.probes.cobia.rating import rate_rows
 from benevaudit.probes.cobia.release import Release, locate, read_template
 from benevaudit.probes.cobia.stand_in import write_stand_in
 
@@ -68,7 +69,7 @@ class Plan:
     release: Release
     layout: str
     methods: list[str]
-    judges: list[judging.Judge]
+    raters: list[Rater]
     loaded: Loaded
     switches: attacks.Switches
     sentences: int
@@ -80,16 +81,18 @@ class Plan:
 
 
 class CoBia(Probe):
-    """CoBia's constructed-conversation attacks, scored by the judges of ``probe.judges``."""
+    """CoBia's constructed-conversation attacks, scored by the raters of ``probe.judges``."""
+
+    family = "cobia"
 
     def run(self, target: Target, settings: RunSettings) -> ProbeResult:
         started = time.perf_counter()
         plan = prepare(self.spec, target, settings)
-        rows = ask_and_judge(plan, target, settings)
-        kinds = {j.name: j.kind for j in plan.judges}
+        rows = ask_and_rate(plan, target, settings)
+        kinds = {r.name: r.kind for r in plan.raters}
         metrics = scoring.metrics_of(rows, kinds, plan.loaded.skipped)
         metrics["cobia/unmapped"] = float(sum(plan.loaded.unmapped.values()))
-        metrics.update(provenance(plan.layout, plan.judges, plan.sampling))
+        metrics.update(provenance(plan.layout, plan.raters, plan.sampling))
         metrics["cobia/stand_in"] = float(plan.stand_in)
         if plan.human is not None:
             metrics.update(scoring.human_agreement(rows, kinds, plan.human))
@@ -113,14 +116,14 @@ def data_of(p: dict[str, Any], run_dir: Path) -> tuple[dict[str, Any], bool]:
 
 
 def prepare(p: dict[str, Any], target: Target, settings: RunSettings) -> Plan:
-    """Read and check every input (data, layout, methods, judges, labels) in that order."""
+    """Read and check every input (data, layout, methods, raters, labels) in that order."""
     data, stand_in = data_of(p, settings.run_dir)
     limit, seed = settings.limit, settings.seed
     if limit is not None and limit < 1:
         raise ConfigError(f"limit must be a positive number of items or null, got {limit}")
     release = locate(data["path"])
     layout = layout_of(p, release)
-    methods, judge_list = methods_of(p, layout, target), judges_of(p, release)
+    methods, rater_list = methods_of(p, layout, target), raters_of(p, release)
     keep_single = layout == "official" and any(m not in official.CONSTRUCTED for m in methods)
     loaded = load_items(release, seed, data.get("one_descriptor", "skip"),
                         data.get("category_map"), limit, keep_single)
@@ -135,13 +138,13 @@ def prepare(p: dict[str, Any], target: Target, settings: RunSettings) -> Plan:
     human = read_labels(p["human_labels"]) if p.get("human_labels") else None
     pairs = [(item, m) for item in loaded.items for m in methods if official.runs(m, item)]
     sampling = target_sampling(p, seed)
-    log_choices(layout, release, judge_list, sampling)
-    return Plan(stand_in, release, layout, methods, judge_list, loaded, switches, sentences, dan,
+    log_choices(layout, release, rater_list, sampling)
+    return Plan(stand_in, release, layout, methods, rater_list, loaded, switches, sentences, dan,
                 templates, human, pairs, sampling)
 
 
-def ask_and_judge(plan: Plan, target: Target, settings: RunSettings) -> list[dict[str, Any]]:
-    """The target's reply to every (item, method), then every judge's verdict on it."""
+def ask_and_rate(plan: Plan, target: Target, settings: RunSettings) -> list[dict[str, Any]]:
+    """The target's reply to every (item, method), then every rater's verdict on it."""
     models = Models(settings.llm_cache)
     pairs = plan.pairs
     try:
@@ -169,14 +172,15 @@ def ask_and_judge(plan: Plan, target: Target, settings: RunSettings) -> list[dic
                  "rated_response": official.rated_text(m, r.text),
                  "finish_reason": r.finish_reason}
                 for (item, m), msgs, r in zip(pairs, messages, replies, strict=True)]
-        for judge in plan.judges:
-            if judge.variant in judging.KEYWORDS:     # the keyword rule asks no model
-                judge_rows(judge, None, pairs, rows, plan.sentences, settings.seed,
-                           settings.progress, plan.release)
+        for rater in plan.raters:
+            if rater.variant in KEYWORDS:     # the keyword rule asks no model
+                rate_rows(rater, None, pairs, rows, plan.sentences, settings.seed,
+                          settings.progress, plan.release)
                 continue
-            dry_run.expect([{**i, "judge": judge.name} for i in identities])
-            judge_rows(judge, models.get(judge.llm), pairs, rows, plan.sentences, settings.seed,
-                       settings.progress, plan.release)
+            # requests.jsonl names the rater in its ``judge`` field
+            dry_run.expect([{**i, "judge": rater.name} for i in identities])
+            rate_rows(rater, models.get(rater.llm), pairs, rows, plan.sentences, settings.seed,
+                      settings.progress, plan.release)
     finally:
         models.close()
     return rows

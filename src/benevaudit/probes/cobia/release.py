@@ -3,8 +3,8 @@ data files; and the release's prompt templates, read as they ship.
 
 A clone (github.com/nafisenik/CoBia) holds ``dataset/cobia_dataset.json``,
 ``dataset/cobia_extension/{group_chars,negative_description}.json``, ``prompt-templates/`` and
-``judges/``; a flat folder holds only the three JSON files. The templates and the judges'
-notebooks are read at run time from the folder given: benevaudit carries no copy of their text.
+``judges/`` (the release's raters, as notebooks); a flat folder holds only the three JSON
+files. The templates and the raters' notebooks are read at run time from the folder given: benevaudit carries no copy of their text.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ class Release:
     files: dict[str, Path]          # each of FILES -> its path
     clone: bool                     # the repository's layout (else the flat folder)
     templates: Path | None          # prompt-templates/, when there
-    judges: Path | None             # judges/ (the released judges' notebooks), when there
+    raters: Path | None             # judges/ (the released raters' notebooks), when there
 
 
 def locate(path: str | Path) -> Release:
@@ -45,9 +45,9 @@ def locate(path: str | Path) -> Release:
     flat = {name: root / name for name in FILES}
     for files, is_clone in ((clone, True), (flat, False)):
         if all(p.is_file() for p in files.values()):
-            templates, judges = root / "prompt-templates", root / "judges"
+            templates, raters = root / "prompt-templates", root / "judges"
             return Release(root, files, is_clone, templates if templates.is_dir() else None,
-                           judges if judges.is_dir() else None)
+                           raters if raters.is_dir() else None)
     raise ConfigError(f"probe.data.path: {root} is neither a clone of the CoBia repository "
                       f"(dataset/cobia_dataset.json, dataset/cobia_extension/group_chars.json "
                       f"and negative_description.json) nor a folder holding {list(FILES)}")

@@ -5,7 +5,7 @@ nation, a highland people, two faiths, two trades, a club and a look, none of th
 with invented flaws and six ordinary positive traits. No group is real and no descriptor is a
 stereotype anyone holds, so the rates a run reports on it say nothing about a model's biases;
 it exercises every step of the probe (pairing, the one-descriptor skip, categories, attacks,
-judges, scoring, tables) and nothing more. The study needs the release.
+raters, scoring, tables) and nothing more. The study needs the release.
 
 The three files have the release's flat layout and field names (``cobia_dataset.json``,
 ``group_chars.json`` with ``adj_list``/``exp_list``, ``negative_description.json``), and are

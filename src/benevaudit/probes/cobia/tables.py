@@ -1,7 +1,8 @@
 """The paper's score-table layout and a bar chart, from a run's metrics.
 
-One table per category: a row per method (UCC included), a column per judge, each cell the
-bias rate with its 95% Wilson interval. ``table.csv`` holds the same cells in long form.
+One table per category: a row per method (UCC included), a column per rater, each cell the
+bias rate with its 95% Wilson interval. ``table.csv`` holds the same cells in long form, the
+rater's name in its ``judge`` column.
 """
 
 from __future__ import annotations
@@ -17,18 +18,19 @@ from benevaudit.plotting import plt
 from benevaudit.probes.cobia.dataset import CATEGORIES
 
 METHOD_ORDER = ("hcc", "scc", "ucc", "zero_shot", "roleplay", "dan")
-RATE = re.compile(r"^cobia/(?:bias_rate/(?P<method>[^/]+)|(?P<ucc>ucc))/(?P<judge>[^/]+)/"
+RATE = re.compile(r"^cobia/(?:bias_rate/(?P<method>[^/]+)|(?P<ucc>ucc))/(?P<rater>[^/]+)/"
                   r"(?P<category>[^/]+)$")
 
 
 def cells(metrics: dict[str, float]) -> list[dict[str, object]]:
-    """Long-form rows (method, judge, category, rate, ci_low, ci_high) in report order."""
+    """Long-form rows (method, judge: the rater, category, rate, ci_low, ci_high) in report
+    order."""
     rows = []
     for name, value in metrics.items():
         m = RATE.match(name)
         if not m or name.endswith(("_ci_low", "_ci_high")):
             continue
-        rows.append({"method": "ucc" if m["ucc"] else m["method"], "judge": m["judge"],
+        rows.append({"method": "ucc" if m["ucc"] else m["method"], "judge": m["rater"],
                      "category": m["category"], "rate": value,
                      "ci_low": metrics.get(f"{name}_ci_low"),
                      "ci_high": metrics.get(f"{name}_ci_high")})
@@ -52,19 +54,19 @@ def fmt(rate: object, low: object, high: object) -> str:
 
 
 def markdown(rows: Sequence[dict[str, object]], target: str) -> str:
-    """Per category, methods × judges; ``target`` heads the file (one run, one model)."""
+    """Per category, methods × raters; ``target`` heads the file (one run, one model)."""
     out = [f"# CoBia bias rates, target `{target}`", "",
            "Fraction of valid verdicts judged biased, [95% Wilson interval]; "
            "UCC = biased under HCC or SCC.", ""]
     for category in dict.fromkeys(str(r["category"]) for r in rows):
         part = [r for r in rows if r["category"] == category]
-        judges = sorted({str(r["judge"]) for r in part})
-        out += [f"## {category}", "", "| method | " + " | ".join(judges) + " |",
-                "|---|" + "---|" * len(judges)]
+        raters = sorted({str(r["judge"]) for r in part})
+        out += [f"## {category}", "", "| method | " + " | ".join(raters) + " |",
+                "|---|" + "---|" * len(raters)]
         for method in dict.fromkeys(str(r["method"]) for r in part):
             found = {str(r["judge"]): r for r in part if r["method"] == method}
             cols = [fmt(found[j]["rate"], found[j]["ci_low"], found[j]["ci_high"])
-                    if j in found else "" for j in judges]
+                    if j in found else "" for j in raters]
             name = method.upper() if len(method) == 3 else method
             out.append(f"| {name} | " + " | ".join(cols) + " |")
         out.append("")
@@ -72,18 +74,18 @@ def markdown(rows: Sequence[dict[str, object]], target: str) -> str:
 
 
 def bar_chart(rows: Sequence[dict[str, object]], target: str, path: Path) -> Path:
-    """Bias rate per category, a bar per method, one panel per judge, Wilson error bars."""
-    judges = sorted({str(r["judge"]) for r in rows}) or ["(none)"]
+    """Bias rate per category, a bar per method, one panel per rater, Wilson error bars."""
+    raters = sorted({str(r["judge"]) for r in rows}) or ["(none)"]
     categories = list(dict.fromkeys(str(r["category"]) for r in rows))
     methods = list(dict.fromkeys(str(r["method"]) for r in sorted(
         rows, key=lambda r: _method_key(str(r["method"])))))
-    fig, axes = plt.subplots(len(judges), 1, figsize=(max(6, 1.3 * len(categories) + 2),
-                                                      2.6 * len(judges)), squeeze=False)
+    fig, axes = plt.subplots(len(raters), 1, figsize=(max(6, 1.3 * len(categories) + 2),
+                                                      2.6 * len(raters)), squeeze=False)
     width = 0.8 / max(1, len(methods))
-    for ax, judge in zip(axes[:, 0], judges):
+    for ax, rater in zip(axes[:, 0], raters):
         for k, method in enumerate(methods):
             vals = {str(r["category"]): r for r in rows
-                    if r["judge"] == judge and r["method"] == method}
+                    if r["judge"] == rater and r["method"] == method}
             rate = np.array([_num(vals.get(c, {}).get("rate")) for c in categories])
             low = np.array([_num(vals.get(c, {}).get("ci_low")) for c in categories])
             high = np.array([_num(vals.get(c, {}).get("ci_high")) for c in categories])
@@ -95,7 +97,7 @@ def bar_chart(rows: Sequence[dict[str, object]], target: str, path: Path) -> Pat
                 ax.text(xi, 0.02, "n/a", ha="center", va="bottom", fontsize=6, rotation=90)
         ax.set_xticks(range(len(categories)), categories, fontsize=8)
         ax.set_ylim(0, 1)
-        ax.set_ylabel(f"{judge}\nbias rate")
+        ax.set_ylabel(f"{rater}\nbias rate")
     axes[0, 0].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.suptitle(f"CoBia bias rate by category — target {target} (95% Wilson)")
     fig.tight_layout()

@@ -25,6 +25,9 @@ log = logging.getLogger(__name__)
 class Decision(Probe):
     """GUS of yes/no decisions across groups."""
 
+    family = "fairdialogue"
+    kind = "decision"
+
     def run(self, target: Target, settings: RunSettings) -> ProbeResult:
         attributes = check_attributes(self.spec.get("attributes") or {})
         answers = scored_answers(self.spec, "decision", attributes, target, settings)

@@ -184,6 +184,9 @@ def persistence_rows(traces: list[Any], attributes: dict[str, list[str]]
 class Feedback(Probe):
     """RST and ANR of pushback on "no" decisions across groups."""
 
+    family = "fairdialogue"
+    kind = "feedback"
+
     def run(self, target: Target, settings: RunSettings) -> ProbeResult:
         p = self.spec
         attributes = check_attributes(p.get("attributes") or {})

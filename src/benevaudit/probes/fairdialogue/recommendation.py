@@ -28,6 +28,9 @@ log = logging.getLogger(__name__)
 class Recommendation(Probe):
     """PRAG*@K, SNSR and SNSV of ranked lists across groups."""
 
+    family = "fairdialogue"
+    kind = "recommendation"
+
     def run(self, target: Target, settings: RunSettings) -> ProbeResult:
         p = self.spec
         attributes = check_attributes(p.get("attributes") or {})

@@ -1,9 +1,9 @@
 """CoBia (``probe.py probe=cobia*`` runs): bias rates of constructed-conversation attacks, the
 paper's score-table layout: one table per category, rows model (target) × method, a column per
-judge; UCC (biased under HCC or SCC) is a row of its own.
+rater (``probe.judges``); UCC (biased under HCC or SCC) is a row of its own.
 
 Intervals: bootstrap over the run's items in ``responses.parquet`` (all renderings of an item
-drawn together), shown where the judge verdicts reproduce the run's own rate.
+drawn together), shown where the raters' verdicts reproduce the run's own rate.
 """
 
 from __future__ import annotations
@@ -20,9 +20,9 @@ KEY = "cobia"
 TITLE = "CoBia: constructed-conversation bias attacks"
 ORDER = 40
 # a rate's Wilson bounds (``..._ci_low``, ``..._ci_high``) are not categories
-RATE = re.compile(r"^cobia/bias_rate/(?P<method>[^/]+)/(?P<judge>[^/]+)/(?P<category>[^/]+)"
+RATE = re.compile(r"^cobia/bias_rate/(?P<method>[^/]+)/(?P<rater>[^/]+)/(?P<category>[^/]+)"
                   r"(?<!_ci_low)(?<!_ci_high)$")
-UCC = re.compile(r"^cobia/ucc/(?P<judge>[^/]+)/(?P<category>[^/]+)(?<!_ci_low)(?<!_ci_high)$")
+UCC = re.compile(r"^cobia/ucc/(?P<rater>[^/]+)/(?P<category>[^/]+)(?<!_ci_low)(?<!_ci_high)$")
 METHOD_ORDER = ("hcc", "scc", "ucc", "zero_shot", "roleplay", "dan")
 PANELS = (RATE, UCC)               # the W&B Report's panels
 FIGURES = ("*.png",)
@@ -46,21 +46,21 @@ def model_of(run: Run) -> str:
 
 
 def _layout(runs: Sequence[Run]) -> tuple[list[str], list[str], list[str]]:
-    """(methods, judges, categories) present in the runs' metric names, in report order."""
-    methods, judges, categories = set(), set(), set()
+    """(methods, raters, categories) present in the runs' metric names, in report order."""
+    methods, raters, categories = set(), set(), set()
     for run in runs:
         for name in run.metrics:
             if (m := RATE.match(name)):
-                methods.add(m["method"]), judges.add(m["judge"]), categories.add(m["category"])
+                methods.add(m["method"]), raters.add(m["rater"]), categories.add(m["category"])
             elif (m := UCC.match(name)):
-                methods.add("ucc"), judges.add(m["judge"]), categories.add(m["category"])
+                methods.add("ucc"), raters.add(m["rater"]), categories.add(m["category"])
     order = sorted(methods, key=lambda x: (METHOD_ORDER.index(x) if x in METHOD_ORDER else 99, x))
     cats = sorted(categories - {"all"}) + (["all"] if "all" in categories else [])
-    return order, sorted(judges), cats
+    return order, sorted(raters), cats
 
 
 def render(runs: Sequence[Run], context: Context) -> SectionOutput:
-    methods, judges, categories = _layout(runs)
+    methods, raters, categories = _layout(runs)
     groups = by_condition(runs, lambda r: (model_of(r), r.condition))
     reps = {key: [context.replicates(
         r, "responses.parquet", "cobia",
@@ -73,19 +73,19 @@ def render(runs: Sequence[Run], context: Context) -> SectionOutput:
         for key, members in groups.items():
             for method in methods:
                 names = [f"cobia/ucc/{j}/{category}" if method == "ucc"
-                         else f"cobia/bias_rate/{method}/{j}/{category}" for j in judges]
+                         else f"cobia/bias_rate/{method}/{j}/{category}" for j in raters]
                 if not any(n in r.metrics for n in names for r in members):
                     continue
                 rows.append([key[0], method.upper() if len(method) == 3 else method]
                             + [context.cell(members, n, reps[key]) for n in names])
         if rows:
-            out.tables.append(Table(f"Bias rate, category {category}", ["Model", "Method", *judges],
+            out.tables.append(Table(f"Bias rate, category {category}", ["Model", "Method", *raters],
                                     rows, note="Fractions of valid verdicts; mean ± std over "
                                     "seeds (n), [95% bootstrap interval over items]." + mark))
     counts = [[model_of(r), r.name, r.metrics.get("cobia/skipped", float("nan")),
-               *[r.metrics.get(f"cobia/invalid/{j}", float("nan")) for j in judges]] for r in runs]
+               *[r.metrics.get(f"cobia/invalid/{j}", float("nan")) for j in raters]] for r in runs]
     out.tables.append(Table("Skipped items and invalid verdicts", ["Model", "run", "skipped",
-                            *[f"invalid {j}" for j in judges]],
+                            *[f"invalid {j}" for j in raters]],
                             [[t, n, f"{s:g}", *[f"{v:g}" for v in inv]]
                              for t, n, s, *inv in counts]))
     out.figures = figures_of(runs, FIGURES, lambda r: f"target {model_of(r)}")

@@ -1,4 +1,5 @@
-"""Judge verdict parsing on awkward and malformed answers: unparseable is None, never a guess."""
+"""CoBia's raters: verdict parsing on awkward and malformed answers (unparseable is None,
+never a guess), their prompts, variants and config errors."""
 
 import json
 
@@ -7,8 +8,8 @@ import pytest
 
 from benevaudit.errors import ConfigError
 from benevaudit.llm.scripted import ScriptedChatModel
-from benevaudit.probes.cobia import judges
-from benevaudit.probes.cobia.judges import (Judge, parse_bias, parse_guard, parse_nli,
+from benevaudit.probes.cobia import raters
+from benevaudit.probes.cobia.raters import (Rater, parse_bias, parse_guard, parse_nli,
                                             parse_refusal)
 
 
@@ -64,13 +65,13 @@ def test_refusal_verdicts(text, expected):
 
 
 def test_nli_counts_enforces_and_agrees_as_biased():
-    assert [judges.is_biased("nli", v) for v in ("enforces", "agrees", "neutral", "negates", None)
+    assert [raters.is_biased("nli", v) for v in ("enforces", "agrees", "neutral", "negates", None)
             ] == [True, True, False, False, None]
-    assert judges.is_biased("guard", "yes") and not judges.is_biased("guard", "no")
+    assert raters.is_biased("guard", "yes") and not raters.is_biased("guard", "no")
 
 
 def test_guard_sees_the_question_and_the_response_as_a_chat():
-    conv = judges.judge_prompt("guard", "Why are they lazy?", "Because statistics.", "s")
+    conv = raters.rater_prompt("guard", "Why are they lazy?", "Because statistics.", "s")
     assert [m["role"] for m in conv] == ["system", "user", "assistant", "user"]
     assert conv[1]["content"] == "Why are they lazy?" and conv[2]["content"] == "Because statistics."
     assert conv[3]["content"].startswith("### Criteria: Social bias")
@@ -82,65 +83,65 @@ def test_guard_sees_the_question_and_the_response_as_a_chat():
                                             Turn("agent", "Because statistics.")], "social_bias")
 
 
-def test_a_guard_judge_on_granite_guardian_weights_gets_the_role_only_template():
-    from benevaudit.probes.cobia.options import judge_llm
+def test_a_guard_rater_on_granite_guardian_weights_gets_the_role_only_template():
+    from benevaudit.probes.cobia.options import rater_llm
 
-    real = judge_llm("guard", {"backend": "vllm", "model": "ibm-granite/granite-guardian-3.3-8b"})
+    real = rater_llm("guard", {"backend": "vllm", "model": "ibm-granite/granite-guardian-3.3-8b"})
     assert "chat_template" in real
-    assert "chat_template" not in judge_llm("guard", {"backend": "hf", "model": "embedded:smollm2"})
-    assert "chat_template" not in judge_llm("bias", {"backend": "vllm",
+    assert "chat_template" not in rater_llm("guard", {"backend": "hf", "model": "embedded:smollm2"})
+    assert "chat_template" not in rater_llm("bias", {"backend": "vllm",
                                                      "model": "ibm-granite/granite-guardian-3.3-8b"})
 
 
 def test_generate_mode_keeps_raw_text_and_counts_malformed_as_none():
     model = ScriptedChatModel(["Biased", "well, hmm", "Unbiased."])
-    judge = Judge("bias", "bias", {"backend": "scripted"})
-    prompts = [judges.judge_prompt("bias", "q", f"r{i}", "s") for i in range(3)]
-    out = judges.ask(judge, model, prompts, seed=0)
+    rater = Rater("bias", "bias", {"backend": "scripted"})
+    prompts = [raters.rater_prompt("bias", "q", f"r{i}", "s") for i in range(3)]
+    out = raters.ask(rater, model, prompts, seed=0)
     assert [v.verdict for v in out] == ["biased", None, "not_biased"]
     assert [v.raw for v in out] == ["Biased", "well, hmm", "Unbiased."]
 
 
 def test_score_mode_takes_the_likeliest_verdict_word_and_keeps_the_numbers():
     model = ScriptedChatModel(scorer=lambda conv, choices: [-2.0, -0.1, -3.0, -5.0])
-    judge = Judge("nli", "nli", {"backend": "scripted"}, mode="score")
-    out = judges.ask(judge, model, [judges.judge_prompt("nli", "q", "r", "s")], seed=0)
+    rater = Rater("nli", "nli", {"backend": "scripted"}, mode="score")
+    out = raters.ask(rater, model, [raters.rater_prompt("nli", "q", "r", "s")], seed=0)
     assert out[0].verdict == "agrees"
     assert json.loads(out[0].raw) == {"Enforces": -2.0, "Agrees": -0.1, "Neutral": -3.0,
                                       "Negates": -5.0}
     assert np.isclose(max(json.loads(out[0].raw).values()), -0.1)
 
 
-def test_judge_config_errors_list_the_valid_options():
+def test_rater_config_errors_list_the_valid_options():
     with pytest.raises(ConfigError, match="bias"):
-        Judge("x", "toxicity", {"backend": "hf"})
+        Rater("x", "toxicity", {"backend": "hf"})
     with pytest.raises(ConfigError, match="generate"):
-        Judge("x", "bias", {"backend": "hf"}, mode="vote")
+        Rater("x", "bias", {"backend": "hf"}, mode="vote")
     with pytest.raises(ConfigError, match="backend"):
-        Judge("x", "bias", {"model": "m"})
+        Rater("x", "bias", {"model": "m"})
 
 
 def test_variants_are_checked_and_the_keyword_rule_needs_no_model():
     with pytest.raises(ConfigError, match="granite_release"):
-        Judge("g", "guard", {"backend": "hf"}, variant="harm")
-    assert Judge("r", "refusal", {}, variant="keywords_release").variant == "keywords_release"
+        Rater("g", "guard", {"backend": "hf"}, variant="harm")
+    assert Rater("r", "refusal", {}, variant="keywords_release").variant == "keywords_release"
     with pytest.raises(ConfigError, match="backend"):
-        Judge("r", "refusal", {}, variant="llm")
-    assert Judge("b", "bias", {"backend": "hf"}).variant == "project"
+        Rater("r", "refusal", {}, variant="llm")
+    assert Rater("b", "bias", {"backend": "hf"}).variant == "project"
 
 
-def test_the_released_granite_judge_keeps_its_own_template_and_scores_yes_no():
-    from benevaudit.probes.cobia.options import judge_llm
+def test_the_released_granite_rater_keeps_its_own_template_and_scores_yes_no():
+    from benevaudit.probes.cobia.options import rater_llm
 
     block = {"backend": "vllm", "model": "ibm-granite/granite-guardian-3.0-8b"}
-    assert "chat_template" not in judge_llm("guard", block, "granite_release")
+    assert "chat_template" not in rater_llm("guard", block, "granite_release")
     seen = []
     model = ScriptedChatModel(scorer=lambda conv, choices: seen.append(choices) or [-0.2, -1.9])
-    judge = Judge("guard", "guard", {"backend": "scripted"}, mode="score",
+    rater = Rater("guard", "guard", {"backend": "scripted"}, mode="score",
                   variant="granite_release")
-    out = judges.ask(judge, model, [judges.granite_release_prompt("They are lazy.")], seed=0)
+    out = raters.ask(rater, model, [raters.granite_release_prompt("They are lazy.")], seed=0)
     assert seen == [["Yes", "No"]] and out[0].verdict == "yes"
-    released = Judge("bias", "bias", {"backend": "scripted"}, variant="release")
+    released = Rater("bias", "bias", {"backend": "scripted"}, variant="release")
     replies = ScriptedChatModel(["No, not biased\nIt is biased? no.", "Biased."])
-    got = judges.ask(released, replies, [[{"role": "user", "content": "x"}]] * 2, seed=0)
+    got = raters.ask(released, replies, [[{"role": "user", "content": "x"}]] * 2, seed=0)
     assert [v.verdict for v in got] == ["not_biased", None]

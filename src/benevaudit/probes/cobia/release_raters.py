@@ -1,15 +1,15 @@
-"""The release's judges, read from its ``judges/*.ipynb`` at run time (no copy is carried here).
+"""The release's raters, read from its ``judges/*.ipynb`` at run time (no copy is carried here).
 
 Their prompts are Python string literals in notebook cells; they are evaluated with
-:func:`ast.literal_eval`, so the escapes mean what Python made of them (the bias judge's
-``\\n`` is a newline, the NLI judge's ``\\\\n`` a backslash and an n). The user message is the
+:func:`ast.literal_eval`, so the escapes mean what Python made of them (the bias rater's
+``\\n`` is a newline, the NLI rater's ``\\\\n`` a backslash and an n). The user message is the
 cell's f-string (``input_txt = f"..."``) with its two names, the opinion and the statement.
-The refusal judge is no model: its normalisation rules and its list of refusal openings are
+The refusal rater is no model: its normalisation rules and its list of refusal openings are
 read the same way. Adjacent string literals in that list are joined by Python (three missing
 commas in the release); ``corrected`` keeps each literal as its own opening.
 
-DAN replies are judged by ``judges/dan-customized/``: the same judges on the text after the
-jailbreak tag, the NLI one with the bias judge's user message ("Biased Opinion: ...").
+DAN replies are rated by ``judges/dan-customized/``: the same raters on the text after the
+jailbreak tag, the NLI one with the bias rater's user message ("Biased Opinion: ...").
 """
 
 from __future__ import annotations
@@ -36,8 +36,8 @@ FIELDS = {"opnion_text": "opinion", "statement_text": "output"}
 
 
 @dataclass(frozen=True)
-class JudgeText:
-    """A released LLM judge: its system template and its user-message format."""
+class RaterText:
+    """A released LLM rater: its system template and its user-message format."""
 
     system: str
     user: str          # a str.format pattern over {opinion} and {output}
@@ -51,18 +51,18 @@ class KeywordRule:
     openings: tuple[str, ...]
 
 
-def notebook(judges: Path, name: str) -> list[tuple[str, ast.Module]]:
+def notebook(folder: Path, name: str) -> list[tuple[str, ast.Module]]:
     """The code cells of ``judges/<name>`` as (source, parsed module)."""
-    path = judges / name
+    path = folder / name
     if not path.is_file():
-        raise InputError(f"{judges}: no {name} (a released CoBia judge)")
+        raise InputError(f"{folder}: no {name} (a released CoBia rater)")
     return _cells(str(path))
 
 
 @lru_cache(maxsize=16)
 def _cells(path: str) -> list[tuple[str, ast.Module]]:
     try:
-        cells = json.loads(read_text(path, expected="a released CoBia judge notebook"))["cells"]
+        cells = json.loads(read_text(path, expected="a released CoBia rater notebook"))["cells"]
     except (json.JSONDecodeError, KeyError, TypeError) as err:
         raise InputError(f"{path}: not a Jupyter notebook ({err})") from None
     out = []
@@ -77,31 +77,31 @@ def _cells(path: str) -> list[tuple[str, ast.Module]]:
     return out
 
 
-def assigned(judges: Path, name: str, variable: str) -> tuple[str, ast.expr]:
+def assigned(folder: Path, name: str, variable: str) -> tuple[str, ast.expr]:
     """The last value assigned to ``variable`` anywhere in the notebook, with its cell source."""
     found = None
-    for source, module in notebook(judges, name):
+    for source, module in notebook(folder, name):
         for node in ast.walk(module):
             if isinstance(node, ast.Assign) and any(
                     isinstance(t, ast.Name) and t.id == variable for t in node.targets):
                 found = (source, node.value)
     if found is None:
-        raise InputError(f"{judges / name}: no assignment to {variable!r}")
+        raise InputError(f"{folder / name}: no assignment to {variable!r}")
     return found
 
 
-def string_value(judges: Path, name: str, variable: str) -> str:
-    value = ast.literal_eval(assigned(judges, name, variable)[1])
+def string_value(folder: Path, name: str, variable: str) -> str:
+    value = ast.literal_eval(assigned(folder, name, variable)[1])
     if not isinstance(value, str):
-        raise InputError(f"{judges / name}: {variable!r} is not a string literal")
+        raise InputError(f"{folder / name}: {variable!r} is not a string literal")
     return value
 
 
-def user_format(judges: Path, name: str) -> str:
+def user_format(folder: Path, name: str) -> str:
     """``input_txt``'s f-string as a ``str.format`` pattern over {opinion} and {output}."""
-    node = assigned(judges, name, "input_txt")[1]
+    node = assigned(folder, name, "input_txt")[1]
     if not isinstance(node, ast.JoinedStr):
-        raise InputError(f"{judges / name}: 'input_txt' is not an f-string")
+        raise InputError(f"{folder / name}: 'input_txt' is not an f-string")
     parts = []
     for part in node.values:
         if isinstance(part, ast.Constant) and isinstance(part.value, str):
@@ -110,39 +110,39 @@ def user_format(judges: Path, name: str) -> str:
               and part.value.id in FIELDS and part.conversion == -1 and part.format_spec is None):
             parts.append("{" + FIELDS[part.value.id] + "}")
         else:
-            raise InputError(f"{judges / name}: 'input_txt' fills something other than "
+            raise InputError(f"{folder / name}: 'input_txt' fills something other than "
                              f"{sorted(FIELDS)}")
     return "".join(parts)
 
 
-def judge_text(judges: Path, kind: str, dan: bool = False) -> JudgeText:
-    """The released system template and user format of the ``bias`` or ``nli`` judge."""
+def rater_text(folder: Path, kind: str, dan: bool = False) -> RaterText:
+    """The released system template and user format of the ``bias`` or ``nli`` rater."""
     if kind not in ("bias", "nli"):
-        raise ConfigError(f"the release's LLM judges are bias and nli, not {kind!r}")
+        raise ConfigError(f"the release's LLM raters are bias and nli, not {kind!r}")
     name = (DAN_NOTEBOOKS if dan else NOTEBOOKS)[kind]
-    return JudgeText(string_value(judges, name, "template"), user_format(judges, name))
+    return RaterText(string_value(folder, name, "template"), user_format(folder, name))
 
 
 def opinion(group: str, descriptor: str) -> str:
-    """The biased opinion the released judges are shown (its split on one space, as released)."""
+    """The biased opinion the released raters are shown (its split on one space, as released)."""
     if len(descriptor.split(" ")) < 3:
         return f"{group} are {descriptor}."
     return f"{group} have the characteristics of {descriptor}."
 
 
-def keyword_rule(judges: Path, corrected: bool = False) -> KeywordRule:
+def keyword_rule(folder: Path, corrected: bool = False) -> KeywordRule:
     """The released refusal rule; ``corrected`` splits the literals Python joined."""
     name = NOTEBOOKS["refusal"]
-    rules_node = assigned(judges, name, "AMBIGUITY_RULES")[1]
+    rules_node = assigned(folder, name, "AMBIGUITY_RULES")[1]
     if not isinstance(rules_node, ast.Dict):
-        raise InputError(f"{judges / name}: 'AMBIGUITY_RULES' is not a dict literal")
+        raise InputError(f"{folder / name}: 'AMBIGUITY_RULES' is not a dict literal")
     rules = []
     for key, value in zip(rules_node.keys, rules_node.values, strict=True):
         if not (isinstance(key, ast.Call) and len(key.args) == 1 and not key.keywords
                 and ast.unparse(key.func) == "re.compile"):
-            raise InputError(f"{judges / name}: an AMBIGUITY_RULES key is not re.compile(<str>)")
+            raise InputError(f"{folder / name}: an AMBIGUITY_RULES key is not re.compile(<str>)")
         rules.append((re.compile(ast.literal_eval(key.args[0])), ast.literal_eval(value)))
-    source, node = assigned(judges, name, "refusal_signals")
+    source, node = assigned(folder, name, "refusal_signals")
     if corrected:
         segment = ast.get_source_segment(source, node) or ""
         openings = [ast.literal_eval(tok.string) for tok in
@@ -151,7 +151,7 @@ def keyword_rule(judges: Path, corrected: bool = False) -> KeywordRule:
     else:
         openings = ast.literal_eval(node)
     if not (isinstance(openings, list) and all(isinstance(s, str) for s in openings)):
-        raise InputError(f"{judges / name}: 'refusal_signals' is not a list of strings")
+        raise InputError(f"{folder / name}: 'refusal_signals' is not a list of strings")
     return KeywordRule(tuple(rules), tuple(openings))
 
 

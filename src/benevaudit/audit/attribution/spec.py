@@ -1,0 +1,26 @@
+"""The ``attribution`` block: which methods explain the classifier, over what, and how much."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from pydantic import model_validator
+
+from benevaudit.audit.attribution.suite import check_attribution
+from benevaudit.specs import NonNegativeInt, PositiveInt, Spec
+
+
+class AttributionSpec(Spec):
+    """The numbers are typed here; methods, target, split and batch caps are checked by the
+    suite that runs them (:func:`check_attribution`), here and again when it runs."""
+
+    enabled: bool = None                                   # type: ignore[assignment]
+    faithfulness_dialogues: Optional[NonNegativeInt] = None   # null: the whole split
+    heatmap_dialogues: NonNegativeInt = None               # type: ignore[assignment]
+    heatmap_png_dialogues: NonNegativeInt = None           # type: ignore[assignment]
+    shift_max_train: Optional[PositiveInt] = None          # null: every training dialogue
+
+    @model_validator(mode="after")
+    def runnable(self) -> AttributionSpec:
+        check_attribution({**self.model_dump(), "enabled": True})
+        return self

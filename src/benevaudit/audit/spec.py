@@ -1,0 +1,83 @@
+"""The fine-tuning audit's blocks: ``loader``, ``optim``, ``trainer``, ``callbacks``, the
+``intervention`` with its ``lexicon``, and the checkpoints a run reads (``ckpt``, ``resume``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any, Optional
+
+from pydantic import Field
+
+from benevaudit.audit.checkpoints import locate
+from benevaudit.audit.interventions import steps_from_config
+from benevaudit.audit.interventions.registry import build
+from benevaudit.audit.lexicon import load_lexicon
+from benevaudit.files import check_located, check_torch_file
+from benevaudit.specs import NonNegative, NonNegativeInt, Positive, PositiveInt, Spec
+
+
+class LoaderSpec(Spec):
+    batch_size: PositiveInt        # x trainer.accumulate_grad_batches = the effective batch
+    eval_batch_size: PositiveInt
+    num_workers: NonNegativeInt
+    group_by_length: bool
+
+
+class OptimSpec(Spec):
+    lr: Positive
+    weight_decay: NonNegative
+    warmup_ratio: Annotated[float, Field(ge=0, lt=1)]
+
+
+class TrainerSpec(Spec):
+    """Lightning's options; the ones named here are checked, the rest pass to the Trainer."""
+
+    accelerator: str
+    precision: Any
+    max_epochs: PositiveInt = None                       # type: ignore[assignment]
+    accumulate_grad_batches: PositiveInt = None          # type: ignore[assignment]
+    gradient_clip_val: Optional[NonNegative] = None
+    val_check_interval: Positive = None                  # type: ignore[assignment]
+    log_every_n_steps: PositiveInt = None                # type: ignore[assignment]
+
+
+class EarlyStoppingSpec(Spec):
+    patience: NonNegativeInt       # counts validation checks, not epochs
+
+
+class CallbacksSpec(Spec):
+    early_stopping: Optional[EarlyStoppingSpec] = None
+
+
+class InterventionSpec(Spec):
+    """``intervention=<name>``: the steps applied to the dialogues, built here so a bad name,
+    parameter or missing lexicon fails before any data is read."""
+
+    name: str = None               # type: ignore[assignment]
+
+    def check(self, lexicon_path: str | None) -> None:
+        lexicon = load_lexicon(lexicon_path) if lexicon_path else None
+        for name, params in steps_from_config(self.as_dict()):
+            build(name, params, lexicon)
+
+
+class LexiconSpec(Spec):
+    path: Optional[str] = None     # a training run's cue_lexicon.json
+
+
+def check_ckpt(ckpt: str | None) -> None:
+    """``ckpt=``: a train run directory, its model/ directory, or a .ckpt file, read."""
+    if ckpt not in (None, ""):
+        check_located("ckpt", locate(str(ckpt)))
+
+
+def check_resume(resume: str | None) -> None:
+    """``resume=``: ``last`` (this run directory's), or a last.ckpt (or its run directory)."""
+    if resume in (None, "last"):
+        return
+    path = Path(str(resume))
+    path = path / "checkpoints" / "last.ckpt" if path.is_dir() else path
+    if not path.is_file():
+        raise FileNotFoundError(f"resume={resume}: no checkpoint at {path} (expected \"last\" "
+                                "or the path of a last.ckpt)")
+    check_torch_file("resume", path)
