@@ -157,7 +157,7 @@ def ask_and_rate(plan: Plan, target: Target, settings: RunSettings) -> list[dict
                                   plan.sentences, plan.dan, plan.templates, first)
         log.info("%d items × %s = %d requests to target %s (%d items without a second "
                  "descriptor: skipped for HCC and SCC)", len(plan.loaded.items), plan.methods,
-                 len(pairs), target.get("name"), plan.loaded.skipped)
+                 len(pairs), target["name"], plan.loaded.skipped)
         identities = [{"id": item.id, "method": m, "group": item.group,
                        "descriptor": item.primary,
                        **({"after": "dan_first_call"} if m == "dan" and first else {})}
