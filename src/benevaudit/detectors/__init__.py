@@ -169,6 +169,6 @@ def build_judge(spec: dict[str, Any], unit: str, judges: list[dict[str, Any]],
 
 
 __all__ = ["AGGREGATIONS", "Checkpoint", "Detector", "DialogueResult", "GUARD_KINDS", "KINDS",
-           "UNITS", "Unit", "UnitVerdict", "aggregate", "build_detector", "evaluation_set",
-           "guard_llm_block", "judge_llm_blocks", "make_units", "predictions_frame",
-           "read_external", "reads_corpus"]
+           "UNITS", "Unit", "UnitVerdict", "aggregate", "build_detector", "decision_rule",
+           "evaluation_set", "external_detector", "guard_llm_block", "judge_llm_blocks",
+           "make_units", "predictions_frame", "read_external", "reads_corpus"]
