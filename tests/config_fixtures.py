@@ -10,7 +10,9 @@ from hydra import compose, initialize_config_dir
 from omegaconf import OmegaConf
 
 CONF = Path(__file__).resolve().parents[1] / "conf"
-PRIMARY = {"detector": "detect", "generator": "generate", "probe": "probe"}
+PRIMARY = {"detector": "detect", "generator": "generate", "probe": "probe", "data": "detect",
+           "attribution": "train", "trainer": "train",
+           "logger": "train"}
 
 
 def option(group: str, name: str) -> dict[str, Any]:

@@ -20,6 +20,7 @@ from benevaudit.llm import Sampling
 from benevaudit.probes.cobia import official, raters, release_raters
 from benevaudit.probes.cobia.dataset import load_items
 from benevaudit.probes.cobia.release import locate, read_template
+from config_fixtures import option
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -172,8 +173,9 @@ def test_the_keyword_rule_keeps_the_joined_literals_unless_corrected(tmp_path):
 def test_judge_variants_follow_the_judges_folder_and_asking_without_it_is_an_error(tmp_path):
     from benevaudit.probes.cobia.options import raters_of
 
-    spec = {"judges": {k: {"kind": k, "llm": {"backend": "scripted"}}
-                       for k in ("bias", "nli", "guard", "refusal")}}
+    spec = option("probe", "cobia")
+    for judge in spec["judges"].values():
+        judge["llm"] = {"backend": "scripted"}
     with_files = locate(make_clone(tmp_path / "a"))
     assert [j.variant for j in raters_of(spec, with_files)] == [
         "release", "release", "granite_release", "keywords_release"]

@@ -10,6 +10,7 @@ import pytest
 from hydra import compose, initialize_config_dir
 
 from benevaudit.schema import CLASSES
+from config_fixtures import option
 
 ROOT = Path(__file__).resolve().parents[1]
 CONF = ROOT / "conf"
@@ -59,7 +60,7 @@ def test_evaluation_set_is_train_test_split_and_class_balanced(tmp_path):
     from benevaudit.detectors import evaluation_set
     from benevaudit.splits import assign_splits
 
-    dialogues = load_dialogues({"kind": "embedded", "size": 480, "seed": 42, "signal": 0.8},
+    dialogues = load_dialogues({**option("data", "embedded"), "size": 480, "seed": 42},
                                tmp_path / "cache")
     ev = evaluation_set(dialogues, 0.1, None, 42)
     test = [d.id for d in assign_splits(dialogues, 42, (0.8, 0.1, 0.1)) if d.split == "test"]

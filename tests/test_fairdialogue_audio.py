@@ -27,6 +27,7 @@ from benevaudit.probes.fairdialogue.audio import (
     wav_duration,
 )
 from benevaudit.probes.fairdialogue.groups import STUDY_GROUPS
+from config_fixtures import option
 
 needs_espeak = pytest.mark.skipif(   # make test-audio sets BENEVAUDIT_REQUIRE_AUDIO: no skip there
     espeak_path() is None and not os.environ.get("BENEVAUDIT_REQUIRE_AUDIO"),
@@ -114,8 +115,8 @@ def test_audio_mode_needs_an_audio_capable_backend():
 
     cell = Cell("award", "gender", "male", "award-01", UTTERANCE)
     with pytest.raises(ConfigError, match=r"needs an audio-capable target on one of \['openai'"):
-        render_cells({"mode": "audio"}, [cell], Path("."),
-                     {"name": "embedded", "llm": {"backend": "hf"}})
+        render_cells({**option("probe", "fairdialogue_decision"), "mode": "audio"}, [cell],
+                     Path("."), {"name": "embedded", "llm": {"backend": "hf"}})
 
 
 @pytest.mark.audio
@@ -126,7 +127,9 @@ def test_audio_mode_renders_every_cell_as_its_own_wav(tmp_path: Path):
 
     items = scenarios("decision", ["award"], 1, 10)
     todo = cells(items, {"gender": ["male", "female"]}, neutral=True)
-    convs = render_cells({"mode": "audio", "instruction": "Start with Yes or No."}, todo,
+    decision = option("probe", "fairdialogue_decision")
+    convs = render_cells({**decision, "mode": "audio", "instruction": "Start with Yes or No.",
+                          "suffix": None}, todo,
                          tmp_path, {"name": "audio-model", "llm": {"backend": "openai"}})
     assert [c.group for c in todo] == ["male", "female", "neutral"]
     wavs = sorted((tmp_path / "audio" / "award").glob("*.wav"))

@@ -4,6 +4,7 @@ Granite Guardian's prompt and template with the guards through the LLM layer, ne
 importing a detector."""
 
 import importlib
+import sys
 from pathlib import Path
 
 import pytest
@@ -52,7 +53,8 @@ def test_a_new_module_is_a_new_guard_and_a_module_without_a_format_is_an_error(
     write(package, "__init__.py", "")
     write(package, "base.py", "")              # shared modules are skipped by name
     write(package, "toy_guard.py", TOY)
-    monkeypatch.syspath_prepend(str(tmp_path))
+    # sys.path set directly: syspath_prepend calls pkg_resources, which another test may shim
+    monkeypatch.setattr(sys, "path", [str(tmp_path), *sys.path])
     formats = load_formats(package, "more_guards")
     assert list(formats) == ["toy_guard"] and formats["toy_guard"].template == "{{ messages }}"
     write(package, "notes.py", "X = 1\n")

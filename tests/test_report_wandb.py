@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from config_fixtures import option
 from report_fixtures import classifier_metrics, predictions, write_run
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -129,7 +130,7 @@ def test_offline_run_files_carry_group_job_type_and_choices(tmp_path, monkeypatc
     try:
         out = sweep / "0"
         out.mkdir(parents=True)
-        logger = build_logger({"kind": "wandb", "mode": "offline", "project": "benevaudit"}, out,
+        logger = build_logger(option("logger", "wandb"), out,
                               {"task_name": "evaluate", "seed": 3}, {"model": "tiny_bert",
                                                                      "intervention": "mask"}, "0",
                               sweep_name())

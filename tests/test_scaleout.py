@@ -9,6 +9,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from config_fixtures import option
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -102,11 +104,10 @@ def test_check_attribution_cases():
     from benevaudit.errors import ConfigError
     from benevaudit.audit.attribution.suite import check_attribution
 
-    good = {"methods": ["rollout_norm", "integrated_gradients"], "target": "BB", "split": "test",
-            "top_k": 50, "batch_size": 16, "n_steps": 50, "min_count": 3,
-            "max_batch_tokens": "auto"}
+    good = {**option("attribution", "rollout"), "target": "BB",
+            "methods": ["rollout_norm", "integrated_gradients"]}
     check_attribution(good)
-    check_attribution({"enabled": False, "methods": []})  # switched off: nothing to check
+    check_attribution({**good, "enabled": False, "methods": []})  # switched off: nothing to check
     for key, value, says in [("methods", [], "methods"), ("target", "maybe", "target"),
                              ("split", "dev", "split"), ("top_k", 0, "top_k"),
                              ("batch_size", 2.5, "batch_size"),

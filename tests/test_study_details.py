@@ -19,6 +19,7 @@ from benevaudit.generation.embedded import load_dialogues
 from benevaudit.pipelines import train
 from benevaudit.pipelines.config import plain
 from benevaudit.splits import SplitSpec, apply_split, by_split
+from config_fixtures import option
 
 CONF = Path(__file__).resolve().parents[1] / "conf"
 
@@ -37,15 +38,15 @@ def cfg_for(tmp: Path, *overrides: str):
 @pytest.mark.parametrize("devices, per_device", [(1, 8), (2, 4), (4, 2), (8, 1), ("0,1", 4),
                                                  ([0, 1, 2, 3], 2)])
 def test_ddp_divides_the_accumulation_so_the_effective_batch_stays_128(devices, per_device):
-    trainer_cfg = {"accumulate_grad_batches": 8, "devices": devices, "accelerator": "cpu"}
+    trainer_cfg = {**option("trainer", "cpu"), "accumulate_grad_batches": 8, "devices": devices}
     batch = train.split_accumulation(trainer_cfg, 16)
     assert trainer_cfg["accumulate_grad_batches"] == per_device
     assert batch["effective_batch"] == 16 * per_device * batch["world_size"] == 128
 
 
 def test_nodes_count_as_processes():
-    trainer_cfg = {"accumulate_grad_batches": 8, "devices": 2, "num_nodes": 2,
-                   "accelerator": "cpu"}
+    trainer_cfg = {**option("trainer", "cpu"), "accumulate_grad_batches": 8, "devices": 2,
+                   "num_nodes": 2}
     assert train.split_accumulation(trainer_cfg, 16)["world_size"] == 4
     assert trainer_cfg["accumulate_grad_batches"] == 2
 

@@ -34,11 +34,11 @@ class TrainerSpec(Spec):
 
     accelerator: str
     precision: Any
-    max_epochs: PositiveInt = None                       # type: ignore[assignment]
-    accumulate_grad_batches: PositiveInt = None          # type: ignore[assignment]
-    gradient_clip_val: Optional[NonNegative] = None
-    val_check_interval: Positive = None                  # type: ignore[assignment]
-    log_every_n_steps: PositiveInt = None                # type: ignore[assignment]
+    max_epochs: PositiveInt
+    accumulate_grad_batches: PositiveInt
+    gradient_clip_val: Optional[NonNegative]
+    val_check_interval: Positive
+    log_every_n_steps: PositiveInt
 
 
 class EarlyStoppingSpec(Spec):

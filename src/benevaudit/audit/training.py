@@ -53,15 +53,14 @@ def split_accumulation(trainer_cfg: dict[str, Any], batch_size: int) -> dict[str
     """Keep the effective batch of one device (batch × ``accumulate_grad_batches``, the study's
     16 × 8 = 128) when training runs on several: each of the ``devices × num_nodes`` processes
     accumulates ``accumulate_grad_batches / world size`` batches. Edits ``trainer_cfg`` in place."""
-    accumulate = int(trainer_cfg.get("accumulate_grad_batches") or 1)
-    devices = device_count(trainer_cfg.get("devices", 1),
-                           str(trainer_cfg.get("accelerator", "auto")))
-    world = devices * int(trainer_cfg.get("num_nodes") or 1)
+    accumulate = int(trainer_cfg["accumulate_grad_batches"])
+    devices = device_count(trainer_cfg["devices"], str(trainer_cfg["accelerator"]))
+    world = devices * int(trainer_cfg["num_nodes"])
     if world < 1 or accumulate % world:
         valid = ", ".join(str(n) for n in range(1, accumulate + 1) if accumulate % n == 0)
         nodes = f" x trainer.num_nodes={trainer_cfg['num_nodes']}" if world != devices else ""
         raise ConfigError(
-            f"trainer.devices={trainer_cfg.get('devices')}{nodes}: {world} processes do not "
+            f"trainer.devices={trainer_cfg['devices']}{nodes}: {world} processes do not "
             f"divide trainer.accumulate_grad_batches={accumulate}, so the effective batch "
             f"{batch_size} x {accumulate} = {batch_size * accumulate} cannot be kept; valid "
             f"device counts: {valid}")
@@ -75,7 +74,7 @@ def build_trainer(trainer_cfg: dict[str, Any], callbacks_cfg: dict[str, Any], ou
     ck = dict(callbacks_cfg["checkpoint"])
     callbacks = [ModelCheckpoint(dirpath=str(out / "checkpoints"), filename="best-{step}",
                                  auto_insert_metric_name=False, **ck)]
-    if callbacks_cfg.get("early_stopping"):
+    if callbacks_cfg["early_stopping"]:
         callbacks.append(EarlyStopping(**callbacks_cfg["early_stopping"]))
     if logger:
         callbacks.append(LearningRateMonitor(logging_interval="step"))

@@ -32,7 +32,7 @@ from benevaudit.detectors.evaluation import evaluation_set
 from benevaudit.detectors.external import ExternalDetector, read_external
 from benevaudit.detectors.guards.detector import GuardDetector
 from benevaudit.detectors.guards.registry import GUARD_KINDS, guard_format
-from benevaudit.detectors.judges import STUDY_SAMPLING, JudgeDetector
+from benevaudit.detectors.judges import JudgeDetector
 from benevaudit.detectors.units import AGGREGATIONS, UNITS, Unit, aggregate, make_units
 from benevaudit.errors import ConfigError
 from benevaudit.llm import Sampling, build_from_block
@@ -71,9 +71,9 @@ def guard_llm_block(spec: dict[str, Any]) -> dict[str, Any]:
     guard instruction itself (which would wrap the already-built prompt a second time) is
     replaced by a role-only one; Granite Guardian 4.1 keeps its own, which only frames roles.
     Any other model keeps its own template, as the embedded stand-in does."""
-    block = {k: v for k, v in (spec.get("llm") or {}).items() if v is not None}
+    block = {k: v for k, v in spec["llm"].items() if v is not None}
     if not block.get("chat_template") and is_guard_checkpoint(block.get("model"),
-                                                              spec.get("checkpoint")):
+                                                              spec["checkpoint"]):
         template = guard_format(spec["kind"]).template
         if template is not None:
             block["chat_template"] = template
@@ -82,8 +82,8 @@ def guard_llm_block(spec: dict[str, Any]) -> dict[str, Any]:
 
 def judge_llm_blocks(spec: dict[str, Any], judges: list[dict[str, Any]]) -> list[tuple[str, dict]]:
     """(name, llm block) per judge; with one judge, non-null ``detector.llm`` keys override it."""
-    overrides = {k: v for k, v in (spec.get("llm") or {}).items() if v is not None}
-    only = spec.get("judge")
+    overrides = {k: v for k, v in spec["llm"].items() if v is not None}
+    only = spec["judge"]
     if only is not None:
         names = [j["name"] for j in judges]
         if only not in names:
@@ -99,47 +99,57 @@ def judge_llm_blocks(spec: dict[str, Any], judges: list[dict[str, Any]]) -> list
 
 def reads_corpus(spec: dict[str, Any]) -> bool:
     """Whether the detector decides the corpus's dialogues (``external`` reads a file instead)."""
-    return spec.get("kind") != "external"
+    return spec["kind"] != "external"
+
+
+def decision_rule(spec: dict[str, Any]) -> tuple[str, str]:
+    """(``unit``, ``aggregation``) of a detector that decides from its units, checked."""
+    unit, aggregation = spec["unit"], spec["aggregation"]
+    if aggregation not in AGGREGATIONS:
+        raise ConfigError(f"detector.aggregation={aggregation!r}; valid: {list(AGGREGATIONS)}")
+    if unit not in UNITS:
+        raise ConfigError(f"detector.unit={unit!r}; valid: {list(UNITS)}")
+    return unit, aggregation
+
+
+def external_detector(name: str, predictions: dict[str, Any] | None) -> ExternalDetector:
+    """``detector=external``: the ``predictions`` block says where its decisions are, and how
+    they are read."""
+    if predictions is None:
+        raise ConfigError("detector=external needs the predictions block "
+                          "(predictions.path=<file.parquet | file.csv>)")
+    return ExternalDetector(name, predictions["path"], predictions["aggregation"],
+                            float(predictions["threshold"]))
 
 
 def build_detector(spec: dict[str, Any], judges: list[dict[str, Any]] | None = None,
                    cache: str | None = None, checkpoint: Checkpoint | None = None,
                    predictions: dict[str, Any] | None = None, seed: int = 0) -> Detector:
-    """A detector from a plain config block (see ``conf/detector/*.yaml``). ``judges`` are the
-    judges group's models, ``checkpoint`` the trained classifier (``detector=finetuned``),
-    ``predictions`` the ``predictions`` block (``detector=external``)."""
-    kind = spec.get("kind")
-    common = dict(unit=spec.get("unit", "utterance"), aggregation=spec.get("aggregation", "any"),
-                  threshold=float(spec.get("threshold", 0.5)))
-    if common["aggregation"] not in AGGREGATIONS:
-        raise ConfigError(f"detector.aggregation={common['aggregation']!r}; valid: "
-                          f"{list(AGGREGATIONS)}")
-    if common["unit"] not in UNITS:
-        raise ConfigError(f"detector.unit={common['unit']!r}; valid: {list(UNITS)}")
+    """A detector from a config block as ``conf/detector/`` composes it (every key its kind
+    reads). ``judges`` are the judges group's models, ``checkpoint`` the trained classifier
+    (``detector=finetuned``), ``predictions`` the ``predictions`` block (``detector=external``)."""
+    kind = spec["kind"]
+    if kind == "external":
+        return external_detector(spec["name"], predictions)
+    if kind not in KINDS:
+        raise ConfigError(f"detector.kind={kind!r} is not a detector; valid kinds: {list(KINDS)}")
+    unit, aggregation = decision_rule(spec)
+    if kind == "finetuned":
+        return finetuned_class()(spec["name"], checkpoint, spec["max_length"],
+                                 spec["head_tokens"], int(spec["batch_size"]), seed)
+    if kind == "judge":
+        return build_judge(spec, unit, judges or [], cache)
+    common = dict(unit=unit, aggregation=aggregation, threshold=float(spec["threshold"]))
     if kind == "sequence_classifier":
         return SequenceClassifierDetector(
             spec["name"], spec["source"], list(spec["trigger"]), **common,
-            label_names=spec.get("label_names"), text_format=spec.get("text_format", "{agent}"),
-            max_length=int(spec.get("max_length", 512)),
-            append_eos=bool(spec.get("append_eos", False)),
-            batch_size=int(spec.get("batch_size", 16)), device=spec.get("device", "auto"))
-    if kind in GUARD_KINDS:
-        model = build_from_block(guard_llm_block(spec), cache=cache)
-        return GuardDetector(spec["name"], kind, model, **common, mode=spec.get("mode"),
-                             criteria=spec.get("criteria", "social_bias"),
-                             max_tokens=spec.get("max_tokens"),
-                             categories=bool(spec.get("categories", True)),
-                             score_prefill=spec.get("score_prefill"))
-    if kind == "judge":
-        return build_judge(spec, common["unit"], judges or [], cache)
-    if kind == "finetuned":
-        return finetuned_class()(spec["name"], checkpoint, spec.get("max_length"),
-                                 spec.get("head_tokens"), int(spec.get("batch_size", 32)), seed)
-    if kind == "external":
-        block = predictions or {}
-        return ExternalDetector(spec["name"], block.get("path"), block.get("aggregation"),
-                                float(block.get("threshold", 0.5)))
-    raise ConfigError(f"detector.kind={kind!r} is not a detector; valid kinds: {list(KINDS)}")
+            label_names=spec["label_names"], text_format=spec["text_format"],
+            max_length=int(spec["max_length"]), append_eos=bool(spec["append_eos"]),
+            batch_size=int(spec["batch_size"]), device=spec["device"])
+    model = build_from_block(guard_llm_block(spec), cache=cache)     # a guard
+    return GuardDetector(spec["name"], kind, model, **common, mode=spec["mode"],
+                         criteria=spec["criteria"], max_tokens=spec["max_tokens"],
+                         categories=bool(spec["categories"]), score_prefill=spec["score_prefill"])
 
 
 def build_judge(spec: dict[str, Any], unit: str, judges: list[dict[str, Any]],
@@ -152,14 +162,13 @@ def build_judge(spec: dict[str, Any], unit: str, judges: list[dict[str, Any]],
     blocks = judge_llm_blocks(spec, judges)
     factories = [(name, (lambda b=block: build_from_block(b, cache=cache)))
                  for name, block in blocks]
-    sampling = Sampling(**{**STUDY_SAMPLING.__dict__, **(spec.get("sampling") or {})})
+    sampling = Sampling(**spec["sampling"])
     return JudgeDetector(spec["name"], factories, spec["strategy"],
-                         demographics=bool(spec.get("demographics", True)),
-                         mode=spec.get("mode", "score"), sampling=sampling,
-                         ties=spec.get("ties", "order"))
+                         demographics=bool(spec["demographics"]), mode=spec["mode"],
+                         sampling=sampling, ties=spec["ties"])
 
 
 __all__ = ["AGGREGATIONS", "Checkpoint", "Detector", "DialogueResult", "GUARD_KINDS", "KINDS",
-           "UNITS", "Unit", "UnitVerdict", "aggregate", "build_detector", "evaluation_set",
-           "guard_llm_block", "judge_llm_blocks", "make_units", "predictions_frame",
-           "read_external", "reads_corpus"]
+           "UNITS", "Unit", "UnitVerdict", "aggregate", "build_detector", "decision_rule",
+           "evaluation_set", "external_detector", "guard_llm_block", "judge_llm_blocks",
+           "make_units", "predictions_frame", "read_external", "reads_corpus"]

@@ -58,11 +58,10 @@ class SequenceClassifierDetector(Detector):
         append_eos: end every text with the tokenizer's EOS token (BeaverTails).
     """
 
-    def __init__(self, name: str, source: str, trigger: Sequence[str], unit: str = "utterance",
-                 aggregation: str = "any", threshold: float = 0.5,
-                 label_names: dict[str, str] | None = None, text_format: str = "{agent}",
-                 max_length: int = 512, batch_size: int = 16, device: str = "auto",
-                 multi_label: bool | None = None, append_eos: bool = False) -> None:
+    def __init__(self, name: str, source: str, trigger: Sequence[str], *, unit: str,
+                 aggregation: str, threshold: float, label_names: dict[str, str] | None,
+                 text_format: str, max_length: int, batch_size: int, device: str,
+                 append_eos: bool, multi_label: bool | None = None) -> None:
         import torch  # torch is heavy and loads on first use
 
         self.name, self.unit = name, check_unit(unit)

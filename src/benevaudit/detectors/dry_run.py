@@ -10,7 +10,13 @@ import logging
 from typing import Any
 
 from benevaudit.audit.checkpoints import locate
-from benevaudit.detectors import build_detector, judge_llm_blocks, make_units, read_external
+from benevaudit.detectors import (
+    build_detector,
+    decision_rule,
+    external_detector,
+    judge_llm_blocks,
+    make_units,
+)
 from benevaudit.errors import ConfigError
 from benevaudit.llm.dry_run import RequestLog, scope
 
@@ -24,9 +30,7 @@ def record_detector(spec: dict[str, Any], judges: list[dict[str, Any]], dialogue
     models; ``ckpt``: the fine-tuned classifier; ``predictions``: the external block)."""
     kind, name = spec["kind"], spec["name"]
     if kind == "external":
-        block = predictions or {}
-        read_external(block.get("path"), block.get("aggregation"),
-                      float(block.get("threshold", 0.5)))
+        external_detector(name, predictions).predictions()
         log.info("detector=external reads predictions made elsewhere: no model requests")
         return
     if kind == "finetuned":
@@ -39,13 +43,12 @@ def record_detector(spec: dict[str, Any], judges: list[dict[str, Any]], dialogue
                                       "tokenizer at scoring time", id=d.id, detector=name)
         return
     if kind == "sequence_classifier":
-        text_format = spec.get("text_format", "{agent}")
+        unit, _ = decision_rule(spec)
         for d in dialogues:
-            for k, u in enumerate(make_units(d, spec.get("unit", "utterance"))):
-                request_log.record_text(str(spec["source"]), text_format.format(
-                    user=u.user_text, agent=u.agent_text), int(spec.get("max_length", 512)),
-                    append_eos=bool(spec.get("append_eos", False)),
-                    id=d.id, unit=k, detector=name)
+            for k, u in enumerate(make_units(d, unit)):
+                request_log.record_text(str(spec["source"]), spec["text_format"].format(
+                    user=u.user_text, agent=u.agent_text), int(spec["max_length"]),
+                    append_eos=bool(spec["append_eos"]), id=d.id, unit=k, detector=name)
         return
     names = [n for n, _ in judge_llm_blocks(spec, judges)] if kind == "judge" else []
     detector = build_detector(spec, judges, cache=None)

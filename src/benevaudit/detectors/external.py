@@ -42,8 +42,8 @@ def _flag(value: Any, row: int, path: Path) -> bool | None:
 EXTERNAL = "predictions with columns id, label and pred or flagged"
 
 
-def read_external(path_value: str | None, aggregation: str | None = None,
-                  threshold: float = 0.5) -> pd.DataFrame:
+def read_external(path_value: str | None, aggregation: str | None,
+                  threshold: float) -> pd.DataFrame:
     """Predictions made elsewhere, checked: columns id, label and pred or flagged.
 
     Every row is scored as given. With ``pred`` (N/OB/BB; empty = invalid) flagged means
@@ -137,8 +137,8 @@ class ExternalDetector(Detector):
 
     unit = "dialogue"
 
-    def __init__(self, name: str, path: str | None, aggregation: str | None = None,
-                 threshold: float = 0.5) -> None:
+    def __init__(self, name: str, path: str | None, aggregation: str | None,
+                 threshold: float) -> None:
         self.name, self.path, self.threshold = name, path, threshold
         self.rule = aggregation
 

@@ -34,8 +34,8 @@ class FinetunedDetector(Detector):
 
     unit = "dialogue"
 
-    def __init__(self, name: str, checkpoint: Checkpoint | None, max_length: int | None = None,
-                 head_tokens: int | None = None, batch_size: int = 32, seed: int = 0) -> None:
+    def __init__(self, name: str, checkpoint: Checkpoint | None, max_length: int | None,
+                 head_tokens: int | None, batch_size: int, seed: int) -> None:
         if checkpoint is None or not checkpoint.path:
             raise ConfigError("detector=finetuned needs ckpt=<train run directory | its model/ "
                               "directory | a .ckpt file>")

@@ -20,6 +20,10 @@ class DetectorSpec(Spec):
     threshold: Fraction = None            # type: ignore[assignment]
     demographics: bool = None             # type: ignore[assignment]  # judges
     categories: bool = None               # type: ignore[assignment]  # guards
+    criteria: str = None                  # type: ignore[assignment]  # guards
+    max_tokens: Optional[PositiveInt] = None                          # guards: null, their own
+    score_prefill: Optional[str] = None                               # guards: null, their own
+    append_eos: bool = None               # type: ignore[assignment]  # classifiers
     sampling: SamplingSpec = None         # type: ignore[assignment]  # judges, generate mode
     llm: LLMSpec = None                   # type: ignore[assignment]  # guards and judges
 

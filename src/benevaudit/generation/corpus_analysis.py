@@ -228,7 +228,7 @@ def annotation(dialogues: Sequence[Dialogue], ann: dict[str, Any], seed: int, ou
     subset = agr.select_subset(dialogues, int(ann["n_per_class"]), seed)
     agr.write_annotation_subset(subset, out / "annotation_subset.csv",
                                 out / "annotation_key.csv")
-    if not ann.get("labels_path"):
+    if not ann["labels_path"]:
         return {}
     result = returned_labels(dialogues, ann["labels_path"])
     write_csv([{"label": c, **{f"human_{h}": int(result.confusion[i, j])

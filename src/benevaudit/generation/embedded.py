@@ -90,7 +90,7 @@ def load_dialogues(data: dict[str, Any], cache_dir: str | Path) -> list[Dialogue
         return read_corpus(data["path"])
     if data["kind"] == "embedded":
         cues = [PlantedCue(c["token"], c["label"], float(c["rate"]))
-                for c in data.get("planted_cues") or []]
+                for c in data["planted_cues"] or []]
         path = ensure_scripted_sample(Path(cache_dir) / "embedded", size=int(data["size"]),
                                       seed=int(data["seed"]), planted_cues=cues,
                                       signal=float(data["signal"]))

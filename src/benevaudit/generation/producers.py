@@ -23,15 +23,15 @@ MODES = ("whole", "self_chat")  # one prompt per dialogue (the study's) | one ca
 def build_producer(gen: dict[str, Any], seed: int, min_turns: int,
                    llm_cache: str | None) -> tuple[Any, tuple[str, ...]]:
     """The producer for a generator config and the generator names it writes."""
-    kind = gen.get("kind")
+    kind = gen["kind"]
     if kind == "scripted":
-        producer = ScriptedProducer(seed=seed, signal=float(gen.get("signal", 0.8)),
-                                    planted_cues=gen.get("planted_cues") or ())
+        producer = ScriptedProducer(seed=seed, signal=float(gen["signal"]),
+                                    planted_cues=gen["planted_cues"] or ())
         return producer, SCRIPTED_GENERATORS
     if kind == "llm":
-        sampling = gen.get("sampling") or {}
+        sampling = gen["sampling"]
         sampling = Sampling(**{**sampling, "stop": tuple(sampling.get("stop") or ())})
-        mode = gen.get("mode", "whole")
+        mode = gen["mode"]
         if mode not in MODES:
             raise ConfigError(f"generator.mode must be one of {list(MODES)}, got {mode!r}")
         # the block composes the llm/ group; keys its backend does not take are dropped
@@ -40,8 +40,8 @@ def build_producer(gen: dict[str, Any], seed: int, min_turns: int,
         if mode == "self_chat":
             producer_class = SelfChatProducer
         producer = producer_class(model, sampling, seed=seed, min_turns=min_turns,
-                                  system_in_user=bool(gen.get("system_in_user", False)),
-                                  exchanges=gen.get("exchanges"))
+                                  system_in_user=bool(gen["system_in_user"]),
+                                  exchanges=gen["exchanges"])
         return producer, (gen["name"],)
     raise ConfigError(f"generator.kind must be one of {list(KINDS)}, got {kind!r}")
 

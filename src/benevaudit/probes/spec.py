@@ -11,7 +11,7 @@ from typing import Annotated, Literal, Optional, Union
 from pydantic import Field, model_validator
 
 from benevaudit.llm.spec import LLMSpec, SamplingSpec
-from benevaudit.specs import PositiveInt, Spec
+from benevaudit.specs import Fraction, PositiveInt, Spec
 
 
 class SwitchesSpec(Spec):
@@ -30,9 +30,14 @@ class ProbeSampling(SamplingSpec):
 
 
 class RaterSpec(Spec):
-    """One of CoBia's judges (``probe.judges.<name>``): its own llm block."""
+    """One of CoBia's judges (``probe.judges.<name>``): its kind, decoding and llm block."""
 
-    llm: LLMSpec = None                   # type: ignore[assignment]  # keyword refusal: none
+    kind: str
+    variant: str
+    mode: str
+    max_tokens: Optional[PositiveInt]     # null: no reply cap
+    top_p: Fraction
+    llm: Optional[LLMSpec]                # null: a keyword refusal rater needs no model
 
 
 class AnswersSpec(Spec):

@@ -40,23 +40,23 @@ def audit_model(model: Any, tokenizer: Any, splits: dict[str, list[Dialogue]],
     """Write ``cue_lexicon.json`` (and the second opinions, faithfulness, heatmap, shift figure);
     return their metrics. ``splits`` are the data the model was trained and tested on; every
     pass runs on the model's device at the run's resolved ``precision`` (autocast)."""
-    if not attribution.get("enabled", True):
+    if not attribution["enabled"]:
         return {}
     check_attribution(attribution)
     seq = dict(max_length=int(model_cfg["max_length"]), head_tokens=int(model_cfg["head_tokens"]))
     options = AttributionOptions(
         methods=tuple(attribution["methods"]), target=str(attribution["target"]),
         top_k=int(attribution["top_k"]), min_count=int(attribution["min_count"]),
-        words_only=bool(attribution.get("words_only", True)),
+        words_only=bool(attribution["words_only"]),
         batch_size=int(attribution["batch_size"]), n_steps=int(attribution["n_steps"]),
-        max_batch_tokens=attribution.get("max_batch_tokens", "auto"),
+        max_batch_tokens=attribution["max_batch_tokens"],
         logodds=bool(attribution["logodds"]),
-        faithfulness_dialogues=attribution.get("faithfulness_dialogues"),
+        faithfulness_dialogues=attribution["faithfulness_dialogues"],
         heatmap_dialogues=int(attribution["heatmap_dialogues"]),
         seed=seed,
-        cache_dir=attribution.get("cache_dir"), **seq)
+        cache_dir=attribution["cache_dir"], **seq)
     train = splits["train"]
-    cap = attribution.get("shift_max_train")
+    cap = attribution["shift_max_train"]
     if cap and len(train) > cap:  # an even, deterministic subsample keeps class balance
         train = [train[round(i * len(train) / cap)] for i in range(int(cap))]
     model.eval()
@@ -67,10 +67,10 @@ def audit_model(model: Any, tokenizer: Any, splits: dict[str, list[Dialogue]],
     with attention_implementation(model, "eager"), \
             torch.autocast(device.type, dtype=dtype, enabled=dtype is not None):
         audit = run_attribution(model, tokenizer, splits["train"],
-                                splits[attribution.get("split", "test")], out, options)
+                                splits[attribution["split"]], out, options)
         metrics = audit.metrics
-        write_heatmaps(audit, out, int(attribution.get("heatmap_png_dialogues", 2)))
-        if attribution.get("representation_shift", True):
+        write_heatmaps(audit, out, int(attribution["heatmap_png_dialogues"]))
+        if attribution["representation_shift"]:
             shift = representation_shift(model, tokenizer, train, splits["test"],
                                          out / "representation_shift.png",
                                          batch_size=int(attribution["batch_size"]), **seq)

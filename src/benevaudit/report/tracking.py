@@ -28,11 +28,12 @@ def redact(obj: Any) -> Any:
     return obj
 
 
-def build_logger(spec: dict[str, Any], out_dir: Path, run_config: dict[str, Any],
+def build_logger(spec: dict[str, Any] | None, out_dir: Path, run_config: dict[str, Any],
                  choices: dict[str, str], name: str, group: str | None = None) -> Any:
-    """A Lightning logger, or False for none. The resolved config is logged, secrets redacted;
-    on W&B the run's ``group`` is its sweep and its job type the entrypoint (``task_name``)."""
-    kind = spec.get("kind", "none")
+    """A Lightning logger from a ``logger`` block (``conf/logger/``), or False for none (also
+    when the run has no logger group). The resolved config is logged, secrets redacted; on W&B
+    the run's ``group`` is its sweep and its job type the entrypoint (``task_name``)."""
+    kind = spec["kind"] if spec else "none"
     if kind == "none":
         return False
     if kind == "csv":
@@ -44,10 +45,10 @@ def build_logger(spec: dict[str, Any], out_dir: Path, run_config: dict[str, Any]
     from lightning.pytorch.loggers import WandbLogger  # Lightning and wandb, when asked for
 
     os.environ.setdefault("WANDB_SILENT", "true")
-    mode = spec.get("mode", "offline")
-    return WandbLogger(save_dir=str(out_dir), project=spec.get("project", "benevaudit"),
-                       entity=spec.get("entity"), name=name, offline=mode == "offline",
-                       mode=mode, tags=list(spec.get("tags") or []), group=group,
+    mode = spec["mode"]
+    return WandbLogger(save_dir=str(out_dir), project=spec["project"], entity=spec["entity"],
+                       name=name, offline=mode == "offline", mode=mode,
+                       tags=list(spec["tags"] or []), group=group,
                        job_type=str(run_config.get("task_name") or "run"),
                        config=redact({**run_config, "choices": choices}))
 

@@ -14,11 +14,11 @@ class AttributionSpec(Spec):
     """The numbers are typed here; methods, target, split and batch caps are checked by the
     suite that runs them (:func:`check_attribution`), here and again when it runs."""
 
-    enabled: bool = None                                   # type: ignore[assignment]
-    faithfulness_dialogues: Optional[NonNegativeInt] = None   # null: the whole split
-    heatmap_dialogues: NonNegativeInt = None               # type: ignore[assignment]
-    heatmap_png_dialogues: NonNegativeInt = None           # type: ignore[assignment]
-    shift_max_train: Optional[PositiveInt] = None          # null: every training dialogue
+    enabled: bool
+    faithfulness_dialogues: Optional[NonNegativeInt]       # null: the whole split
+    heatmap_dialogues: NonNegativeInt
+    heatmap_png_dialogues: NonNegativeInt
+    shift_max_train: Optional[PositiveInt]                 # null: every training dialogue
 
     @model_validator(mode="after")
     def runnable(self) -> AttributionSpec:

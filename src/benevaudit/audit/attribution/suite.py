@@ -105,22 +105,22 @@ def run_attribution(model: Any, tokenizer: Any, train: Sequence[Dialogue],
 
 def check_attribution(attribution: dict[str, Any]) -> None:
     """Fail before any training on an attribution setting that could only fail after it."""
-    if not attribution.get("enabled", True):
+    if not attribution["enabled"]:
         return
-    methods = list(attribution.get("methods") or [])
+    methods = list(attribution["methods"] or [])
     bad = [m for m in methods if m not in METHODS]
     if not methods or bad:
         raise ConfigError(f"attribution.methods must list one or more of {list(METHODS)}, "
                           f"got {methods}")
-    target = str(attribution.get("target", "true"))
+    target = str(attribution["target"])
     if target not in ("true", "predicted", *CLASSES):
         raise ConfigError(f"attribution.target must be one of "
                           f"{['true', 'predicted', *CLASSES]}, got {target!r}")
-    if attribution.get("split", "test") not in SPLITS:
+    if attribution["split"] not in SPLITS:
         raise ConfigError(f"attribution.split must be one of {list(SPLITS)}, "
-                          f"got {attribution.get('split')!r}")
+                          f"got {attribution['split']!r}")
     for key in ("top_k", "batch_size", "n_steps", "min_count"):
-        value = attribution.get(key, 1)
+        value = attribution[key]
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise ConfigError(f"attribution.{key} must be a positive integer, got {value!r}")
-    batch_token_cap(attribution.get("max_batch_tokens", "auto"), "cpu")
+    batch_token_cap(attribution["max_batch_tokens"], "cpu")

@@ -27,7 +27,7 @@ LAYOUTS = ("official", "seeded")
 
 def layout_of(p: dict[str, Any], release: Release) -> str:
     """``probe.layout``; ``auto`` is ``official`` when the release's prompt-templates/ is there."""
-    layout = p.get("layout") or "auto"
+    layout = p["layout"]
     if layout not in ("auto", *LAYOUTS):
         raise ConfigError(f"probe.layout must be one of {['auto', *LAYOUTS]}, got {layout!r}")
     if layout == "auto":
@@ -43,7 +43,7 @@ def methods_of(p: dict[str, Any], layout: str = "seeded",
                target: dict[str, Any] | None = None) -> list[str]:
     """``probe.methods``, with ``dan`` dropped when it cannot run: without probe.dan_template
     (seeded), or without target.company and target.model_company (the released DAN)."""
-    methods = list(p.get("methods") or [])
+    methods = list(p["methods"] or [])
     unknown = [m for m in methods if m not in attacks.METHODS]
     if unknown or not methods:
         raise ConfigError(f"probe.methods: unknown or empty {unknown or methods}; valid methods: "
@@ -53,7 +53,7 @@ def methods_of(p: dict[str, Any], layout: str = "seeded",
             log.info("method dan left out: the released DAN names the target's maker; set "
                      "target.company and target.model_company")
             methods.remove("dan")
-    elif "dan" in methods and not p.get("dan_template"):
+    elif "dan" in methods and not p["dan_template"]:
         log.info("method dan left out: no probe.dan_template given")
         methods.remove("dan")
     return methods
@@ -75,14 +75,14 @@ def raters_of(p: dict[str, Any], release: Release | None = None) -> list[raters.
     is there, else benevaudit's. Asking for a variant read from judges/ without that folder is
     an error."""
     out = []
-    for name, spec in (p.get("judges") or {}).items():
+    for name, spec in (p["judges"] or {}).items():
         if not isinstance(spec, dict):
             raise ConfigError(f"probe.judges.{name}: expected a mapping with kind and llm")
-        kind = spec.get("kind", name)
+        kind = spec["kind"]
         if kind not in raters.RATER_KINDS:
             raise ConfigError(f"probe.judges.{name}.kind must be one of "
                               f"{list(raters.RATER_KINDS)}, got {kind!r}")
-        variant = spec.get("variant") or "auto"
+        variant = spec["variant"]
         has_files = release is not None and release.raters is not None
         if variant == "auto":
             variant = raters.VARIANTS[kind][0 if has_files else -1]
@@ -91,10 +91,10 @@ def raters_of(p: dict[str, Any], release: Release | None = None) -> list[raters.
             raise ConfigError(f"probe.judges.{name}.variant={variant} reads the release's "
                               f"judges/ folder, which {where} lacks; use variant=auto or "
                               f"{raters.VARIANTS[kind][-1]}")
-        cap = spec.get("max_tokens", 16)
-        out.append(raters.Rater(name, kind, rater_llm(kind, dict(spec.get("llm") or {}), variant),
-                                None if cap is None else int(cap), spec.get("mode", "generate"),
-                                variant, float(spec.get("top_p", 1.0))))
+        cap = spec["max_tokens"]
+        out.append(raters.Rater(name, kind, rater_llm(kind, dict(spec["llm"] or {}), variant),
+                                None if cap is None else int(cap), spec["mode"], variant,
+                                float(spec["top_p"])))
     if not out:
         raise ConfigError("probe.judges is empty; CoBia needs at least one rater")
     return out
@@ -103,8 +103,8 @@ def raters_of(p: dict[str, Any], release: Release | None = None) -> list[raters.
 def target_sampling(p: dict[str, Any], seed: int) -> Sampling:
     """The release's decoding: temperature 0 and top_p 0 (greedy where a backend refuses
     top_p 0), no reply cap unless ``probe.max_tokens`` sets one."""
-    cap = p.get("max_tokens")
-    return Sampling(temperature=0.0, top_p=float(p.get("top_p", 0.0)),
+    cap = p["max_tokens"]
+    return Sampling(temperature=0.0, top_p=float(p["top_p"]),
                     max_tokens=None if cap is None else int(cap), seed=seed)
 
 

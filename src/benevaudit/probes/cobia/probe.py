@@ -98,13 +98,13 @@ class CoBia(Probe):
             metrics.update(scoring.human_agreement(rows, kinds, plan.human))
         log.info("CoBia%s: %d rows in %.0f s; outputs in %s", " on STAND-IN DATA" * plan.stand_in,
                  len(rows), time.perf_counter() - started, settings.run_dir)
-        return result(rows, metrics, str(target.get("name", "target")))
+        return result(rows, metrics, str(target["name"]))
 
 
 def data_of(p: dict[str, Any], run_dir: Path) -> tuple[dict[str, Any], bool]:
     """``probe.data``, and whether it is the stand-in (written now: no ``probe.data.path``)."""
-    data = p.get("data") or {}
-    if data.get("path"):
+    data = p["data"]
+    if data["path"]:
         return data, False
     data = {**data, "path": str(write_stand_in(run_dir / "cobia_stand_in"))}
     log.warning("STAND-IN DATA: probe.data.path is not set, so this run reads the stand-in "
@@ -125,17 +125,17 @@ def prepare(p: dict[str, Any], target: Target, settings: RunSettings) -> Plan:
     layout = layout_of(p, release)
     methods, rater_list = methods_of(p, layout, target), raters_of(p, release)
     keep_single = layout == "official" and any(m not in official.CONSTRUCTED for m in methods)
-    loaded = load_items(release, seed, data.get("one_descriptor", "skip"),
-                        data.get("category_map"), limit, keep_single)
+    loaded = load_items(release, seed, data["one_descriptor"], data["category_map"], limit,
+                        keep_single)
     if loaded.unmapped:
         log.warning("bias_type values with no category (rows left out): %s; add them to "
                     "probe.data.category_map", loaded.unmapped)
-    switches = attacks.Switches(**(p.get("switches") or {}))
-    sentences = int(p.get("sentences", 10))
+    switches = attacks.Switches(**p["switches"])
+    sentences = int(p["sentences"])
     dan = attacks.read_dan(p["dan_template"]) if "dan" in methods and layout == "seeded" else None
     templates = {m: read_template(release, m) for m in methods} if layout == "official" else {}
     # read before any model work: a bad sheet fails now
-    human = read_labels(p["human_labels"]) if p.get("human_labels") else None
+    human = read_labels(p["human_labels"]) if p["human_labels"] else None
     pairs = [(item, m) for item in loaded.items for m in methods if official.runs(m, item)]
     sampling = target_sampling(p, seed)
     log_choices(layout, release, rater_list, sampling)
@@ -157,7 +157,7 @@ def ask_and_rate(plan: Plan, target: Target, settings: RunSettings) -> list[dict
                                   plan.sentences, plan.dan, plan.templates, first)
         log.info("%d items × %s = %d requests to target %s (%d items without a second "
                  "descriptor: skipped for HCC and SCC)", len(plan.loaded.items), plan.methods,
-                 len(pairs), target.get("name"), plan.loaded.skipped)
+                 len(pairs), target["name"], plan.loaded.skipped)
         identities = [{"id": item.id, "method": m, "group": item.group,
                        "descriptor": item.primary,
                        **({"after": "dan_first_call"} if m == "dan" and first else {})}

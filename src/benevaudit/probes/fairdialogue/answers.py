@@ -65,22 +65,32 @@ def read_answers(path: str) -> list[dict[str, Any]]:
     return [{c: str(row[c]) for c in CSV_COLUMNS} for _, row in table.iterrows()]
 
 
+def list_length(p: dict[str, Any]) -> int | None:
+    """``probe.k``, the length of a ranked list: recommendations only."""
+    return int(p["k"]) if p["kind"] == "recommendation" else None
+
+
+def filled(text: str | None, k: int | None) -> str:
+    """``probe.instruction`` or ``probe.suffix`` with K filled in where a list has one."""
+    return str(text or "").replace("{k}", "" if k is None else str(k))
+
+
 def render_cells(p: dict[str, Any], cells: list[render.Cell], run_dir: Path,
                  target: dict[str, Any]) -> list[Conversation]:
     """One conversation per cell, in text or audio mode."""
-    mode = p.get("mode", "text")
+    mode = p["mode"]
     if mode not in MODES:
         raise ConfigError(f"probe.mode must be one of {list(MODES)}, got {mode!r}")
-    instruction = str(p.get("instruction") or "").replace("{k}", str(p.get("k", "")))
-    suffix = str(p.get("suffix") or "").replace("{k}", str(p.get("k", "")))
+    k = list_length(p)
+    instruction, suffix = filled(p["instruction"], k), filled(p["suffix"], k)
     if mode == "text":
-        return [render.text_conversation(c.utterance, c.group, p.get("text_style", "system"),
-                                         instruction, suffix) for c in cells]
+        return [render.text_conversation(c.utterance, c.group, p["text_style"], instruction,
+                                         suffix) for c in cells]
     if target["llm"].get("backend") not in AUDIO_BACKENDS:
         raise ConfigError(f"probe.mode=audio needs an audio-capable target on one of "
-                          f"{list(AUDIO_BACKENDS)}; target {target.get('name')!r} uses backend "
+                          f"{list(AUDIO_BACKENDS)}; target {target['name']!r} uses backend "
                           f"{target['llm'].get('backend')!r}")
-    voices = (p.get("audio") or {}).get("voices") or {}
+    voices = p["audio"]["voices"] or {}
     return [audio_conversation(c.utterance, c.group, instruction,
                                run_dir / "audio" / c.task / f"{c.item}__{c.group}.wav", voices,
                                suffix)
@@ -100,9 +110,9 @@ def stored_messages(conv: Conversation, cell: render.Cell) -> str:
 
 
 def sampling_of(p: dict[str, Any], seed: int) -> Sampling:
-    s = dict(p.get("sampling") or {})
-    if s.get("max_tokens") == "auto":
-        s["max_tokens"] = TOKENS_PER_ITEM * int(p.get("k", 10))
+    s = dict(p["sampling"])
+    if s["max_tokens"] == "auto":         # a ranked list's: K items
+        s["max_tokens"] = TOKENS_PER_ITEM * int(p["k"])
     return Sampling(**{**s, "seed": int(s.get("seed", seed)), "stop": tuple(s.get("stop") or ())})
 
 
@@ -110,7 +120,7 @@ def collect(p: dict[str, Any], kind: str, attributes: dict[str, list[str]], targ
             settings: RunSettings
             ) -> tuple[list[dict[str, Any]], list[Conversation], ChatModel | None]:
     """Answer rows (from the target or a CSV), their conversations, and the model if one ran."""
-    answers_path = (p.get("answers") or {}).get("path")
+    answers_path = p["answers"]["path"]
     if answers_path:
         log.info("scoring answers from %s; no target model is loaded", answers_path)
         return read_answers(answers_path), [], None
@@ -118,12 +128,12 @@ def collect(p: dict[str, Any], kind: str, attributes: dict[str, list[str]], targ
     if limit is not None and limit < 1:
         raise ConfigError(f"limit must be a positive number of scenarios per task or null, "
                           f"got {limit}")
-    items = render.scenarios(kind, list(p["tasks"]), limit, int(p.get("k", 10)))
-    cells = render.cells(items, attributes, bool(p.get("neutral", False)))
+    items = render.scenarios(kind, list(p["tasks"]), limit, list_length(p))
+    cells = render.cells(items, attributes, bool(p["neutral"]))
     conversations = render_cells(p, cells, settings.run_dir, target)
     model = build_from_block(target["llm"], cache=settings.llm_cache)
     log.info("%d requests (%d scenarios × groups) to target %s", len(cells), len(items),
-             target.get("name"))
+             target["name"])
     dry_run.expect([{"id": f"{c.task}/{c.item}/{c.attribute}/{c.group}", "method": kind,
                      "task": c.task, "attribute": c.attribute, "group": c.group, "item": c.item}
                     for c in cells], conversations)   # request identity, in a dry run only
@@ -157,14 +167,14 @@ def scored_answers(p: dict[str, Any], kind: str, attributes: dict[str, list[str]
                    target: Target, settings: RunSettings) -> Answers:
     """The target's answers (or the CSV's, with its own attributes and groups in order of
     appearance), parsed as decisions or ranked lists."""
-    name = str(target.get("name", "target"))
+    name = str(target["name"])
     rows, _, model = collect(p, kind, attributes, target, settings)
     if model is not None:
         model.close()
     else:  # scored from a CSV: its own attributes and groups, in order of appearance
         name = f"answers from {Path(p['answers']['path']).name}"
         attributes = discovered_groups(rows)
-    return Answers(scoring.parse_rows(rows, kind, int(p.get("k", 10))), attributes, name)
+    return Answers(scoring.parse_rows(rows, kind, list_length(p)), attributes, name)
 
 
 def table_texts(rows: list[dict[str, Any]]) -> dict[str, str]:

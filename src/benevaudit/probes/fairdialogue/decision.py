@@ -29,7 +29,7 @@ class Decision(Probe):
     kind = "decision"
 
     def run(self, target: Target, settings: RunSettings) -> ProbeResult:
-        attributes = check_attributes(self.spec.get("attributes") or {})
+        attributes = check_attributes(self.spec["attributes"])
         answers = scored_answers(self.spec, "decision", attributes, target, settings)
         metrics = scoring.decision_metrics(answers.rows, answers.attributes)
         log.info("decision: %d answers scored; metrics in %s", len(answers.rows),

@@ -189,9 +189,9 @@ class Feedback(Probe):
 
     def run(self, target: Target, settings: RunSettings) -> ProbeResult:
         p = self.spec
-        attributes = check_attributes(p.get("attributes") or {})
+        attributes = check_attributes(p["attributes"])
         pushbacks = pushbacks_of(p)
-        dirs = run_dirs((p.get("feedback") or {}).get("items_from"))
+        dirs = run_dirs(p["feedback"]["items_from"])
         shared = shared_negative_items(dirs, attributes, list(p["tasks"])) if dirs else None
         rows, conversations, model = collect(p, "decision", attributes, target, settings)
         rows = scoring.parse_rows(rows, "decision", 0)
@@ -219,17 +219,17 @@ class Feedback(Probe):
         metrics.update(feedback_metrics(traces, table, not_no, attributes))
         return ProbeResult(rows, metrics, table_texts(table),
                            {"rst.png": rst_figure(table, attributes,
-                                                  str(target.get("name", "target")))})
+                                                  str(target["name"]))})
 
 
 def pushbacks_of(p: dict[str, Any]) -> list[str]:
     """The first ``probe.rounds`` of ``probe.pushbacks`` (the built-in four when unset)."""
-    if (p.get("answers") or {}).get("path"):
+    if p["answers"]["path"]:
         raise ConfigError("probe=fairdialogue_feedback talks to the target over several turns; "
                           "probe.answers.path (scoring a CSV) works with fairdialogue_decision "
                           "and fairdialogue_recommendation")
-    rounds = int(p.get("rounds", 4))
-    pushbacks = list(p.get("pushbacks") or PUSHBACKS)
+    rounds = int(p["rounds"])
+    pushbacks = list(p["pushbacks"] or PUSHBACKS)
     if not 1 <= rounds <= len(pushbacks):
         raise ConfigError(f"probe.rounds must be between 1 and the {len(pushbacks)} pushback "
                           f"turns in probe.pushbacks, got {rounds}")

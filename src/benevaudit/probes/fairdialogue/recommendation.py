@@ -33,11 +33,11 @@ class Recommendation(Probe):
 
     def run(self, target: Target, settings: RunSettings) -> ProbeResult:
         p = self.spec
-        attributes = check_attributes(p.get("attributes") or {})
+        attributes = check_attributes(p["attributes"])
         serp_variant, prag_variant = fairllm_options(p)
-        k = int(p.get("k", 10))
+        k = int(p["k"])
         answers = scored_answers(p, "recommendation", attributes, target, settings)
-        normalise = (p.get("prag") or {}).get("normalise", "printed")
+        normalise = p["prag"]["normalise"]
         metrics = scoring.recommendation_metrics(answers.rows, k, normalise, answers.attributes,
                                                  serp_variant, prag_variant)
         log.info("recommendation: %d answers scored; metrics in %s", len(answers.rows),
@@ -49,9 +49,9 @@ class Recommendation(Probe):
 
 
 def fairllm_options(p: dict[str, Any]) -> tuple[str, str]:
-    """``probe.fairllm.serp`` and ``probe.fairllm.prag``, checked (LangFair's by default)."""
-    options = p.get("fairllm") or {}
-    chosen = (str(options.get("serp", "langfair")), str(options.get("prag", "langfair")))
+    """``probe.fairllm.serp`` and ``probe.fairllm.prag``, checked."""
+    options = p["fairllm"]
+    chosen = (str(options["serp"]), str(options["prag"]))
     for key, value, valid in (("serp", chosen[0], SERP_VARIANTS),
                               ("prag", chosen[1], PRAG_VARIANTS)):
         if value not in valid:

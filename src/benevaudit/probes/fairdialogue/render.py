@@ -30,8 +30,10 @@ class Scenario:
     text: str
 
 
-def scenarios(kind: str, tasks: Sequence[str], limit: int | None, k: int) -> list[Scenario]:
-    """The first ``limit`` scenarios of each task (all when None), K filled into the text."""
+def scenarios(kind: str, tasks: Sequence[str], limit: int | None, k: int | None
+              ) -> list[Scenario]:
+    """The first ``limit`` scenarios of each task (all when None), K (a ranked list's length;
+    None for decisions) filled into the text."""
     if kind not in KINDS:
         raise ConfigError(f"probe.kind must be one of {sorted(KINDS)}, got {kind!r}")
     bank = KINDS[kind]
@@ -42,7 +44,8 @@ def scenarios(kind: str, tasks: Sequence[str], limit: int | None, k: int) -> lis
     out = []
     for task in tasks:
         items = list(bank[task].items())[:limit]
-        out += [Scenario(task, item, text.replace("{k}", str(k))) for item, text in items]
+        out += [Scenario(task, item, text if k is None else text.replace("{k}", str(k)))
+                for item, text in items]
     return out
 
 

@@ -32,14 +32,16 @@ log = logging.getLogger(__name__)
 Row = dict[str, Any]
 
 
-def parse_rows(rows: Iterable[Row], kind: str, k: int) -> list[Row]:
-    """Each row plus ``decision`` (yes/no/None) or ``ranked`` (list/None) and ``parse_status``."""
+def parse_rows(rows: Iterable[Row], kind: str, k: int | None) -> list[Row]:
+    """Each row plus ``decision`` (yes/no/None) or ``ranked`` (list/None; ``k`` items at most)
+    and ``parse_status``."""
     out = []
     for row in rows:
         if kind == "decision":
             value, status = parse_decision(row["answer"])
             out.append({**row, "decision": value, "parse_status": status})
         else:
+            assert k is not None, "a ranked list is read to its length k"
             items, status = parse_ranked(row["answer"], k)
             # no list at all (None) unless parsed: readers need not know the status rule
             out.append({**row, "ranked": items if status == OK else None, "parse_status": status})
