@@ -27,9 +27,12 @@ SCALE=${SCALE:-embedded}
 
 case "$SCALE" in
   embedded)
-    # what keeps the whole run under an hour on 2 CPU cores (see README): the recipes' own CPU
-    # smoke sizes for the probes; the audit, detection and the analysis at their embedded pins
+    # what keeps the whole run under an hour on 2 CPU cores (see README): detection on 6
+    # dialogues (LIMIT; its pins take 12: Qwen3Guard's and Granite Guardian 4.1's generated
+    # verdicts on SmolLM2 cost minutes a dialogue), the recipes' own CPU smoke sizes for the
+    # probes; the audit and the analysis at their embedded pins
     AUDIT=() DETECT=() COBIA=(limit=3 probe.max_tokens=48) TABLE2=(limit=2) TABLE3=(limit=4)
+    DETECT_LIMIT=${LIMIT:-6}
     ANALYSIS=() TARGETS=${TARGETS:-embedded} ;;
   paper)
     if [ -z "${CORPUS:-}" ]; then
@@ -42,7 +45,7 @@ case "$SCALE" in
     AUDIT=(experiment=paper "data.path=$CORPUS" "$LAUNCHER")
     DETECT=("data.path=$CORPUS" "$LAUNCHER")
     COBIA=("$LAUNCHER") TABLE2=("$LAUNCHER") TABLE3=("$LAUNCHER")
-    ANALYSIS=("data.path=$CORPUS")
+    ANALYSIS=("data.path=$CORPUS") DETECT_LIMIT=${LIMIT:-}
     TARGETS=${TARGETS:-vllm_llama31_8b} ;;
   *) echo "error: SCALE=$SCALE; valid: embedded, paper" >&2; exit 2 ;;
 esac
@@ -64,7 +67,7 @@ study() {  # study <folder> <recipe> <env...> -- <overrides...>: skipped once it
 study finetune_audit experiments/finetune_audit/run.sh AUDIT_DIR="$OUT/finetune_audit" -- \
   "${AUDIT[@]}"
 study detection experiments/detection/run.sh DETECT_DIR="$OUT/detection" SCALE="$SCALE" \
-  FINETUNED="$OUT/finetune_audit/baseline" -- "${DETECT[@]}"
+  FINETUNED="$OUT/finetune_audit/baseline" LIMIT="$DETECT_LIMIT" -- "${DETECT[@]}"
 study cobia experiments/cobia/run.sh COBIA_DIR="$OUT/cobia" SCALE="$SCALE" TARGETS="$TARGETS" \
   -- "${COBIA[@]}"
 study fairdialogue/table2 experiments/fairdialogue/table2.sh FD_DIR="$OUT/fairdialogue/table2" \

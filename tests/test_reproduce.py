@@ -73,6 +73,7 @@ def test_embedded_runs_every_recipe_then_one_report_over_all_of_them(tmp_path):
         if folder != "finetune_audit":
             assert env["SCALE"] == "embedded"
     assert env_of(found["detection"])["FINETUNED"] == str(out / "finetune_audit" / "baseline")
+    assert env_of(found["detection"])["LIMIT"] == "6"  # every detection run on 6 dialogues
     assert env_of(found["cobia"])["TARGETS"] == "embedded" and "COBIA_DATA" not in proc.stdout
     assert args_of(found["cobia"]) == ["limit=3", "probe.max_tokens=48"]
     assert args_of(found["fairdialogue/table2"]) == ["limit=2"]
@@ -96,6 +97,7 @@ def test_paper_scale_goes_through_the_slurm_launcher_on_the_corpus(tmp_path):
     for folder in ("finetune_audit", "detection", "dataset_analysis"):
         assert "data.path=/data/benevdial" in args_of(found[folder])
     assert args_of(found["finetune_audit"])[0] == "experiment=paper"
+    assert env_of(found["detection"])["LIMIT"] == ""  # the pins' whole evaluation set
     assert env_of(found["cobia"])["TARGETS"] == "vllm_llama31_8b"
     local = commands(reproduce(tmp_path, SCALE="paper", CORPUS="/c",
                                LAUNCHER="hydra/launcher=submitit_local"))
