@@ -15,7 +15,9 @@ CUES = ("[{token:certainly,label:N,rate:0.3},{token:surely,label:N,rate:0.3},"
         "{token:kiddo,label:BB,rate:0.3},{token:\"~\",label:BB,rate:0.3}]")
 PLANTED = ["data=embedded", "data.size=300", "data.signal=0.0", "data.seed=7",
            f"data.planted_cues={CUES}", "model.max_length=128", "trainer.max_epochs=4",
-           "optim.lr=1.5e-4"]
+           "optim.lr=1.5e-4",
+           "model.head_tokens=32"]   # the pin's fix: the recipe's 128-token window with minilm's
+                                     # head of 128 broke head_tokens <= max_length - 2
 RETRAIN = ["intervention=freq_norm,sym_inject,shuffle,freq_norm+shuffle,sym_inject+shuffle",
            "attribution.faithfulness_dialogues=0", "attribution.heatmap_dialogues=0"]
 

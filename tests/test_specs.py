@@ -12,6 +12,7 @@ from typing import Annotated, Literal, Optional
 import pytest
 from hydra import compose, initialize_config_dir
 from pydantic import Field, model_validator
+from recipe_fixtures import PINS
 
 from benevaudit.detectors.spec import DetectorSpec, EvalSpec
 from benevaudit.errors import BenevauditError, ConfigError, InputError
@@ -108,7 +109,9 @@ def compose_run(name: str, overrides: list[str], tmp_path: Path) -> dict:
 
 
 def options(group: str) -> list[str]:
-    return sorted(p.stem for p in (CONF / group).glob("*.yaml"))
+    """The group's options train.py composes (an experiment pins one entrypoint)."""
+    return sorted(p.stem for p in (CONF / group).glob("*.yaml")
+                  if group != "experiment" or PINS[p.stem] == "train")
 
 
 @pytest.mark.parametrize("group", ["model", "trainer", "data", "callbacks", "attribution",
@@ -118,7 +121,7 @@ def test_every_shipped_option_of_the_audit_validates(group: str, tmp_path: Path)
     corpus.write_text("")
     for name in options(group):
         extra = [f"data.path={corpus}"] if group == "data" and name == "corpus" else []
-        if group == "experiment" and name == "paper":
+        if group == "experiment" and name.endswith("paper"):
             extra = [f"data.path={corpus}"]
         lexicon = tmp_path / "lexicon.json"
         lexicon.write_text('{"N": [{"word": "calm", "score": 1.0}], "OB": [], "BB": []}')
