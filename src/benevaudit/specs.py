@@ -33,7 +33,6 @@ Positive = Annotated[float, Field(gt=0)]
 NonNegative = Annotated[float, Field(ge=0)]
 Fraction = Annotated[float, Field(ge=0, le=1)]            # [0, 1]
 Share = Annotated[float, Field(gt=0, le=1)]               # (0, 1]: a share that cannot be empty
-Probability = Annotated[float, Field(gt=0, le=1)]         # top_p
 SequenceLength = Annotated[int, Field(ge=3, le=512)]      # tokens incl. [CLS]/[SEP]: BERT's positions
 
 

@@ -18,7 +18,7 @@ from pydantic import Field, model_validator
 from benevaudit.files import check_llm_files, check_sqlite
 from benevaudit.llm import check_llm_block
 from benevaudit.llm.dry_run import RequestLog, recording
-from benevaudit.specs import NonNegative, NonNegativeInt, PositiveInt, Probability, Spec
+from benevaudit.specs import NonNegative, NonNegativeInt, PositiveInt, Share, Spec
 
 log = logging.getLogger(__name__)
 REQUESTS = "requests.jsonl"
@@ -52,7 +52,7 @@ class SamplingSpec(Spec):
     """A ``sampling`` block (:class:`benevaudit.llm.Sampling`'s fields)."""
 
     temperature: NonNegative = None       # type: ignore[assignment]
-    top_p: Probability = None             # type: ignore[assignment]
+    top_p: Share = None                   # type: ignore[assignment]  # (0, 1]
     max_tokens: PositiveInt = None        # type: ignore[assignment]
 
 
