@@ -55,6 +55,10 @@ class Completion:
     completion_tokens: int
     cached: bool = False
     seed: int | None = None   # the request's own sampling seed (``request_seed``); None: greedy
+    # a spoken reply, where the target answered in audio: base64 WAV bytes (JSON-safe, so the
+    # request cache stores it as it stores the text), and the server's own transcript of it
+    audio: str | None = None
+    transcript: str | None = None
 
 
 def request_seed(conversation: Conversation, seed: int) -> int:
