@@ -172,7 +172,7 @@ def test_shipped_configs_validate_into_typed_values(tmp_path) -> None:
     assert detect.detector.sampling.top_p == 0.9 and detect.detector.demographics is True
     assert detect.detector.threshold is None          # a judge option has no threshold key
     assert detect.bootstrap.fractions[0] == 0.005 and not detect.flips.wanted
-    assert detect.llm_cache == f"{tmp_path}/outputs/cache/llm/requests.sqlite"
+    assert detect.llm_cache == f"{tmp_path}/outputs/cache/llm/requests"
     guard = spec_of("detect", tmp_path, "detector=granite_guardian_4_1").detector
     assert guard.threshold == 0.5 and guard.llm.backend == "vllm"
     assert guard.llm.model == "ibm-granite/granite-guardian-4.1-8b"   # ${detector.checkpoint}

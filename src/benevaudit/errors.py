@@ -27,3 +27,12 @@ class InputError(BenevauditError, ValueError):
 
 class DependencyError(BenevauditError, RuntimeError):
     """An optional package the chosen option needs is missing; says how to install it."""
+
+
+class ServerError(BenevauditError, RuntimeError):
+    """A model server that stayed down, refused or timed out past its retries; says which URL
+    and how many requests of the call were answered (those are cached, a rerun skips them)."""
+
+    def __init__(self, message: str, done: dict[int, object] | None = None) -> None:
+        super().__init__(message)
+        self.done: dict[int, object] = done or {}   # position in the call -> its answer

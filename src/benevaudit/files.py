@@ -159,15 +159,19 @@ def read_parquet(path: str | Path, key: str | None, expected: str,
 
 
 def check_sqlite(path: str | Path, key: str) -> None:
-    """A request cache that exists must be a SQLite database (an empty file becomes one)."""
+    """A request cache: a directory (created if absent), or an earlier release's SQLite file
+    (``.sqlite``), which is migrated into the directory beside it; an empty file is none."""
     file = Path(str(path)).expanduser()
-    if file.is_dir():
-        raise InputError(f"{key}={path}: a directory (expected a SQLite file, created if absent)")
-    if file.is_file() and file.stat().st_size:
-        with open(file, "rb") as f:
-            if f.read(16) != b"SQLite format 3\x00":
-                raise InputError(f"{key}={path}: not a SQLite database (expected the request "
-                                 "cache benevaudit writes, or a path where it may create one)")
+    if file.is_dir() or not file.is_file() or not file.stat().st_size:
+        return
+    with open(file, "rb") as f:
+        if f.read(16) != b"SQLite format 3\x00":
+            raise InputError(f"{key}={path}: not a SQLite database (expected the request "
+                             "cache directory benevaudit writes, an earlier release's SQLite "
+                             "cache, or a path where it may create a directory)")
+    if file.suffix not in (".sqlite", ".sqlite3", ".db"):
+        raise InputError(f"{key}={path}: a SQLite file without a .sqlite suffix (expected the "
+                         "request cache directory, or a .sqlite file to migrate beside it)")
 
 
 def check_torch_file(key: str, path: Path) -> None:

@@ -39,16 +39,43 @@ def backend_class(backend: str) -> type[ChatModel]:
     return getattr(importlib.import_module(module_name), class_name)
 
 
-def build_chat_model(backend: str, cache: str | Path | None = None, **kwargs: Any) -> ChatModel:
-    """Build a backend from plain keyword arguments (its constructor's), optionally cached.
+_BUILT: list[CachedChatModel] = []
 
-    ``cache`` is the path of a SQLite request cache; with it, repeated requests are answered
-    from disk with ``Completion.cached=True`` and an interrupted sweep resumes where it stopped.
+
+def build_chat_model(backend: str, cache: str | Path | None = None, **kwargs: Any) -> ChatModel:
+    """Build a backend from plain keyword arguments (its constructor's), cached and counted.
+
+    ``cache`` is the request cache's directory (``llm/cache.py``; None: none); with it,
+    repeated requests are answered from disk with ``Completion.cached=True`` and an interrupted
+    sweep resumes where it stopped. Every model counts its requests for ``request_metrics``.
     """
-    model = backend_class(backend)(**kwargs)
-    if cache is None:
-        return model
-    return CachedChatModel(model, cache)
+    model = CachedChatModel(backend_class(backend)(**kwargs), cache)
+    _BUILT.append(model)
+    return model
+
+
+def reset_request_counts() -> None:
+    """Forget the models built so far: a run's counts start from zero (one multirun job)."""
+    _BUILT.clear()
+
+
+def request_metrics() -> dict[str, float]:
+    """``llm/requests_sent``, ``llm/cache_hits``, ``llm/retries``, ``llm/failed`` over the
+    models built since the run began and, where they are several distinct backend blocks, the
+    same per block as ``llm/<backend>:<model>/<count>``."""
+    blocks: dict[str, dict[str, float]] = {}
+    for model in _BUILT:
+        label = f"{model.name}:{Path(str(model.model_id)).name or model.model_id}"
+        block = blocks.setdefault(label, {})
+        for name, value in model.counts().items():
+            block[name] = block.get(name, 0.0) + value
+    out: dict[str, float] = {}
+    for label, counts in blocks.items():
+        for name, value in counts.items():
+            out[f"llm/{name}"] = out.get(f"llm/{name}", 0.0) + value
+            if len(blocks) > 1:
+                out[f"llm/{label}/{name}"] = value
+    return out
 
 
 def backend_kwargs(backend: str, block: dict[str, Any]) -> dict[str, Any]:
@@ -119,5 +146,5 @@ def check_llm_block(block: dict[str, Any], key: str) -> None:
         check_sqlite(block["cache"], f"{key}.cache")
 
 
-__all__ = ["backend_kwargs", "build_from_block", "BACKENDS", "ChatModel", "Completion", "Conversation", "Message", "Sampling",
+__all__ = ["request_metrics", "reset_request_counts", "backend_kwargs", "build_from_block", "BACKENDS", "ChatModel", "Completion", "Conversation", "Message", "Sampling",
            "backend_class", "build_chat_model", "check_llm_block"]

@@ -145,6 +145,11 @@ class ChatModel(ABC):
         ``P("unsafe")`` from it; a judge takes a softmax over ``"yes"``/``"no"``.
         """
 
+    def request_options(self) -> dict[str, object]:
+        """Options sent with every request that change its answer (``modalities``, ``audio``):
+        part of the request cache's key where not empty."""
+        return {}
+
     def close(self) -> None:
         """Release the engine or connection; a no-op where there is nothing to release."""
 
