@@ -151,8 +151,11 @@ def test_cached_completion_round_trips_fields(tmp_path) -> None:
 
 def send_completion(handler: object, content: str) -> None:
     """Answer an OpenAI-style chat request with one completion of ``content``."""
-    body = json.dumps({"choices": [{"message": {"content": content}, "finish_reason": "stop"}],
-                       "usage": {"prompt_tokens": 5, "completion_tokens": 1}}).encode()
+    body = json.dumps({"id": "chatcmpl-1", "object": "chat.completion", "created": 0,
+                       "model": "m", "choices": [{"index": 0, "finish_reason": "stop",
+                       "message": {"role": "assistant", "content": content}}],
+                       "usage": {"prompt_tokens": 5, "completion_tokens": 1,
+                                 "total_tokens": 6}}).encode()
     handler.send_response(200)
     handler.send_header("Content-Type", "application/json")
     handler.send_header("Content-Length", str(len(body)))
@@ -171,6 +174,8 @@ class _Flaky(BaseHTTPRequestHandler):
         self.rfile.read(int(self.headers["Content-Length"]))
         if type(self).calls <= 2:
             self.send_response(503)
+            self.send_header("Retry-After-Ms", "20")
+            self.send_header("Content-Length", "0")
             self.end_headers()
             return
         send_completion(self, "hi")
@@ -186,7 +191,7 @@ def test_openai_retries_5xx_and_sends_key(monkeypatch) -> None:
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        model = build_chat_model("openai", model="m", api_key_env="BV_TEST_KEY", backoff=0.01,
+        model = build_chat_model("openai", model="m", api_key_env="BV_TEST_KEY",
                                  base_url=f"http://127.0.0.1:{server.server_port}/v1")
         out = model.chat(CONVS[:1], Sampling(max_tokens=4))
     finally:
@@ -199,8 +204,9 @@ def test_openai_retries_5xx_and_sends_key(monkeypatch) -> None:
 def test_openai_unreachable_server_fails_fast_with_hint(monkeypatch) -> None:
     monkeypatch.setenv("BV_TEST_KEY", "sk-secret-456")
     model = build_chat_model("openai", model="m", base_url="http://127.0.0.1:9/v1",
-                             api_key_env="BV_TEST_KEY", max_retries=1, backoff=0.01)
-    with pytest.raises(RuntimeError, match="failed after 2 attempts.*base_url") as err:
+                             api_key_env="BV_TEST_KEY", max_retries=1)
+    with pytest.raises(RuntimeError, match="127.0.0.1:9/v1: chat failed after 1 retries.*base_url"
+                       ) as err:
         model.chat(CONVS[:1], Sampling())
     assert "sk-secret" not in str(err.value)
 

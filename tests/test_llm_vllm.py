@@ -183,7 +183,7 @@ def server(smollm2_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Itera
 
 @pytest.fixture(scope="module")
 def client(server: str):
-    model = build_chat_model("openai", model="embedded:smollm2", base_url=server, backoff=0.5)
+    model = build_chat_model("openai", model="embedded:smollm2", base_url=server)
     yield model
     model.close()
 

@@ -217,7 +217,11 @@ class CachedChatModel(ChatModel):
         self.misses += len(todo)
         if error is not None:
             self.failed += len(todo) - len(answers)
-            raise error
+            answered = self.hits + self.misses - self.failed
+            kept = "kept in the request cache: a rerun sends only the rest" if self.cache \
+                else "not kept (no request cache)"
+            raise ServerError(f"{error}; {answered} requests of this run answered, {kept}",
+                              error.done) from None
         return fresh
 
     def chat(self, conversations: Sequence[Conversation], sampling: Sampling) -> list[Completion]:

@@ -1,34 +1,45 @@
-"""The OpenAI-compatible backend: a vLLM server, Ollama, or a hosted API, over HTTP.
+"""The OpenAI-compatible backend: a vLLM server, Ollama, or a hosted API, through the official
+``openai`` client.
 
-``chat`` uses ``/v1/chat/completions`` and works with any such server; requests go out
-concurrently so the server can batch them. ``score`` needs a vLLM server: it renders the
-conversation with the server's own chat template through vLLM's ``/tokenize`` and then asks
-``/v1/completions`` for one token with ``logprob_token_ids`` (the label-token ids), token by
-token for multi-token labels. This is the server twin of the offline ``vllm`` backend's
-scoring and, unlike ``echo`` + ``logprobs`` (prompt log-probabilities), keeps the server's
-prefix cache in play.
+The client owns the wire: retries on connection errors, timeouts, 408/409/429 and 5xx with
+exponential backoff, waiting as a ``Retry-After`` header says (``max_retries``, ``timeout``
+from the backend's config), and typed replies, audio ones included. This module adds what a
+sweep needs on top: a bounded number of requests in flight (``concurrency``, threads: the
+client is thread-safe), every answer of a call kept when some of its requests fail (the cache
+stores them, a rerun sends only the rest), and counted retries.
+
+``chat`` uses ``/v1/chat/completions`` and works with any such server. ``score`` needs a vLLM
+server: it renders the conversation with the server's own chat template through vLLM's
+``/tokenize`` and then asks ``/v1/completions`` for one token with ``logprob_token_ids`` (the
+label-token ids), token by token for multi-token labels. This is the server twin of the offline
+``vllm`` backend's scoring and, unlike ``echo`` + ``logprobs``, keeps the server's prefix cache
+in play. vLLM's own parameters go through the client's ``extra_body`` (``extra_body`` of the
+config for chat: ``top_k``, ``repetition_penalty``, ``chat_template_kwargs``).
+
+``modalities`` and ``audio`` (``{"voice": ..., "format": "wav"}``) ask an audio-capable target
+for a spoken reply: its base64 data lands in ``Completion.audio`` and the server's transcript
+in ``Completion.transcript``. Both are part of the request cache's key.
 
 Each request sends its own seed (``request_seed``: its messages and the run's seed) and records
 it on its ``Completion``; whether a seed makes a sampled reply reproducible is up to the server.
-The server applies its own chat template, which this backend cannot inspect:
 ``fold_system=true`` moves system text into the first user turn for a model without a system
 role (Mistral-7B-Instruct-v0.2), as the ``hf`` and ``vllm`` backends do on their own.
 
-The API key is read from the environment variable named by ``api_key_env`` and is sent only
-in the Authorization header: it is never stored on the object's public fields or logged.
+The API key is read from the environment variable named by ``api_key_env`` and is handed only
+to the client (its Authorization header): it is never stored on this object or logged.
 """
 
 from __future__ import annotations
 
 import os
-import time
-from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+import threading
+from collections.abc import Callable, Sequence
+from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
+from typing import Any, TypeVar
 
 import numpy as np
-import requests
 
+from benevaudit.errors import DependencyError, ServerError
 from benevaudit.llm.base import (
     ChatModel,
     Completion,
@@ -41,7 +52,21 @@ from benevaudit.llm.base import (
 from benevaudit.llm.gguf import EMBEDDED_NAME, resolve_model
 from benevaudit.llm.prompting import check_length, score_in_waves
 
-RETRY_STATUS = {429, 500, 502, 503, 504}
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+def _client(base_url: str, key: str | None, timeout: float, max_retries: int,
+            on_request: Callable[[Any], None]) -> Any:
+    try:
+        import openai
+    except ImportError:
+        raise DependencyError("the openai backend needs the openai package: "
+                              "pip install 'openai>=3.57'") from None
+    http = openai.DefaultHttpxClient(event_hooks={"request": [on_request]})
+    # a local server needs no key; the client insists on one, and vLLM ignores it
+    return openai.OpenAI(base_url=base_url, api_key=key or "none", timeout=timeout,
+                         max_retries=max_retries, http_client=http)
 
 
 class OpenAIChatModel(ChatModel):
@@ -51,67 +76,102 @@ class OpenAIChatModel(ChatModel):
 
     def __init__(self, model: str = EMBEDDED_NAME, base_url: str = "http://127.0.0.1:8000/v1",
                  api_key_env: str | None = "OPENAI_API_KEY", timeout: float = 120.0,
-                 max_retries: int = 5, backoff: float = 1.0, concurrency: int = 8,
-                 cache_dir: str | None = None, fold_system: bool = False) -> None:
+                 max_retries: int = 5, concurrency: int = 8, cache_dir: str | None = None,
+                 fold_system: bool = False, modalities: list[str] | None = None,
+                 audio: dict[str, Any] | None = None,
+                 extra_body: dict[str, Any] | None = None) -> None:
         # a vLLM server started with --model <dir> serves the embedded LLM under that path
         self.served = resolve_model(model, cache_dir)
         self.model_id = model
         self.template_hash = "none"  # the server applies its own template; model_id names it
         self.base_url = base_url.rstrip("/")
         self.root_url = self.base_url.removesuffix("/v1")
-        self.timeout, self.max_retries, self.backoff = timeout, max_retries, backoff
-        self.concurrency = concurrency
+        self.concurrency = max(1, concurrency)
         self.fold_system = fold_system
-        self._session = requests.Session()
+        self.modalities = list(modalities) if modalities else None
+        self.audio = dict(audio) if audio else None
+        self.extra_body = dict(extra_body) if extra_body else None
+        self.max_retries = max_retries
+        self.retries = 0
+        self._count = threading.Lock()
         key = os.environ.get(api_key_env) if api_key_env else None
-        if key:
-            self._session.headers["Authorization"] = f"Bearer {key}"
+        self._client = _client(self.base_url, key, timeout, max_retries, self._on_request)
 
-    def _post(self, url: str, payload: dict[str, Any]) -> dict[str, Any]:
-        """POST with retries and exponential backoff on connection errors, 429 and 5xx."""
-        for attempt in range(self.max_retries + 1):
+    def _on_request(self, request: Any) -> None:
+        """The client marks a retry with ``x-stainless-retry-count``; count them."""
+        if int(request.headers.get("x-stainless-retry-count", "0") or 0) > 0:
+            with self._count:
+                self.retries += 1
+
+    def request_options(self) -> dict[str, object]:
+        return {k: v for k, v in (("modalities", self.modalities), ("audio", self.audio),
+                                  ("extra_body", self.extra_body)) if v}
+
+    def _map(self, fn: Callable[[T], R], items: Sequence[T], what: str) -> list[R]:
+        """``fn`` over ``items`` with at most ``concurrency`` in flight. When one fails past
+        its retries the rest are not started; the answers that came back travel on the error."""
+        import openai
+
+        stop = threading.Event()
+
+        def guarded(item: T) -> R:
+            if stop.is_set():          # another request failed past its retries: not sent
+                raise _NotSent
             try:
-                resp = self._session.post(url, json=payload, timeout=self.timeout)
-            except (requests.ConnectionError, requests.Timeout) as err:
-                problem = f"{type(err).__name__}"
-            else:
-                if resp.status_code < 400:
-                    return resp.json()
-                problem = f"HTTP {resp.status_code}: {resp.text[:300]}"
-                if resp.status_code not in RETRY_STATUS:
-                    raise RuntimeError(f"{url} refused the request ({problem})")
-            if attempt < self.max_retries:
-                time.sleep(self.backoff * 2 ** attempt)
-        raise RuntimeError(f"{url} failed after {self.max_retries + 1} attempts (last: {problem}); "
-                           "is the server running and is base_url right?")
+                return fn(item)
+            except openai.APIError:
+                stop.set()
+                raise
 
-    def _map(self, fn: Any, items: Sequence[Any]) -> list[Any]:
-        with ThreadPoolExecutor(max_workers=max(1, self.concurrency)) as pool:
-            return list(pool.map(fn, items))
+        with ThreadPoolExecutor(max_workers=self.concurrency) as pool:
+            futures = [pool.submit(guarded, item) for item in items]
+            wait(futures, return_when=FIRST_EXCEPTION)
+            for f in futures:
+                f.cancel()
+        done = {i: f.result() for i, f in enumerate(futures) if _answered(f)}
+        if len(done) == len(items):
+            return [done[i] for i in range(len(items))]
+        error = next(f.exception() for f in futures if f.done() and not f.cancelled()
+                     and f.exception() is not None and not isinstance(f.exception(), _NotSent))
+        if not isinstance(error, openai.APIError):
+            raise error
+        raise ServerError(f"{self.base_url}: {what} failed after {self.max_retries} retries "
+                          f"({_describe(error)}); "
+                          f"{len(done)} of this call's {len(items)} requests done",
+                          done) from None
 
     # ---- chat -------------------------------------------------------------------------------
 
     def chat(self, conversations: Sequence[Conversation], sampling: Sampling) -> list[Completion]:
         check_conversations(conversations)
-        base = dict(model=self.served, temperature=sampling.temperature, top_p=sampling.top_p)
+        base: dict[str, Any] = dict(model=self.served, temperature=sampling.temperature,
+                                    top_p=sampling.top_p)
         if sampling.max_tokens is not None:     # None: no cap, the server's own limit
             base["max_tokens"] = sampling.max_tokens
         if sampling.stop:
             base["stop"] = list(sampling.stop)
+        if self.modalities:
+            base["modalities"] = self.modalities
+        if self.audio:
+            base["audio"] = self.audio
+        if self.extra_body:
+            base["extra_body"] = self.extra_body
 
         def one(conv: Conversation) -> Completion:
             seed = request_seed(list(conv), sampling.seed)
-            messages = self._messages(conv)
-            body = self._post(f"{self.base_url}/chat/completions",
-                              {**base, "seed": seed, "messages": messages})
-            choice, usage = body["choices"][0], body.get("usage") or {}
-            return Completion(text=choice["message"].get("content") or "",
-                              finish_reason=choice.get("finish_reason") or "length",
-                              prompt_tokens=int(usage.get("prompt_tokens", 0)),
-                              completion_tokens=int(usage.get("completion_tokens", 0)),
-                              seed=seed if sampling.temperature > 0 else None)
+            reply = self._client.chat.completions.create(
+                **base, seed=seed, messages=self._messages(conv))
+            choice, usage = reply.choices[0], reply.usage
+            spoken = choice.message.audio
+            return Completion(text=choice.message.content or "",
+                              finish_reason=choice.finish_reason or "length",
+                              prompt_tokens=usage.prompt_tokens if usage else 0,
+                              completion_tokens=usage.completion_tokens if usage else 0,
+                              seed=seed if sampling.temperature > 0 else None,
+                              audio=spoken.data if spoken else None,
+                              transcript=spoken.transcript if spoken else None)
 
-        return self._map(one, conversations)
+        return self._map(one, conversations, "chat")
 
     def _messages(self, conv: Conversation) -> Conversation:
         return fold_system(conv) if self.fold_system else list(conv)
@@ -119,11 +179,14 @@ class OpenAIChatModel(ChatModel):
     # ---- score (vLLM server) ----------------------------------------------------------------
 
     def _tokenize(self, payload: dict[str, Any]) -> dict[str, Any]:
+        import openai
+
         try:
-            return self._post(f"{self.root_url}/tokenize", {"model": self.served, **payload})
-        except RuntimeError as err:
-            raise RuntimeError(f"score needs a vLLM server (its /tokenize endpoint): {err}"
-                               ) from None
+            return self._client.post(f"{self.root_url}/tokenize", cast_to=object,
+                                     body={"model": self.served, **payload})
+        except openai.NotFoundError:
+            raise ServerError(f"{self.root_url}/tokenize: not found; score needs a vLLM server "
+                              "(its /tokenize endpoint)") from None
 
     def score(self, conversations: Sequence[Conversation], choices: Sequence[str]) -> np.ndarray:
         check_conversations(conversations)
@@ -131,8 +194,7 @@ class OpenAIChatModel(ChatModel):
             raise ValueError("score needs at least one choice")
         rendered = self._map(lambda c: self._tokenize(
             {"messages": self._messages(c), "add_generation_prompt": True,
-             "add_special_tokens": False}),
-            conversations)
+             "add_special_tokens": False}), conversations, "score (/tokenize)")
         prompts = [r["tokens"] for r in rendered]
         cands = [self._tokenize({"prompt": c, "add_special_tokens": False})["tokens"]
                  for c in choices]
@@ -144,14 +206,14 @@ class OpenAIChatModel(ChatModel):
             check_length(i, len(ids) + longest, int(r["max_model_len"]),
                          "prompt plus the longest choice")
         return score_in_waves(prompts, cands, lambda requests: self._map(
-            lambda req: self._next_token_logprobs(*req), requests))  # [N, C]
+            lambda req: self._next_token_logprobs(*req), requests, "score"))  # [N, C]
 
     def _next_token_logprobs(self, prompt: list[int], targets: set[int]) -> dict[int, float]:
         ids = sorted(targets)
-        body = self._post(f"{self.base_url}/completions", dict(
-            model=self.served, prompt=prompt, max_tokens=1, temperature=0.0,
-            logprobs=len(ids), logprob_token_ids=ids, return_tokens_as_token_ids=True))
-        top = body["choices"][0]["logprobs"]["top_logprobs"][0]  # {"token_id:123": logprob}
+        body = self._client.completions.create(
+            model=self.served, prompt=prompt, max_tokens=1, temperature=0.0, logprobs=len(ids),
+            extra_body={"logprob_token_ids": ids, "return_tokens_as_token_ids": True})
+        top = body.choices[0].logprobs.top_logprobs[0]  # {"token_id:123": logprob}
         found = {int(k.split(":", 1)[1]): float(v) for k, v in top.items()}
         missing = targets - set(found)
         if missing:
@@ -160,4 +222,20 @@ class OpenAIChatModel(ChatModel):
         return {tok: found[tok] for tok in targets}
 
     def close(self) -> None:
-        self._session.close()
+        self._client.close()
+
+
+class _NotSent(Exception):
+    """A request left unsent because another of its call failed past its retries."""
+
+
+def _answered(future: Future[Any]) -> bool:
+    return future.done() and not future.cancelled() and future.exception() is None
+
+
+def _describe(error: Exception) -> str:
+    """The client's error in a few words, without the reply body (it may quote the prompt)."""
+    status = getattr(error, "status_code", None)
+    kind = type(error).__name__
+    return f"{kind}, HTTP {status}" if status else f"{kind}: is the server running and is " \
+        "base_url right?"
