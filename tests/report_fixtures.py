@@ -57,6 +57,7 @@ def write_run(path: Path, task: str, choices: dict[str, str], config: dict[str, 
     (hydra_dir / "overrides.yaml").write_text(yaml.safe_dump(overrides or []))
     if metrics is not None:
         (path / "metrics.json").write_text(json.dumps(metrics, indent=1))
+        (path / "_COMPLETE").write_text("complete\n")
     for name, frame in (tables or {}).items():
         frame.to_parquet(path / name, index=False)
     for name in figures:

@@ -12,6 +12,8 @@ Each also derives from the built-in error code written before these existed woul
 (``ValueError``, ``RuntimeError``), so narrowing an error never breaks a caller.
 """
 
+from collections.abc import Mapping
+
 
 class BenevauditError(Exception):
     """Bad input or configuration; the message says what, where, and what was expected."""
@@ -33,6 +35,10 @@ class ServerError(BenevauditError, RuntimeError):
     """A model server that stayed down, refused or timed out past its retries; says which URL
     and how many requests of the call were answered (those are cached, a rerun skips them)."""
 
-    def __init__(self, message: str, done: dict[int, object] | None = None) -> None:
+    def __init__(self, message: str, done: Mapping[int, object] | None = None) -> None:
         super().__init__(message)
-        self.done: dict[int, object] = done or {}   # position in the call -> its answer
+        self.done: dict[int, object] = dict(done or {})   # position in the call -> its answer
+
+
+class OutputError(BenevauditError, OSError):
+    """A run file that could not be written (no space, a file-size limit); nothing torn is left."""

@@ -11,15 +11,16 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import re
 import zipfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from benevaudit.errors import InputError
+from benevaudit.errors import InputError, OutputError
 
 PARQUET_MAGIC = b"PAR1"    # the first and last four bytes of every Parquet file
 _PLAIN_NAME = re.compile(r"^[A-Za-z_][\w.-]{0,39}$")   # a header: short names, no spaces
@@ -250,3 +251,48 @@ def check_llm_files(block: dict[str, Any], key: str) -> None:
                          "with config.json, weights and tokenizer files, or a hub id)")
     if (folder / "config.json").exists():
         read_json(folder / "config.json", expected="the model's transformers config")
+
+
+def write_atomically(path: str | Path, write: Callable[[Path], object]) -> Path:
+    """``write(temporary path)``, flushed to disk, then renamed onto ``path``.
+
+    A run killed mid-write, or a write that fails (a full disk, a file-size limit), leaves the
+    old file or none, never a torn one: ``report.py`` and a rerun read only whole files. The
+    temporary name keeps the suffix, for writers that pick the format from it (``savefig``).
+    A failed write raises one :class:`OutputError` naming the file.
+    """
+    path = Path(path)
+    tmp = path.with_name(f".{path.stem}.tmp-{os.getpid()}{path.suffix}")
+    try:
+        write(tmp)
+        fd = os.open(tmp, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+    except OSError as e:
+        tmp.unlink(missing_ok=True)
+        reason = _reason(e)
+        raise OutputError(f"{path}: could not be written ({reason}); no partial file was left "
+                          "(check free space and file-size limits, then rerun)") from None
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return path
+
+
+def _reason(error: OSError) -> str:
+    """The system's words for a failed write; pyarrow puts the errno only in its message."""
+    found = re.search(r"errno (\d+)", str(error), re.IGNORECASE)
+    if found:
+        return os.strerror(int(found.group(1)))
+    if error.strerror:
+        return error.strerror
+    lines = str(error).strip().splitlines()
+    return lines[-1] if lines else type(error).__name__
+
+
+def write_text_atomically(path: str | Path, text: str) -> Path:
+    """A UTF-8 text file written as :func:`write_atomically` does."""
+    return write_atomically(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))

@@ -13,6 +13,7 @@ import matplotlib
 import numpy as np
 
 from benevaudit.figure_titles import fit_titles
+from benevaudit.files import write_atomically
 from benevaudit.schema import CLASSES
 
 matplotlib.use("Agg")
@@ -24,8 +25,11 @@ def save(fig: Any, path: Path, dpi: float | None = None) -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fit_titles(fig)
-    fig.savefig(path, **({} if dpi is None else {"dpi": dpi}))
-    plt.close(fig)
+    try:   # whole or not at all: a killed run leaves no torn image
+        write_atomically(path, lambda tmp: fig.savefig(tmp, **({} if dpi is None else
+                                                                {"dpi": dpi})))
+    finally:
+        plt.close(fig)
     return path
 
 

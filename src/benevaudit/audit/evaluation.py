@@ -17,6 +17,7 @@ import pyarrow.parquet as pq
 import torch
 
 from benevaudit.audit.module import predict_logits
+from benevaudit.files import write_atomically
 from benevaudit.metrics.classification import classification_metrics, confusion_counts
 from benevaudit.metrics.detection import trigger_metrics
 from benevaudit.plotting import paint_confusion, plt, save
@@ -62,8 +63,8 @@ def evaluate_classifier(model: Any, loader: Any, dialogues: Sequence[Dialogue], 
 
 
 def write_predictions(rows: list[dict[str, Any]], path: Path) -> Path:
-    pq.write_table(pa.Table.from_pylist(rows), path)
-    return path
+    table = pa.Table.from_pylist(rows)
+    return write_atomically(path, lambda tmp: pq.write_table(table, tmp))
 
 
 def plot_confusion(labels: np.ndarray, preds: np.ndarray, path: Path, title: str) -> Path:

@@ -146,7 +146,7 @@ class RequestCache:
 
 
 def _read_all(fd: int) -> bytes:
-    chunks = []
+    chunks: list[bytes] = []
     while True:
         chunk = os.read(fd, 1 << 20)
         if not chunk:
@@ -205,12 +205,11 @@ class CachedChatModel(ChatModel):
     def _ask(self, kind: str, keys: list[str], todo: list[int], send: Any,
              encode: Any) -> dict[str, object]:
         """Send the misses; keep every answer that came back, also when some failed."""
+        error: ServerError | None = None
         try:
             answers = dict(enumerate(send()))
         except ServerError as err:
             answers, error = err.done, err
-        else:
-            error = None
         fresh = {keys[todo[j]]: encode(a) for j, a in answers.items()}
         if self.cache is not None:
             self.cache.put_many(kind, fresh)
@@ -235,8 +234,8 @@ class CachedChatModel(ChatModel):
                 [conversations[i] for i in todo], sampling),
                 lambda r: dataclasses.asdict(dataclasses.replace(r, cached=False)))
         self.hits += len(keys) - len(todo)
-        return [Completion(**fresh[k]) if k in fresh else Completion(**{**found[k], "cached": True})
-                for k in keys]
+        return [Completion(**_fields(fresh[k])) if k in fresh
+                else Completion(**{**_fields(found[k]), "cached": True}) for k in keys]
 
     def score(self, conversations: Sequence[Conversation], choices: Sequence[str]) -> np.ndarray:
         keys = [request_key(self.model, "score", c, list(choices)) for c in conversations]
@@ -253,3 +252,9 @@ class CachedChatModel(ChatModel):
         if self.cache is not None:
             self.cache.close()
         self.model.close()
+
+
+def _fields(value: object) -> dict[str, Any]:
+    """A stored completion's fields (a JSON object: what ``dataclasses.asdict`` wrote)."""
+    assert isinstance(value, dict)
+    return value

@@ -131,14 +131,14 @@ class OpenAIChatModel(ChatModel):
         done = {i: f.result() for i, f in enumerate(futures) if _answered(f)}
         if len(done) == len(items):
             return [done[i] for i in range(len(items))]
-        error = next(f.exception() for f in futures if f.done() and not f.cancelled()
-                     and f.exception() is not None and not isinstance(f.exception(), _NotSent))
+        errors = [f.exception() for f in futures if f.done() and not f.cancelled()]
+        error = next(e for e in errors if e is not None and not isinstance(e, _NotSent))
         if not isinstance(error, openai.APIError):
             raise error
         raise ServerError(f"{self.base_url}: {what} failed after {self.max_retries} retries "
                           f"({_describe(error)}); "
                           f"{len(done)} of this call's {len(items)} requests done",
-                          done) from None
+                          dict(done)) from None
 
     # ---- chat -------------------------------------------------------------------------------
 

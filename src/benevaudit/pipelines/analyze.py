@@ -22,7 +22,7 @@ from benevaudit.generation.corpus_analysis import (
 )
 from benevaudit.generation.embedded import load_dialogues
 from benevaudit.generation.spec import DataSpec
-from benevaudit.pipelines.config import output_dir, validated, write_metrics
+from benevaudit.pipelines.config import completes, output_dir, validated, write_metrics
 from benevaudit.schema import CLASSES
 
 log = logging.getLogger(__name__)
@@ -32,6 +32,7 @@ class AnalyzeRun(AnalysisSpec):
     data: DataSpec
 
 
+@completes
 def run(cfg: DictConfig) -> dict[str, float]:
     spec = validated(AnalyzeRun, cfg)    # names, numbers and files, before the slow parts
     options = spec.as_dict()

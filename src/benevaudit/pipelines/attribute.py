@@ -10,12 +10,13 @@ from omegaconf import DictConfig
 
 from benevaudit.audit.checkpoints import load_frozen
 from benevaudit.encoders.models import set_offline_defaults
-from benevaudit.pipelines.config import output_dir, plain, validated, write_metrics
+from benevaudit.pipelines.config import completes, output_dir, plain, validated, write_metrics
 from benevaudit.pipelines.evaluate import AttributeRun, frozen_model_splits
 from benevaudit.precision import resolve_precision, torch_device
 from benevaudit.report.model_audit import audit_model
 
 
+@completes
 def run(cfg: DictConfig) -> dict[str, float]:
     set_offline_defaults()
     spec = validated(AttributeRun, cfg)   # every file and number, before any model work

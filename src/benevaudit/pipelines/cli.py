@@ -53,7 +53,7 @@ def guarded(run: Callable[[DictConfig], Any], cfg: DictConfig, lightning: bool =
     if lightning:
         quiet_lightning()
     try:
-        return run(cfg)
+        result = run(cfg)
     except USER_ERRORS as e:
         message = one_line(e)
         print(f"error: {message}", file=sys.stderr)
@@ -63,6 +63,7 @@ def guarded(run: Callable[[DictConfig], Any], cfg: DictConfig, lightning: bool =
         if multirun:       # fail this job only: the sweep goes on, then ends non-zero
             raise JobFailed(message) from None
         sys.exit(2)
+    return result
 
 
 class JobFailed(Exception):

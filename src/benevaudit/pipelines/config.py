@@ -3,7 +3,9 @@ run's choices and sweep, its logger."""
 
 from __future__ import annotations
 
+import functools
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -11,10 +13,13 @@ from hydra.core.hydra_config import HydraConfig
 from hydra.types import RunMode
 from omegaconf import DictConfig, OmegaConf
 
+from benevaudit.files import write_text_atomically
 from benevaudit.report.tracking import build_logger
 from benevaudit.specs import Spec
 
 S = TypeVar("S", bound=Spec)
+R = TypeVar("R")
+COMPLETE = "_COMPLETE"
 
 
 def plain(node: Any) -> Any:
@@ -30,13 +35,21 @@ def validated(spec: type[S], cfg: DictConfig) -> S:
     return spec.of({k: plain(cfg[k]) for k in spec.model_fields if k in cfg})
 
 
-def output_dir(cfg: DictConfig) -> Path:
+def run_dir(cfg: DictConfig) -> Path:
     """The run directory: Hydra's when running under Hydra, else ``paths.output_dir``."""
     if HydraConfig.initialized():
-        path = Path(HydraConfig.get().runtime.output_dir)
-    else:
-        path = Path(cfg.paths.output_dir)
+        return Path(HydraConfig.get().runtime.output_dir)
+    return Path(cfg.paths.output_dir)
+
+
+def output_dir(cfg: DictConfig) -> Path:
+    """The run directory, made; its completion marker and the run's request counts cleared."""
+    path = run_dir(cfg)
     path.mkdir(parents=True, exist_ok=True)
+    (path / COMPLETE).unlink(missing_ok=True)     # a rerun into the same directory: not yet
+    from benevaudit.llm import reset_request_counts
+
+    reset_request_counts()                        # this run's counts start at zero
     return path
 
 
@@ -49,10 +62,33 @@ def group_choices() -> dict[str, str]:
 
 
 def write_metrics(metrics: dict[str, float], path: Path) -> Path:
-    """``metrics.json``: flat ``{name: number}``, sorted, NaN written as null."""
+    """``metrics.json``: flat ``{name: number}``, sorted, NaN written as null, written whole
+    (temporary name + rename). A run that called models adds its request counts
+    (``llm/requests_sent``, ``llm/cache_hits``, ``llm/retries``, ``llm/failed``) to the file
+    and to ``metrics`` itself, so what a run returns is what it wrote."""
+    from benevaudit.llm import request_metrics   # light: no backend is imported
+
+    for name, value in request_metrics().items():
+        metrics.setdefault(name, value)
     clean = {k: (None if v != v else float(v)) for k, v in sorted(metrics.items())}
-    path.write_text(json.dumps(clean, indent=1) + "\n")
-    return path
+    return write_text_atomically(path, json.dumps(clean, indent=1) + "\n")
+
+
+def completes(run: Callable[[DictConfig], R]) -> Callable[[DictConfig], R]:
+    """A pipeline's ``run`` that leaves ``_COMPLETE`` in its run directory once it returns."""
+    @functools.wraps(run)
+    def wrapped(cfg: DictConfig) -> R:
+        result = run(cfg)
+        mark_complete(run_dir(cfg))
+        return result
+
+    return wrapped
+
+
+def mark_complete(out: Path) -> Path:
+    """``_COMPLETE``: written last, once every file of the run is in place; ``report.py``
+    leaves out a run without it (killed, or stopped by an error)."""
+    return write_text_atomically(out / COMPLETE, "complete\n")
 
 
 def sweep_name() -> str | None:

@@ -29,7 +29,7 @@ from benevaudit.files import check_located
 from benevaudit.generation.embedded import load_dialogues
 from benevaudit.generation.spec import DataSpec
 from benevaudit.llm.spec import ModelRun
-from benevaudit.pipelines.config import output_dir, run_logger, validated, write_metrics
+from benevaudit.pipelines.config import completes, output_dir, run_logger, validated, write_metrics
 from benevaudit.report.detect_outputs import write_bootstrap, write_detection, write_flips
 from benevaudit.report.spec import FlipsSpec, StabilitySpec
 from benevaudit.report.tracking import finish_logger
@@ -84,6 +84,7 @@ def detect(run: DetectRun, spec: dict[str, Any], judges: list[dict[str, Any]],
     return frame, time.perf_counter() - start if reads_corpus(spec) else 0.0
 
 
+@completes
 def run(cfg: DictConfig) -> dict[str, float]:
     set_offline_defaults()
     run = validated(DetectRun, cfg)

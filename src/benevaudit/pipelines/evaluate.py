@@ -27,7 +27,9 @@ from benevaudit.errors import ConfigError
 from benevaudit.encoders.spec import ModelSpec
 from benevaudit.generation.embedded import load_dialogues
 from benevaudit.generation.spec import DataSpec
-from benevaudit.pipelines.config import output_dir, plain, run_logger, validated, write_metrics
+from benevaudit.pipelines.config import (
+    completes, output_dir, plain, run_logger, validated, write_metrics,
+)
 from benevaudit.precision import resolve_precision, torch_device
 from benevaudit.report.tracking import finish_logger
 from benevaudit.schema import Dialogue
@@ -104,6 +106,7 @@ def frozen_model_splits(cfg: DictConfig) -> tuple[Path, dict[str, list[Dialogue]
                                       int(cfg.seed)))
 
 
+@completes
 def run(cfg: DictConfig) -> dict[str, float]:
     set_offline_defaults()
     spec = validated(EvaluateRun, cfg)   # every file and number, before any model work

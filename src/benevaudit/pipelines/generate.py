@@ -25,7 +25,9 @@ from benevaudit.generation.grid import SCRIPTED_GENERATORS, iter_conditions
 from benevaudit.generation.producers import build_producer
 from benevaudit.generation.spec import GeneratorSpec, check_resumable
 from benevaudit.llm.spec import ModelRun
-from benevaudit.pipelines.config import group_choices, output_dir, plain, validated, write_metrics
+from benevaudit.pipelines.config import (
+    completes, group_choices, output_dir, plain, validated, write_metrics,
+)
 from benevaudit.specs import NonNegativeInt, PositiveInt
 
 log = logging.getLogger(__name__)
@@ -50,6 +52,7 @@ class GenerateRun(ModelRun):
         return self
 
 
+@completes
 def run(cfg: DictConfig) -> dict[str, float]:
     run = validated(GenerateRun, cfg)
     run_dir = output_dir(cfg)

@@ -16,9 +16,10 @@ import pandas as pd
 from omegaconf import DictConfig
 from pydantic import model_validator
 
+from benevaudit.files import write_atomically, write_text_atomically
 from benevaudit.llm.spec import ModelRun
 from benevaudit.pipelines.config import (
-    group_choices, output_dir, run_logger, validated, write_metrics,
+    completes, group_choices, output_dir, run_logger, validated, write_metrics,
 )
 from benevaudit.probes.base import ProbeResult, RunSettings
 from benevaudit.probes.dry_run import record_probe
@@ -42,6 +43,7 @@ class ProbeRun(ModelRun):
         return self
 
 
+@completes
 def run(cfg: DictConfig) -> dict[str, float]:
     """Check the inputs, run the probe, write its run directory, and mirror its metrics to the
     logger (W&B offline by default: group = the sweep, job type = probe, the config-group
@@ -70,9 +72,10 @@ def run(cfg: DictConfig) -> dict[str, float]:
 
 def write_run(out: Path, result: ProbeResult) -> None:
     """``responses.parquet``, ``metrics.json``, then the tables and figures, by file name."""
-    pd.DataFrame(result.rows).to_parquet(out / "responses.parquet", index=False)
+    frame = pd.DataFrame(result.rows)
+    write_atomically(out / "responses.parquet", lambda tmp: frame.to_parquet(tmp, index=False))
     write_metrics(result.metrics, out / "metrics.json")
     for name, text in result.tables.items():
-        (out / name).write_text(text)
+        write_text_atomically(out / name, text)
     for name, draw in result.figures.items():
-        draw(out / name)
+        write_atomically(out / name, draw)

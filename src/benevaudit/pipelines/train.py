@@ -32,7 +32,9 @@ from benevaudit.encoders.models import load_classifier, load_tokenizer, set_offl
 from benevaudit.encoders.spec import ModelSpec
 from benevaudit.generation.embedded import load_dialogues
 from benevaudit.generation.spec import DataSpec
-from benevaudit.pipelines.config import output_dir, plain, run_logger, validated, write_metrics
+from benevaudit.pipelines.config import (
+    completes, output_dir, plain, run_logger, validated, write_metrics,
+)
 from benevaudit.precision import resolve_precision, torch_device
 from benevaudit.report.model_audit import audit_model
 from benevaudit.report.tracking import finish_logger, log_test_artifacts
@@ -105,6 +107,7 @@ def trainer_settings(spec: TrainRun) -> tuple[dict[str, Any], str, dict[str, int
     return trainer_cfg, precision, batch
 
 
+@completes
 def run(cfg: DictConfig) -> dict[str, float]:
     set_offline_defaults()
     spec = validated(TrainRun, cfg)   # every file and number, before any model work

@@ -13,7 +13,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from benevaudit.errors import InputError
-from benevaudit.files import read_parquet
+from benevaudit.files import read_parquet, write_atomically
 from benevaudit.metrics.bootstrap import bootstrap_metrics, bootstrap_trigger_rates
 from benevaudit.metrics.detection import detection_metrics
 from benevaudit.metrics.flips import REQUIRED, flip_metrics, flip_table
@@ -26,8 +26,8 @@ log = logging.getLogger(__name__)
 
 
 def write_predictions(frame: pd.DataFrame, path: Path) -> Path:
-    pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), path)
-    return path
+    table = pa.Table.from_pandas(frame, preserve_index=False)
+    return write_atomically(path, lambda tmp: pq.write_table(table, tmp))
 
 
 def write_detection(frame: pd.DataFrame, out: Path, title: str, seconds: float
@@ -121,7 +121,7 @@ def write_bootstrap(frame: pd.DataFrame, settings: dict[str, Any], corpus_size: 
         frame[["id", "label", "flagged", "triplet"]], list(settings["fractions"]),
         n_resamples=int(settings["n_resamples"]), seed=seed,
         pool_fraction=float(settings["pool_fraction"]), corpus_size=corpus_size)
-    table.to_csv(out / "bootstrap.csv", index=False)
+    write_atomically(out / "bootstrap.csv", lambda tmp: table.to_csv(tmp, index=False))
     bootstrap_png(table, out / "bootstrap.png", title)
     return bootstrap_metrics(table)
 
@@ -145,7 +145,7 @@ def write_flips(with_value: str, without_value: str, out: Path) -> dict[str, flo
         table = flip_table(with_df, without_df)
     except InputError as e:     # name the two files the mismatch is between
         raise InputError(f"flips.with={with_value}, flips.without={without_value}: {e}") from None
-    table.to_csv(out / "flips.csv", index=False)
+    write_atomically(out / "flips.csv", lambda tmp: table.to_csv(tmp, index=False))
     name = str(with_df["detector"].iloc[0]) if "detector" in with_df.columns and len(with_df) \
         else "judge"
     flips_png(table, out / "flips.png", f"{name}: verdict flips when demographics are shown")

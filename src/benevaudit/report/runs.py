@@ -28,6 +28,7 @@ except ImportError:  # pragma: no cover - libyaml missing
     from yaml import SafeLoader as _Loader  # type: ignore[assignment]
 
 OK, INCOMPLETE, BROKEN = "ok", "incomplete", "broken"
+COMPLETE = "_COMPLETE"    # written last by every entrypoint (pipelines/cli.py)
 # folders inside a run that are never runs themselves, nor hold any
 NOT_RUNS = {".hydra", "wandb", "model", "checkpoints", "csv", "attribution_store", "__pycache__"}
 # overrides that name where things are, not what was run: not part of a configuration's identity
@@ -166,6 +167,11 @@ def read_run(path: Path, name: str) -> Run:
     run = Run(path=path, name=name)
     _read_metrics(run)
     _read_hydra(run)
+    if run.status == OK and (path / ".hydra").is_dir() and not (path / COMPLETE).is_file():
+        # files of a run are whole (written by rename) but a killed run has only some of them
+        run.status, run.metrics = INCOMPLETE, {}
+        run.reason = (f"no {COMPLETE} marker: the run was killed or stopped before it "
+                      "finished; left out (rerun it to complete it)")
     return run
 
 

@@ -1,0 +1,90 @@
+"""Run files are whole or absent: written by temporary name and rename, a completion marker
+last; a rerun of a finished run sends no request; a run whose write fails ends with one
+``error:`` line and no torn file; the report leaves out a run without its marker."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import resource
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.report_fixtures import write_run
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def probe(tmp: Path, run: str, *extra: str, limit_bytes: int | None = None
+          ) -> subprocess.CompletedProcess[str]:
+    """``probe.py`` on a FairDialogue feedback run of a scripted target, cached at tmp/cache."""
+    def cap() -> None:
+        if limit_bytes is not None:
+            resource.setrlimit(resource.RLIMIT_FSIZE, (limit_bytes, limit_bytes))
+
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "WANDB_MODE": "offline"}
+    return subprocess.run(
+        [sys.executable, str(ROOT / "probe.py"), "probe=fairdialogue_feedback",
+         f"paths.root_dir={tmp}", f"hydra.run.dir={tmp / run}", "progress=false",
+         "logger=none", f"llm_cache={tmp / 'cache'}", "limit=2", "probe.tasks=[award]",
+         "target.llm.backend=scripted", *extra],
+        capture_output=True, text=True, env=env, preexec_fn=cap, timeout=300)
+
+
+def test_a_rerun_of_a_finished_run_sends_no_request(tmp_path) -> None:
+    first, second = probe(tmp_path, "a"), probe(tmp_path, "b")
+    assert first.returncode == 0 and second.returncode == 0, second.stderr[-2000:]
+    one = json.loads((tmp_path / "a" / "metrics.json").read_text())
+    two = json.loads((tmp_path / "b" / "metrics.json").read_text())
+    assert one["llm/requests_sent"] == 6 and one["llm/cache_hits"] == 0
+    assert two["llm/requests_sent"] == 0 and two["llm/cache_hits"] == 6
+    assert one["llm/retries"] == two["llm/failed"] == 0
+    assert (tmp_path / "a" / "_COMPLETE").is_file() and (tmp_path / "b" / "_COMPLETE").is_file()
+
+
+def test_a_failed_write_ends_with_one_error_line_and_no_torn_file(tmp_path) -> None:
+    """Under RLIMIT_FSIZE of 8 kB the 10 kB responses.parquet cannot be written: the run stops
+    with one ``error:`` line naming it, no partial file and no completion marker."""
+    done = probe(tmp_path, "capped", limit_bytes=8192)
+    errors = [line for line in done.stderr.splitlines() if line.startswith("error:")]
+    assert done.returncode == 2 and len(errors) == 1, done.stderr[-2000:]
+    assert re.match(r"error: .*responses\.parquet: could not be written \(File too large\)",
+                    errors[0])
+    run = tmp_path / "capped"
+    assert not (run / "responses.parquet").exists() and not (run / "_COMPLETE").exists()
+    assert not [p for p in run.iterdir() if ".tmp-" in p.name]
+    assert "Traceback" not in done.stderr
+
+
+def test_the_report_leaves_out_a_run_without_its_marker(tmp_path) -> None:
+    from benevaudit.report.build import build_report
+
+    root = tmp_path / "runs"
+    for name in ("done", "killed"):
+        write_run(root / name, "probe", {"probe": "fairdialogue_feedback"},
+                  metrics={"fairness/feedback/age_gender/items": 2.0})
+    (root / "killed" / "_COMPLETE").unlink()      # metrics.json written, the figures not yet
+    built = build_report([root], tmp_path / "out", n_resamples=10)
+    md = built.markdown.read_text()
+    assert re.search(r"`killed` \(incomplete\): no _COMPLETE marker: the run was killed", md)
+    assert not re.search(r"`done` \(", md)
+
+
+def test_write_atomically_keeps_the_old_file_when_the_write_fails(tmp_path) -> None:
+    from benevaudit.errors import OutputError
+    from benevaudit.files import write_atomically
+
+    target = tmp_path / "metrics.json"
+    target.write_text("old")
+
+    def fails(tmp: Path) -> None:
+        tmp.write_text("half")
+        raise OSError(27, "File too large")
+
+    with pytest.raises(OutputError, match=r"metrics.json: could not be written \(File too large"):
+        write_atomically(target, fails)
+    assert target.read_text() == "old" and [p.name for p in tmp_path.iterdir()] == ["metrics.json"]
