@@ -9,11 +9,13 @@ import sqlite3
 import subprocess
 import sys
 import time
+import zlib
 from pathlib import Path
 
 from benevaudit.llm import Completion, Sampling
 from benevaudit.llm.cache import CachedChatModel, RequestCache, request_key
 from benevaudit.llm.scripted import ScriptedChatModel
+from benevaudit.llm.store import HEADER, records
 
 CONVS = [[{"role": "user", "content": "I want to run a marathon next year."}],
          [{"role": "user", "content": "Can I cook?"}]]
@@ -42,8 +44,8 @@ def expected(i: int) -> tuple[str, dict[str, str]]:
 
 def test_eight_writers_some_killed_leave_every_completed_key_whole(tmp_path) -> None:
     """8 processes write 60 overlapping keys of 128 kB each at once; 3 are SIGKILLed while
-    writing. Every key a writer reported reads back intact, every file in the store is whole,
-    and no surviving writer failed (there is no lock to fail on)."""
+    writing. Every key reads back intact, every record in the store is whole, and no surviving
+    writer failed (there is no lock to fail on)."""
     store, n = tmp_path / "cache", 60
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
     procs = [subprocess.Popen([sys.executable, "-c", WRITER, str(store), str(seed), str(n)],
@@ -51,9 +53,9 @@ def test_eight_writers_some_killed_leave_every_completed_key_whole(tmp_path) -> 
              for seed in range(8)]
     killed = procs[:3]
     deadline = time.monotonic() + 60
-    while not store.exists() or len(list(store.glob("??/??/*"))) < 10:
+    while sum(p.stat().st_size for p in store.glob("segments/*.log")) < 10 * 128_000:
         assert time.monotonic() < deadline, "writers made no progress"
-        time.sleep(0.02)
+        time.sleep(0.01)
     for proc in killed:
         proc.send_signal(signal.SIGKILL)
     outputs = [proc.communicate(timeout=120) for proc in procs]
@@ -65,20 +67,49 @@ def test_eight_writers_some_killed_leave_every_completed_key_whole(tmp_path) -> 
     want = dict(expected(i) for i in range(n))
     assert reported == set(range(n))           # the survivors wrote every key
     assert cache.get_many(list(want)) == want
-    files = [p for p in store.glob("??/??/*") if not p.name.startswith(".tmp-")]
-    assert len(files) == n == len(cache)
+    assert len(cache) == n and 5 <= len(list(store.glob("segments/*.log"))) <= 8
+    # every record of every segment is whole; only a killed writer's segment may end torn
+    for segment in store.glob("segments/*.log"):
+        data = segment.read_bytes()
+        ends = [end for _, _, end in records(data)]
+        assert (ends[-1] if ends else 0) <= len(data)
+        for key, entry, _ in records(data):
+            body = data[entry.offset:entry.offset + entry.length]
+            assert zlib.crc32(body) == entry.crc and json.loads(body)["value"] == want[key]
 
 
-def test_a_damaged_file_is_a_miss_and_is_sent_again(tmp_path) -> None:
+def test_a_damaged_record_is_a_miss_and_is_sent_again(tmp_path) -> None:
     inner = ScriptedChatModel()
     model = CachedChatModel(inner, tmp_path / "cache")
     first = model.chat(CONVS, Sampling(seed=2))
-    key = request_key(inner, "chat", CONVS[0], {**Sampling(seed=2).__dict__})
-    file = model.cache.file_of(key)
-    file.write_bytes(file.read_bytes()[:-3])           # cut short, as by a node crash
-    again = model.chat(CONVS, Sampling(seed=2))
+    (segment,) = (tmp_path / "cache" / "segments").glob("*.log")
+    data = bytearray(segment.read_bytes())
+    data[HEADER + 20] ^= 0xFF               # a flipped byte in the first record's value
+    segment.write_bytes(bytes(data))
+    again = CachedChatModel(inner, tmp_path / "cache").chat(CONVS, Sampling(seed=2))
     assert [c.cached for c in again] == [False, True] and inner.chat_calls == 2
     assert [c.text for c in again] == [c.text for c in first]
+
+
+def test_a_torn_tail_is_skipped_and_other_writers_are_found(tmp_path) -> None:
+    """A record cut short (a killed writer) is absent; a second handle finds what a first one
+    wrote after it opened."""
+    reader = RequestCache(tmp_path / "cache")
+    writer = RequestCache(tmp_path / "cache")
+    writer.put_many("chat", {"a" * 64: 1, "b" * 64: 2})
+    (segment,) = (tmp_path / "cache" / "segments").glob("*.log")
+    segment.write_bytes(segment.read_bytes()[:-5])
+    assert reader.get_many(["a" * 64, "b" * 64]) == {"a" * 64: 1}
+
+
+def test_compact_merges_segments_into_one(tmp_path) -> None:
+    for i in range(3):
+        RequestCache(tmp_path / "cache").put_many("chat", {str(i) * 64: i, "f" * 64: 9})
+    cache = RequestCache(tmp_path / "cache")
+    assert cache.compact() == 4
+    assert len(list((tmp_path / "cache" / "segments").glob("*.log"))) == 1
+    assert RequestCache(tmp_path / "cache").get_many(["0" * 64, "2" * 64, "f" * 64]) == {
+        "0" * 64: 0, "2" * 64: 2, "f" * 64: 9}
 
 
 def test_audio_and_transcript_round_trip(tmp_path) -> None:
@@ -114,7 +145,8 @@ def test_an_earlier_sqlite_cache_is_migrated_and_kept(tmp_path) -> None:
     out = model.chat(CONVS, Sampling())
     assert [c.text for c in out] == ["from sqlite"] * 2 and all(c.cached for c in out)
     assert inner.chat_calls == 0 and model.cache.path == tmp_path / "requests"
-    assert legacy.read_bytes() == before and (tmp_path / "requests" / "migrated-from-sqlite").exists()
+    assert legacy.read_bytes() == before
+    assert (tmp_path / "requests" / "segments" / "migrated-from-sqlite.log").is_file()
 
 
 def test_counts_requests_hits_and_a_rerun_sends_none(tmp_path) -> None:

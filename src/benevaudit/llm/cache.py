@@ -1,22 +1,10 @@
 """The request cache: an interrupted sweep resumes where it stopped, a repeat run is free.
 
-Each request is one file, named by the sha256 of (backend, model, chat-template hash, messages,
-request options, sampling incl. seed) for ``chat`` and (backend, model, template hash, messages,
-choices) for ``score``. Only the misses of a call reach the backend, in one batch.
-
-Why one file per key, written under a temporary name and renamed into place: at paper scale
-many jobs on many nodes share one cache on a network file system (NFS, Lustre). A database
-needs locks or host-shared memory there (SQLite's WAL mode does not work on a network file
-system, and its locks can fail or corrupt the file). ``rename`` within a directory is atomic on
-POSIX and on NFS, so a reader sees either no file or the whole file, never a torn one; two jobs
-writing the same key write the same content and the last rename wins; no lock is ever taken.
-A writer killed mid-write leaves only its temporary file (``.tmp-*``), which no reader opens.
-Each file carries its key and a checksum of its value, so a file damaged by a node crash (data
-not yet on disk) reads as a miss and is sent again, never as a wrong reply. Keys are spread over
-256 x 256 directories so no directory grows past what network file systems list quickly.
-
-A SQLite cache of earlier releases (``requests.sqlite``) is migrated on first use into the
-directory of the same name without the suffix, and the file is left as it was.
+Each request is keyed by the sha256 of (backend, model, chat-template hash, messages, request
+options, sampling incl. seed) for ``chat`` and (backend, model, template hash, messages,
+choices) for ``score``. Only the misses of a call reach the backend, in one batch; when some of
+them fail, the answered ones are kept, so a rerun sends only the rest. The store
+(``llm/store.py``) is safe for many jobs on many hosts sharing one network file system.
 
 With temperature > 0 every backend samples a request from its own seed (``request_seed``, kept
 on the ``Completion``), so a cached reply is the one a fresh run of that request would give
@@ -28,10 +16,6 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-import os
-import sqlite3
-import uuid
-import zlib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -40,120 +24,9 @@ import numpy as np
 
 from benevaudit.errors import ServerError
 from benevaudit.llm.base import ChatModel, Completion, Conversation, Sampling
+from benevaudit.llm.store import RequestCache, store_dir
 
-LEGACY_SUFFIXES = (".sqlite", ".sqlite3", ".db")
-MIGRATED = "migrated-from-sqlite"
-_MAX_VALUE = 1 << 30
-
-
-def store_dir(path: str | Path) -> Path:
-    """The cache directory a configured path names: itself, or for a ``.sqlite`` path (the
-    earlier single-file cache) the directory beside it without the suffix."""
-    path = Path(path).expanduser()
-    return path.with_suffix("") if path.suffix in LEGACY_SUFFIXES else path
-
-
-def _encode(key: str, kind: str, value: object) -> bytes:
-    body = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-    head = json.dumps({"key": key, "kind": kind, "crc": zlib.crc32(body.encode("utf-8"))})
-    return f"{head}\n{body}".encode()
-
-
-def _decode(key: str, data: bytes) -> object | None:
-    """The value in a file's bytes, or None when the file is not whole (wrong key, checksum)."""
-    head, sep, body = data.partition(b"\n")
-    if not sep:
-        return None
-    try:
-        meta = json.loads(head)
-        if meta["key"] != key or zlib.crc32(body) != meta["crc"]:
-            return None
-        return json.loads(body)
-    except (ValueError, KeyError, TypeError):
-        return None
-
-
-class RequestCache:
-    """A key -> JSON value store: one file per key under ``<dir>/ab/cd/<key>``."""
-
-    def __init__(self, path: str | Path) -> None:
-        self.path = store_dir(path)
-        self.path.mkdir(parents=True, exist_ok=True)
-        self._tag = f"{os.uname().nodename}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
-        legacy = Path(path).expanduser()
-        if legacy != self.path and legacy.is_file() and legacy.stat().st_size:
-            self._migrate(legacy)
-
-    def file_of(self, key: str) -> Path:
-        return self.path / key[:2] / key[2:4] / key
-
-    def get_many(self, keys: Sequence[str]) -> dict[str, object]:
-        """Values of the keys present; absent (or damaged) keys are simply missing."""
-        found: dict[str, object] = {}
-        root = str(self.path)
-        for key in keys:
-            try:
-                fd = os.open(f"{root}/{key[:2]}/{key[2:4]}/{key}", os.O_RDONLY)
-            except (FileNotFoundError, NotADirectoryError):
-                continue
-            try:
-                data = _read_all(fd)
-            finally:
-                os.close(fd)
-            value = _decode(key, data)
-            if value is not None:
-                found[key] = value
-        return found
-
-    def put_many(self, kind: str, items: dict[str, object]) -> None:
-        """Store each value by temporary name + fsync + rename: whole files or none."""
-        for key, value in items.items():
-            self._put(self.file_of(key), _encode(key, kind, value))
-
-    def _put(self, target: Path, data: bytes) -> None:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = target.parent / f".tmp-{target.name[:16]}-{self._tag}"
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view):]
-            os.fsync(fd)   # the data reaches the server before the name does (NFS commit)
-        finally:
-            os.close(fd)
-        os.replace(tmp, target)
-
-    def _migrate(self, legacy: Path) -> None:
-        """Copy the rows of a SQLite cache into files once (rerunning it is harmless: the same
-        key gets the same content), then mark the directory so later opens skip it."""
-        marker = self.path / MIGRATED
-        if marker.exists():
-            return
-        db = sqlite3.connect(f"file:{legacy}?mode=ro", uri=True)
-        try:
-            for key, kind, value in db.execute("SELECT key, kind, value FROM requests"):
-                if not self.file_of(key).exists():
-                    self._put(self.file_of(key), _encode(key, kind, json.loads(value)))
-        finally:
-            db.close()
-        self._put(marker, str(legacy).encode())
-
-    def __len__(self) -> int:
-        return sum(1 for p in self.path.glob("??/??/*") if not p.name.startswith(".tmp-"))
-
-    def close(self) -> None:
-        """Nothing is held open between calls."""
-
-
-def _read_all(fd: int) -> bytes:
-    chunks: list[bytes] = []
-    while True:
-        chunk = os.read(fd, 1 << 20)
-        if not chunk:
-            return b"".join(chunks)
-        chunks.append(chunk)
-        if sum(map(len, chunks)) > _MAX_VALUE:
-            return b""
+__all__ = ["CachedChatModel", "RequestCache", "request_key", "store_dir"]
 
 
 def request_key(model: ChatModel, kind: str, conversation: Conversation, extra: object) -> str:
