@@ -88,3 +88,28 @@ def test_write_atomically_keeps_the_old_file_when_the_write_fails(tmp_path) -> N
     with pytest.raises(OutputError, match=r"metrics.json: could not be written \(File too large"):
         write_atomically(target, fails)
     assert target.read_text() == "old" and [p.name for p in tmp_path.iterdir()] == ["metrics.json"]
+
+
+@pytest.mark.slow
+def test_a_submitit_multirun_shares_one_cache(tmp_path) -> None:
+    """Two jobs at once through hydra/launcher=submitit_local, one cache: both complete, and
+    a rerun of the sweep sends no request."""
+    def sweep(name: str) -> list[dict[str, float]]:
+        env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "WANDB_MODE": "offline"}
+        done = subprocess.run(
+            [sys.executable, str(ROOT / "probe.py"), "-m", "hydra/launcher=submitit_local",
+             "probe=fairdialogue_feedback", f"paths.root_dir={tmp_path}",
+             f"hydra.sweep.dir={tmp_path / name}", "logger=none",
+             f"llm_cache={tmp_path / 'cache'}", "limit=2", "probe.tasks=[award]",
+             "target.llm.backend=scripted", "progress=false,true"],
+            capture_output=True, text=True, env=env, timeout=600, cwd=ROOT)
+        assert done.returncode == 0, done.stderr[-3000:]
+        runs = sorted(p for p in (tmp_path / name).iterdir() if (p / "_COMPLETE").is_file())
+        assert [p.name for p in runs] == ["0", "1"]
+        return [json.loads((p / "metrics.json").read_text()) for p in runs]
+
+    first = sweep("a")
+    assert sum(m["llm/requests_sent"] for m in first) >= 6           # at once: both may miss
+    assert all(m["llm/requests_sent"] + m["llm/cache_hits"] == 6 for m in first)
+    assert [m["llm/requests_sent"] for m in sweep("b")] == [0, 0]
+    assert len(list((tmp_path / "cache" / "segments").glob("*.log"))) >= 1
