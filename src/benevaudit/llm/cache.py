@@ -77,15 +77,31 @@ class CachedChatModel(ChatModel):
 
     def _ask(self, kind: str, keys: list[str], todo: list[int], send: Any,
              encode: Any) -> dict[str, object]:
-        """Send the misses; keep every answer that came back, also when some failed."""
+        """Send the misses; keep every answer that came back, also when some failed. A
+        backend that reports each reply as it arrives (``on_reply``: the ``openai`` backend's
+        chat) has it stored at once, so a run killed mid-call re-sends none answered."""
         error: ServerError | None = None
+        stored: set[int] = set()
+
+        def store(j: int, answer: object) -> None:
+            if self.cache is not None:
+                self.cache.put_many(kind, {keys[todo[j]]: encode(answer)})
+                stored.add(j)
+
+        streams = kind == "chat" and hasattr(self.model, "on_reply")
+        if streams:
+            self.model.on_reply = store
         try:
             answers = dict(enumerate(send()))
         except ServerError as err:
             answers, error = err.done, err
+        finally:
+            if streams:
+                self.model.on_reply = None
         fresh = {keys[todo[j]]: encode(a) for j, a in answers.items()}
         if self.cache is not None:
-            self.cache.put_many(kind, fresh)
+            self.cache.put_many(kind, {keys[todo[j]]: fresh[keys[todo[j]]]
+                                       for j in answers if j not in stored})
         self.misses += len(todo)
         if error is not None:
             self.failed += len(todo) - len(answers)
@@ -102,11 +118,11 @@ class CachedChatModel(ChatModel):
         found = self._lookup(keys)
         todo = [i for i, k in enumerate(keys) if k not in found]
         fresh: dict[str, object] = {}
+        self.hits += len(keys) - len(todo)
         if todo:
             fresh = self._ask("chat", keys, todo, lambda: self.model.chat(
                 [conversations[i] for i in todo], sampling),
                 lambda r: dataclasses.asdict(dataclasses.replace(r, cached=False)))
-        self.hits += len(keys) - len(todo)
         return [Completion(**_fields(fresh[k])) if k in fresh
                 else Completion(**{**_fields(found[k]), "cached": True}) for k in keys]
 
@@ -114,11 +130,11 @@ class CachedChatModel(ChatModel):
         keys = [request_key(self.model, "score", c, list(choices)) for c in conversations]
         found = self._lookup(keys)
         todo = [i for i, k in enumerate(keys) if k not in found]
+        self.hits += len(keys) - len(todo)
         if todo:
             found.update(self._ask("score", keys, todo, lambda: self.model.score(
                 [conversations[i] for i in todo], choices),   # [len(todo), C]
                 lambda row: [float(x) for x in row]))
-        self.hits += len(keys) - len(todo)
         return np.array([found[k] for k in keys], dtype=np.float64).reshape(len(keys), len(choices))
 
     def close(self) -> None:

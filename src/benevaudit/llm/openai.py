@@ -93,6 +93,8 @@ class OpenAIChatModel(ChatModel):
         self.extra_body = dict(extra_body) if extra_body else None
         self.max_retries = max_retries
         self.retries = 0
+        # called with (position, reply) as each chat reply arrives: the cache stores it at once
+        self.on_reply: Callable[[int, Completion], None] | None = None
         self._count = threading.Lock()
         key = os.environ.get(api_key_env) if api_key_env else None
         self._client = _client(self.base_url, key, timeout, max_retries, self._on_request)
@@ -107,24 +109,29 @@ class OpenAIChatModel(ChatModel):
         return {k: v for k, v in (("modalities", self.modalities), ("audio", self.audio),
                                   ("extra_body", self.extra_body)) if v}
 
-    def _map(self, fn: Callable[[T], R], items: Sequence[T], what: str) -> list[R]:
-        """``fn`` over ``items`` with at most ``concurrency`` in flight. When one fails past
-        its retries the rest are not started; the answers that came back travel on the error."""
+    def _map(self, fn: Callable[[T], R], items: Sequence[T], what: str,
+             on_done: Callable[[int, R], None] | None = None) -> list[R]:
+        """``fn`` over ``items`` with at most ``concurrency`` in flight, ``on_done(i, answer)``
+        as each arrives. When one fails past its retries the rest are not started; the answers
+        that came back travel on the error."""
         import openai
 
         stop = threading.Event()
 
-        def guarded(item: T) -> R:
+        def guarded(i: int, item: T) -> R:
             if stop.is_set():          # another request failed past its retries: not sent
                 raise _NotSent
             try:
-                return fn(item)
+                answer = fn(item)
             except openai.APIError:
                 stop.set()
                 raise
+            if on_done is not None:
+                on_done(i, answer)
+            return answer
 
         with ThreadPoolExecutor(max_workers=self.concurrency) as pool:
-            futures = [pool.submit(guarded, item) for item in items]
+            futures = [pool.submit(guarded, i, item) for i, item in enumerate(items)]
             wait(futures, return_when=FIRST_EXCEPTION)
             for f in futures:
                 f.cancel()
@@ -171,7 +178,7 @@ class OpenAIChatModel(ChatModel):
                               audio=spoken.data if spoken else None,
                               transcript=spoken.transcript if spoken else None)
 
-        return self._map(one, conversations, "chat")
+        return self._map(one, conversations, "chat", self.on_reply)
 
     def _messages(self, conv: Conversation) -> Conversation:
         return fold_system(conv) if self.fold_system else list(conv)
