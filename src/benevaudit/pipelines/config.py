@@ -88,7 +88,10 @@ def completes(run: Callable[[DictConfig], R]) -> Callable[[DictConfig], R]:
 def mark_complete(out: Path) -> Path:
     """``_COMPLETE``: written last, once every file of the run is in place; ``report.py``
     leaves out a run without it (killed, or stopped by an error)."""
-    return write_text_atomically(out / COMPLETE, "complete\n")
+    marker = out / COMPLETE
+    if marker.is_file():     # a generation run whose corpus is its run directory wrote its own
+        return marker
+    return write_text_atomically(marker, "complete\n")
 
 
 def sweep_name() -> str | None:
