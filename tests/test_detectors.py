@@ -337,8 +337,9 @@ def test_the_paper_recipe_runs_judges_sampled_and_guards_in_their_own_modes(tmp_
         assert OmegaConf.to_container(job.detector) == option("detector", job.detector.name)
         modes[job.detector.name] = job.detector.get("mode")
     assert len(modes) == 8
-    assert modes["llama_guard3"] == "score" and modes["granite_guardian_3_3"] == "score"
+    assert modes["llama_guard3"] == "score"
     assert modes["granite_guardian_4_1"] == modes["wildguard"] == modes["qwen3guard"] == "generate"
+    assert modes["granite_guardian_3_3"] == "generate"
     (no_demo,) = runs["judge_no_demographics"]
     assert no_demo.detector.name == "judge_operational" and no_demo.detector.demographics is False
     assert no_demo.detector.mode == "generate" and no_demo.judges.name == "study"

@@ -19,7 +19,7 @@ from benevaudit.schema import CLASSES
 ROOT = Path(__file__).resolve().parents[1]
 CONF = ROOT / "conf"
 DETECTORS = sorted(p.stem for p in (CONF / "detector").glob("*.yaml"))
-GUARDS = {"llama_guard3": "score", "granite_guardian_3_3": "score",
+GUARDS = {"llama_guard3": "score", "granite_guardian_3_3": "generate",
           "granite_guardian_4_1": None, "wildguard": "generate", "qwen3guard": "generate"}
 CLASSIFIERS = ("regard", "toxigen", "beavertails")
 

@@ -197,6 +197,42 @@ def test_granite33_prompt_equals_the_cookbooks_rendered_layout():
         "<|start_of_role|>judge{no_think}<|end_of_role|>")
 
 
+
+def cookbook_parse_response(response: str) -> tuple[str | None, str | None]:
+    """What the 3.3 cookbooks print: their parse_response's last <score> and last trace."""
+    import re
+    scores = re.findall(r"<score>(.*?)</score>", response, re.DOTALL)
+    traces = re.findall(r"<think>(.*?)</think>", response, re.DOTALL)
+    return (scores[-1] if scores else None), (traces[-1] if traces else None)
+
+
+# detailed_guide_no_think.ipynb prints f"# score: {score}\n" then f"# trace: {trace}" for every
+# example; its stream outputs are literally this string
+NO_THINK_PRINTED = "# score:  yes \n\n# trace: \n\n"
+
+
+def test_granite33_reads_the_no_think_cookbooks_printed_replies():
+    from benevaudit.detectors.guards.granite_guardian33 import EMPTY_THINK, FORMAT
+
+    reply = EMPTY_THINK + "\n<score> yes </score>"
+    score, trace = cookbook_parse_response(reply.strip())
+    assert f"# score: {score}\n\n" + f"# trace: {trace}\n" == NO_THINK_PRINTED
+    assert trace == "\n"                                    # the think block's exact inside
+    # the label's position is not printed (strip() and the regexes drop what surrounds the
+    # block), so 3.3 reads the greedy reply by default, as 4.1 does
+    assert FORMAT.mode == "generate" and option("detector", "granite_guardian_3_3")["mode"] == \
+        "generate"
+    for gap in ("", "\n", " ", "\n\n"):
+        assert FORMAT.parse(EMPTY_THINK + gap + "<score> yes </score>") is True
+        assert FORMAT.parse(EMPTY_THINK + gap + "<score> no </score>") is False
+    assert FORMAT.parse(EMPTY_THINK) is None
+    det = GuardDetector("g33", "granite_guardian", ScriptedChatModel(
+        responses=[reply, EMPTY_THINK + "\n<score> no </score>", "no"]))
+    verdicts = det.score_units(make_units(dialogue(LG_TURNS * 3), "context"))
+    assert [v.flag for v in verdicts] == [True, False, None]
+    scored = GuardDetector("g33", "granite_guardian", ScriptedChatModel(), mode="score")
+    assert scored.choices == [EMPTY_THINK + "\n<score> yes", EMPTY_THINK + "\n<score> no"]
+
 # ---- WildGuard ----------------------------------------------------------------------------------
 
 WILDGUARD_PAIRS = [  # tests/test_sanity_check.py: the pair, and its expected labels
