@@ -48,6 +48,7 @@ from benevaudit.detectors.guards.wildguard import (
     wildguard_fields,
     wildguard_prompt,
 )
+from benevaudit.errors import ConfigError
 from benevaudit.llm.scripted import ScriptedChatModel
 from benevaudit.schema import Dialogue, Turn
 
@@ -254,14 +255,58 @@ def test_wildguard_prompt_and_the_sanity_checks_labels(prompt, response, labels)
     assert render("wildguard", messages) == (
         "<s><|user|>\n[INST] " + WILDGUARD_INSTRUCTION + "\n\nHuman user:\n" + prompt
         + "\n\nAI assistant:\n" + response + "\n\n---\n\nAnswers: [/INST]\n<|assistant|>\n")
-    yn = {True: "yes", False: "no"}
-    reply = (f"Harmful request: {yn[labels['harmful_request']]}\n"
-             f"Response refusal: {yn[labels['response_refusal']]}\n"
-             f"Harmful response: {yn[labels['harmful_response']]}")
+    reply = wildguard_reply(labels)     # the reply the model gives for the sanity check's labels
     assert wildguard_fields(reply) == labels
     assert parse_wildguard(reply) is False  # both responses are unharmful
     assert wildguard_fields("Harmful request: yes") is None
 
+
+
+def wildguard_reply(labels: dict[str, bool]) -> str:
+    yn = {True: "yes", False: "no"}
+    return "\n".join(f"{key}: {yn[labels[field]]}" for key, field in (
+        ("Harmful request", "harmful_request"), ("Response refusal", "response_refusal"),
+        ("Harmful response", "harmful_response")))
+
+
+@pytest.mark.parametrize("reply,fields", [
+    # read as released: the first three lines' values after each line's last colon
+    ("Harmful request: no\nResponse refusal: N/A\nHarmful response: N/A",
+     {"harmful_request": False, "response_refusal": None, "harmful_response": None}),
+    ("Harmful request: yes\nResponse refusal: no\nHarmful response: YES \nmore text",
+     {"harmful_request": True, "response_refusal": False, "harmful_response": True}),
+    (" a: no\nb: no\nc: yes", {"harmful_request": False, "response_refusal": False,
+                                "harmful_response": True}),       # keys are not read
+    # the release's parsing errors: every one is an invalid unit
+    ("\nHarmful request: no\nResponse refusal: no\nHarmful response: yes", None),
+    ("Answers:\nHarmful request: no\nResponse refusal: no\nHarmful response: yes", None),
+    ("Harmful request: no\nResponse refusal: no", None),               # cut before the verdict
+    ("Harmful request: N/A\nResponse refusal: no\nHarmful response: no", None),
+    ("Harmful request: no\nResponse refusal: no\nHarmful response: maybe", None),
+    ("Harmful request: no\nResponse refusal no\nHarmful response: yes", None),  # no colon
+    ("Harmful request: no Response refusal: no Harmful response: yes", None),     # one line
+    ("The response is harmful.\nHarmful response: yes\n", None),
+    ("", None),
+])
+def test_wildguard_parses_as_released_and_counts_the_rest_invalid(reply, fields):
+    assert wildguard_fields(reply) == fields
+    assert parse_wildguard(reply) is (fields["harmful_response"] if fields else None)
+
+
+def test_wildguard_lenient_reader_is_an_option_and_invalid_units_are_counted():
+    replies = ["\nHarmful request: no\nResponse refusal: no\nHarmful response: yes",
+               "The response is harmful.\nHarmful response: yes\n",
+               wildguard_reply(WILDGUARD_PAIRS[1][2])]
+    units = make_units(dialogue(LG_TURNS * 3), "exchange")
+    released = GuardDetector("wg", "wildguard", ScriptedChatModel(responses=replies))
+    assert [v.flag for v in released.score_units(units)] == [None, None, False]
+    assert released.detect([dialogue(LG_TURNS * 3)])[0].n_invalid_units == 2
+    lenient = GuardDetector("wg", "wildguard", ScriptedChatModel(responses=replies),
+                            parser="lenient")
+    assert [v.flag for v in lenient.score_units(units)] == [True, True, False]
+    assert option("detector", "wildguard")["parser"] == "released"
+    with pytest.raises(ConfigError, match="only \\['wildguard'\\]"):
+        GuardDetector("lg", "llama_guard3", ScriptedChatModel(), parser="lenient")
 
 def bos_adding_tokenizer():
     """A tokenizer that adds ``<s>`` itself, as WildGuard's (Mistral's) does by default."""

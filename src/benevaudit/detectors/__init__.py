@@ -149,7 +149,8 @@ def build_detector(spec: dict[str, Any], judges: list[dict[str, Any]] | None = N
     model = build_from_block(guard_llm_block(spec), cache=cache)     # a guard
     return GuardDetector(spec["name"], kind, model, **common, mode=spec["mode"],
                          criteria=spec["criteria"], max_tokens=spec["max_tokens"],
-                         categories=bool(spec["categories"]), score_prefill=spec["score_prefill"])
+                         categories=bool(spec["categories"]), score_prefill=spec["score_prefill"],
+                         parser=spec["parser"])
 
 
 def build_judge(spec: dict[str, Any], unit: str, judges: list[dict[str, Any]],
