@@ -25,6 +25,7 @@ class DetectorSpec(Spec):
     score_prefill: Optional[str] = None                               # guards: null, their own
     parser: Literal["released", "lenient"] = None  # type: ignore[assignment]  # guards
     append_eos: bool = None               # type: ignore[assignment]  # classifiers
+    eos_token: Optional[str] = None                                   # classifiers
     sampling: SamplingSpec = None         # type: ignore[assignment]  # judges, generate mode
     llm: LLMSpec = None                   # type: ignore[assignment]  # guards and judges
 
