@@ -93,7 +93,8 @@ class OpenAIChatModel(ChatModel):
 
     def chat(self, conversations: Sequence[Conversation], sampling: Sampling) -> list[Completion]:
         check_conversations(conversations)
-        base = dict(model=self.served, temperature=sampling.temperature, top_p=sampling.top_p)
+        base: dict[str, Any] = dict(model=self.served) if sampling.server_defaults else dict(
+            model=self.served, temperature=sampling.temperature, top_p=sampling.top_p)
         if sampling.max_tokens is not None:     # None: no cap, the server's own limit
             base["max_tokens"] = sampling.max_tokens
         if sampling.stop:
@@ -103,7 +104,8 @@ class OpenAIChatModel(ChatModel):
             seed = request_seed(list(conv), sampling.seed)
             messages = self._messages(conv)
             body = self._post(f"{self.base_url}/chat/completions",
-                              {**base, "seed": seed, "messages": messages})
+                              {**base, "messages": messages,
+                               **({} if sampling.server_defaults else {"seed": seed})})
             choice, usage = body["choices"][0], body.get("usage") or {}
             return Completion(text=choice["message"].get("content") or "",
                               finish_reason=choice.get("finish_reason") or "length",
