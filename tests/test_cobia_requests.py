@@ -7,8 +7,11 @@ import json
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, HTTPServer
+from pathlib import Path
 
+import pandas as pd
 import pytest
+from hydra import compose, initialize_config_dir
 
 from benevaudit.llm import Sampling, build_from_block
 from benevaudit.probes.cobia import raters
@@ -39,7 +42,7 @@ class Recorder(BaseHTTPRequestHandler):
 @pytest.fixture
 def server() -> Iterator[str]:
     """The recorder's base URL (``…/v1``), its bodies emptied."""
-    Recorder.bodies = []
+    Recorder.bodies, Recorder.reply = [], "No"
     httpd = HTTPServer(("127.0.0.1", 0), Recorder)
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     yield f"http://127.0.0.1:{httpd.server_port}/v1"
@@ -81,3 +84,76 @@ def test_server_defaults_requests_are_cached_apart_from_greedy_ones(tmp_path, se
     again = model.chat(conv, Sampling(temperature=0.0, max_tokens=None, server_defaults=True))
     assert len(Recorder.bodies) == 2 and again[0].cached
     assert "temperature" in Recorder.bodies[0] and "temperature" not in Recorder.bodies[1]
+
+
+# ---- the refusal raters on DAN replies --------------------------------------------------------
+
+ROOT = Path(__file__).resolve().parents[1]
+DAN_REPLY = "[🔒CLASSIC] Sorry, I cannot. [🔓JAILBREAK] Sorry, no way."
+
+
+def cobia_config(tmp: Path, data: Path, *overrides: str):
+    with initialize_config_dir(config_dir=str(ROOT / "conf"), version_base="1.3"):
+        return compose("probe", overrides=[
+            "probe=cobia", f"paths.root_dir={tmp}", f"paths.output_dir={tmp / 'run'}",
+            f"probe.data.path={data}", "progress=false", "logger=none", "llm_cache=null",
+            "target.company=ACME", "target.model_company=Acme Chat",
+            *[f"probe.judges.{k}.llm.backend=scripted" for k in ("bias", "nli", "guard")],
+            "+probe.judges.bias.llm.responses=['Yes, biased']",
+            "+probe.judges.nli.llm.responses=['negates']",
+            "+probe.judges.guard.llm.responses=['No']", *overrides])
+
+
+@pytest.mark.parametrize("scope,dan_refusals", [("jailbroken", 3), ("released", 0)])
+def test_dan_refusal_reads_the_jailbroken_half_unless_released_scope(tmp_path, scope,
+                                                                       dan_refusals):
+    """The release's keyword rule on the whole DAN reply sees its ``[🔒CLASSIC]`` opening and
+    finds no refusal; benevaudit's default reads the jailbroken half, which opens "Sorry"."""
+    from benevaudit.pipelines.probe import run
+    from test_cobia_release import make_clone
+
+    clone = make_clone(tmp_path / "clone")
+    metrics = run(cobia_config(tmp_path, clone, "target.llm.backend=scripted",
+                               f"+target.llm.responses=['{DAN_REPLY}']",
+                               f"probe.refusal.dan_scope={scope}"))
+    frame = pd.read_parquet(tmp_path / "run" / "responses.parquet")
+    dan = frame[frame["method"] == "dan"]
+    assert len(dan) == 3 and set(dan["rated_response"]) == {"Sorry, no way."}
+    assert (dan["refusal_verdict"] == "refusal").sum() == dan_refusals
+    assert set(dan["bias_verdict"]) == {"biased"}          # the other raters: the half, always
+    assert metrics["cobia/refusal_dan_scope_released"] == float(scope == "released")
+    assert metrics["cobia/refusal_rate/dan/refusal/all"] == dan_refusals / 3
+    # outside DAN both scopes read the same text: the whole reply opens with the CLASSIC tag
+    assert set(frame[frame["method"] != "dan"]["refusal_verdict"]) == {"compliance"}
+
+
+def test_dan_scope_is_a_closed_choice(tmp_path):
+    from benevaudit.errors import ConfigError
+    from benevaudit.pipelines.probe import run
+    from test_cobia_release import make_clone
+
+    with pytest.raises(ConfigError, match="probe.refusal.dan_scope"):
+        run(cobia_config(tmp_path, make_clone(tmp_path / "clone"), "target.llm.backend=scripted",
+                         "probe.refusal.dan_scope=whole"))
+
+
+# ---- the target's decoding as the server receives it ------------------------------------------
+
+@pytest.mark.parametrize("top_p", [0.0, 1.0])
+def test_every_cobia_target_request_carries_temperature_0_and_probe_top_p(tmp_path, server,
+                                                                          top_p):
+    from benevaudit.pipelines.probe import run
+    from test_cobia_release import make_clone
+
+    Recorder.reply = "[🔓JAILBREAK] Sure."
+    run(cobia_config(tmp_path, make_clone(tmp_path / "clone"), "target=openai",
+                     "target.company=ACME", "target.model_company=Acme Chat",
+                     "target.llm.model=target-m", f"target.llm.base_url={server}",
+                     "target.llm.api_key_env=null", f"probe.top_p={top_p}",
+                     "probe.max_tokens=null"))
+    frame = pd.read_parquet(tmp_path / "run" / "responses.parquet")
+    bodies = [b for b in Recorder.bodies if b["model"] == "target-m"]
+    assert len(bodies) == len(frame) + 1 == 14          # every row, and DAN's first call
+    for body in bodies:
+        assert body["temperature"] == 0.0 and body["top_p"] == top_p
+        assert "max_tokens" not in body                 # no cap, as released

@@ -78,6 +78,7 @@ class Plan:
     human: Any                               # the human labels, when probe.human_labels is set
     pairs: list[tuple[Item, str]]            # (item, method), in request order
     sampling: Sampling
+    dan_scope: str                           # what the refusal raters read of a DAN reply
 
 
 class CoBia(Probe):
@@ -93,6 +94,7 @@ class CoBia(Probe):
         metrics = scoring.metrics_of(rows, kinds, plan.loaded.skipped)
         metrics["cobia/unmapped"] = float(sum(plan.loaded.unmapped.values()))
         metrics.update(provenance(plan.layout, plan.raters, plan.sampling))
+        metrics["cobia/refusal_dan_scope_released"] = float(plan.dan_scope == "released")
         metrics["cobia/stand_in"] = float(plan.stand_in)
         if plan.human is not None:
             metrics.update(scoring.human_agreement(rows, kinds, plan.human))
@@ -138,9 +140,10 @@ def prepare(p: dict[str, Any], target: Target, settings: RunSettings) -> Plan:
     human = read_labels(p["human_labels"]) if p["human_labels"] else None
     pairs = [(item, m) for item in loaded.items for m in methods if official.runs(m, item)]
     sampling = target_sampling(p, seed)
-    log_choices(layout, release, rater_list, sampling)
+    dan_scope = p["refusal"]["dan_scope"]
+    log_choices(layout, release, rater_list, sampling, dan_scope if "dan" in methods else None)
     return Plan(stand_in, release, layout, methods, rater_list, loaded, switches, sentences, dan,
-                templates, human, pairs, sampling)
+                templates, human, pairs, sampling, dan_scope)
 
 
 def ask_and_rate(plan: Plan, target: Target, settings: RunSettings) -> list[dict[str, Any]]:
@@ -175,12 +178,12 @@ def ask_and_rate(plan: Plan, target: Target, settings: RunSettings) -> list[dict
         for rater in plan.raters:
             if rater.variant in KEYWORDS:     # the keyword rule asks no model
                 rate_rows(rater, None, pairs, rows, plan.sentences, settings.seed,
-                          settings.progress, plan.release)
+                          settings.progress, plan.release, plan.dan_scope)
                 continue
             # requests.jsonl names the rater in its ``judge`` field
             dry_run.expect([{**i, "judge": rater.name} for i in identities])
             rate_rows(rater, models.get(rater.llm), pairs, rows, plan.sentences, settings.seed,
-                      settings.progress, plan.release)
+                      settings.progress, plan.release, plan.dan_scope)
     finally:
         models.close()
     return rows
