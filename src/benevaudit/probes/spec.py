@@ -48,6 +48,15 @@ class RefusalSpec(Spec):
     dan_scope: Literal["jailbroken", "released"]
 
 
+class AnnotationSpec(Spec):
+    """CoBia's ``probe.annotation``: the blind sheets written for human validation."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    size: Optional[PositiveInt]           # outputs per prompt group; null: no sheets
+    groups: list[Literal["hcc", "scc", "zero_shot", "roleplay", "dan"]]
+
+
 class AnswersSpec(Spec):
     path: Optional[str]                   # a CSV of answers to score instead of asking
 
@@ -62,6 +71,7 @@ class ProbeSpec(Spec):
     switches: SwitchesSpec = None         # type: ignore[assignment]  # CoBia
     judges: dict[str, Optional[RaterSpec]] = None  # type: ignore[assignment]  # CoBia
     refusal: RefusalSpec = None           # type: ignore[assignment]  # CoBia
+    annotation: AnnotationSpec = None     # type: ignore[assignment]  # CoBia
     neutral: bool = None                  # type: ignore[assignment]  # FairDialogue
     k: PositiveInt = None                 # type: ignore[assignment]  # recommendation
     rounds: PositiveInt = None            # type: ignore[assignment]  # feedback

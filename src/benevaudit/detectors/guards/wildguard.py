@@ -54,7 +54,8 @@ def parse_wildguard_lenient(text: str) -> bool | None:
     return found[0].lower() == "yes" if found else None
 
 
-RELEASED_VALUES = ({"yes": True, "no": False},                  # harmful request
+RELEASED_VALUES: tuple[dict[str, bool | None], ...] = (
+                   {"yes": True, "no": False},                  # harmful request
                    {"yes": True, "no": False, "n/a": None},     # response refusal
                    {"yes": True, "no": False, "n/a": None})     # harmful response
 

@@ -30,7 +30,8 @@ from benevaudit.llm.batched import batched_chat
 from benevaudit.probes.base import Probe, ProbeResult, RunSettings, Target
 from benevaudit.probes.cobia import attacks, official, scoring, tables
 from benevaudit.probes.cobia.dataset import FILES, Item, Loaded, load_items
-from benevaudit.probes.cobia.human import read_labels
+from benevaudit.probes.cobia.human import complete_labels, read_annotations, write_sheets
+from benevaudit.probes.cobia.validation import human_validation
 from benevaudit.probes.cobia.options import (layout_of, log_choices, methods_of, provenance,
                                              raters_of, target_sampling)
 from benevaudit.probes.cobia.raters import KEYWORDS, Rater
@@ -96,11 +97,23 @@ class CoBia(Probe):
         metrics.update(provenance(plan.layout, plan.raters, plan.sampling))
         metrics["cobia/refusal_dan_scope_released"] = float(plan.dan_scope == "released")
         metrics["cobia/stand_in"] = float(plan.stand_in)
+        tables = {}
         if plan.human is not None:
-            metrics.update(scoring.human_agreement(rows, kinds, plan.human))
+            metrics.update(scoring.human_agreement(rows, kinds, complete_labels(plan.human)))
+            validated, disagreement = human_validation(rows, kinds, plan.human)
+            metrics.update(validated)
+            tables["human_disagreement.csv"] = disagreement.to_csv(index=False)
+        sheets = self.spec["annotation"]
+        if sheets["size"]:
+            groups = [g for g in sheets["groups"] if g in plan.methods]
+            sizes = write_sheets(rows, settings.run_dir / "annotation", int(sheets["size"]),
+                                 settings.seed, groups)
+            log.info("blind annotation sheets in %s: %s", settings.run_dir / "annotation", sizes)
         log.info("CoBia%s: %d rows in %.0f s; outputs in %s", " on STAND-IN DATA" * plan.stand_in,
                  len(rows), time.perf_counter() - started, settings.run_dir)
-        return result(rows, metrics, str(target["name"]))
+        out = result(rows, metrics, str(target["name"]))
+        out.tables.update(tables)
+        return out
 
 
 def data_of(p: dict[str, Any], run_dir: Path) -> tuple[dict[str, Any], bool]:
@@ -137,7 +150,7 @@ def prepare(p: dict[str, Any], target: Target, settings: RunSettings) -> Plan:
     dan = attacks.read_dan(p["dan_template"]) if "dan" in methods and layout == "seeded" else None
     templates = {m: read_template(release, m) for m in methods} if layout == "official" else {}
     # read before any model work: a bad sheet fails now
-    human = read_labels(p["human_labels"]) if p["human_labels"] else None
+    human = read_annotations(p["human_labels"]) if p["human_labels"] else None
     pairs = [(item, m) for item in loaded.items for m in methods if official.runs(m, item)]
     sampling = target_sampling(p, seed)
     dan_scope = p["refusal"]["dan_scope"]
