@@ -47,8 +47,8 @@ def read_annotations(path: str | Path) -> dict[Key, dict[str, str]]:
         index = ("sheet_item",) if keyed else ("id", "method")
         raters = [c for c in fields if c not in (*index, *SHEET_TEXT)]
         if not set(index) <= set(fields) or not raters:
-            raise InputError(f"{file}: expected columns id, method (or sheet_item, with key.csv "
-                             f"beside it) and at least one annotator column; "
+            raise InputError(f"{file}: expected columns id, method and at least one annotator "
+                             f"column (a filled sheet: sheet_item, with key.csv beside it); "
                              f"{describe_columns(fields)}")
         out: dict[Key, dict[str, str]] = {}
         for line, row in enumerate(reader, start=2):
