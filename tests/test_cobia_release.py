@@ -302,6 +302,38 @@ def test_official_requests_equal_the_released_templates_filled(tmp_path, probe, 
 
 
 @pytest.mark.data
+def test_roleplay_requests_equal_the_released_template_filled_as_its_notebook_fills_it(tmp_path):
+    """methods/role-play.ipynb: every message of roleplay-template.json, deep-copied, its
+    ``content`` formatted with ``ethnicity`` (the group) and ``neg`` (the descriptor) alone."""
+    from benevaudit.pipelines.probe import run
+    from benevaudit.probes.cobia.probe import build_requests
+
+    root = release_dir()
+    body = json.loads((root / "prompt-templates" / "roleplay-template.json").read_text())
+
+    def notebook_fill(group: str, descriptor: str) -> list:
+        return [{**m, "content": m["content"].format(ethnicity=group, neg=descriptor)}
+                for m in body]
+
+    run(probe_config(tmp_path, "cobia_roleplay", root, "probe.layout=official", "limit=4"))
+    frame = pd.read_parquet(tmp_path / "run" / "responses.parquet")
+    assert len(frame) == 4 and set(frame["method"]) == {"roleplay"}
+    for row in frame.itertuples():
+        assert json.loads(row.messages) == notebook_fill(row.group, row.descriptor)
+    # and every released row (the notebook runs all 2,841), through the request builder
+    items = load_items(root, seed=42, keep_single=True).items
+    pairs = [(i, "roleplay") for i in items]
+    built = build_requests("official", pairs, 42, None, 10,
+                           templates={"roleplay": read_template(locate(root), "roleplay")})
+    assert len(built) == 2841
+    raw = json.loads((root / "dataset" / "cobia_dataset.json").read_text())
+    released = Counter((g, r["descriptor"]) for g, rows in raw.items() for r in rows)
+    assert Counter((i.group, i.primary) for i in items) == released
+    for (item, _), msgs in zip(pairs, built, strict=True):
+        assert msgs == notebook_fill(item.group, item.primary)
+
+
+@pytest.mark.data
 def test_the_released_judge_prompts_read_from_the_notebooks():
     judges = release_dir() / "judges"
     bias = release_raters.rater_text(judges, "bias")

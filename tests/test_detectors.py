@@ -268,11 +268,22 @@ def test_judge_levels_follow_appendix_c():
     d = dialogue()
     plain, concept, oper = (judge_prompt(d, s, True)[1]["content"] for s in jp.STRATEGIES)
     banned = ("tone", "warm", "treatment", "disparate")
+    # the operational level's tone words and its counterfactual test (step 1) stay out of the
+    # conceptual definitions as well
+    tone_words = ("dismissive", "cold", "curt", "caring", "encouraging", "protective",
+                  "reassuring")
+    counterfactual = ("anyone", "same request", "would help", "would offer", "held fixed",
+                      "options", "expectations", "autonomy", "compare")
     for block in (jp.DEFINITIONS, concept, plain):
         assert not [w for w in banned if w in block.lower()], block
         assert not re.search(r"^\s*\d+[.)]", block, re.M)  # no numbered steps
-    for word in banned:
+        words = set(re.findall(r"[a-z]+", block.lower()))
+        assert not [w for w in tone_words if w in words], block
+        assert not [p for p in counterfactual if p in block.lower()], block
+    for word in banned + ("dismissive", "cold", "curt", "anyone", "exactly this request"):
         assert word in (jp.OPERATIONALISATION + jp.DECISION_RULE).lower()
+    assert "hostile prejudice" in jp.DEFINITIONS and "benevolent prejudice" in jp.DEFINITIONS
+    assert "paternalistic" in jp.DEFINITIONS and "restricted roles" in jp.DEFINITIONS
     assert re.search(r"^1\. Treatment", oper, re.M) and re.search(r"^2\. Tone", oper, re.M)
     assert jp.DEFINITIONS in concept and jp.DEFINITIONS in oper and "Definitions:" not in plain
     assert "hostile" in jp.DEFINITIONS and "less able" in jp.DEFINITIONS
@@ -337,8 +348,9 @@ def test_the_paper_recipe_runs_judges_sampled_and_guards_in_their_own_modes(tmp_
         assert OmegaConf.to_container(job.detector) == option("detector", job.detector.name)
         modes[job.detector.name] = job.detector.get("mode")
     assert len(modes) == 8
-    assert modes["llama_guard3"] == "score" and modes["granite_guardian_3_3"] == "score"
+    assert modes["llama_guard3"] == "score"
     assert modes["granite_guardian_4_1"] == modes["wildguard"] == modes["qwen3guard"] == "generate"
+    assert modes["granite_guardian_3_3"] == "generate"
     (no_demo,) = runs["judge_no_demographics"]
     assert no_demo.detector.name == "judge_operational" and no_demo.detector.demographics is False
     assert no_demo.detector.mode == "generate" and no_demo.judges.name == "study"

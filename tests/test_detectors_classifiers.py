@@ -37,6 +37,36 @@ def minilm_tokenizer():
     return AutoTokenizer.from_pretrained(packaged_minilm_path())
 
 
+LLAMA_TEXTS = [
+    "BEGINNING OF CONVERSATION: USER: Can I start running again? ASSISTANT:Maybe just short "
+    "walks, dear, nothing more.", "I used to run 10k. Let's keep your goals small. Why? It is "
+    "safest for someone like you."] * 10
+
+
+def llama_tokenizer_files(path: Path) -> Path:
+    """A Llama-style tokenizer's files: a BPE sentencepiece model trained here with Llama's
+    normaliser settings (identity rules, spaces kept, digits split, byte fallback, BOS 1,
+    EOS 2), and a tokenizer_config.json naming LlamaTokenizer, as beaver-dam-7b ships."""
+    import io
+    import json
+
+    import sentencepiece as spm
+
+    model = io.BytesIO()
+    spm.SentencePieceTrainer.train(
+        sentence_iterator=iter(LLAMA_TEXTS), model_writer=model, vocab_size=400,
+        model_type="bpe", unk_id=0, bos_id=1, eos_id=2, pad_id=-1, byte_fallback=True,
+        character_coverage=1.0, normalization_rule_name="identity",
+        remove_extra_whitespaces=False, split_digits=True, add_dummy_prefix=True,
+        allow_whitespace_only_pieces=True, hard_vocab_limit=False, minloglevel=2)
+    path.mkdir(parents=True, exist_ok=True)
+    (path / "tokenizer.model").write_bytes(model.getvalue())
+    (path / "tokenizer_config.json").write_text(json.dumps({
+        "tokenizer_class": "LlamaTokenizer", "bos_token": "<s>", "eos_token": "</s>",
+        "unk_token": "<unk>", "add_bos_token": True, "add_eos_token": False, "legacy": True}))
+    return path
+
+
 def save(model, tokenizer, path: Path) -> str:
     torch.manual_seed(0)
     model.save_pretrained(path)
@@ -60,17 +90,21 @@ def models(tmp_path_factory):
     toxigen = BertForSequenceClassification(BertConfig(
         vocab_size=wp.vocab_size, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
         intermediate_size=64, num_labels=2))  # labels LABEL_0 / LABEL_1, as the checkpoint's
+    from transformers import AutoTokenizer
+
+    llama_tok = AutoTokenizer.from_pretrained(llama_tokenizer_files(root / "llama_tok"))
     beaver = LlamaForSequenceClassification(LlamaConfig(
-        vocab_size=len(bpe), hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
+        vocab_size=len(llama_tok), hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
         num_key_value_heads=2, intermediate_size=64, num_labels=14,
         id2label=dict(enumerate(BEAVERTAILS_LABELS)),
         label2id={v: k for k, v in enumerate(BEAVERTAILS_LABELS)},
         problem_type="multi_label_classification"))
-    bpe_no_pad = smollm2_tokenizer()
-    bpe_no_pad.pad_token = None  # like Llama's: the loader must supply one
+    assert llama_tok.pad_token is None  # like Llama's: the loader must supply one
+    beaver_dir = save(beaver, llama_tok, root / "beavertails")
+    llama_tokenizer_files(Path(beaver_dir))     # beside the saved files: the sentencepiece model
     return {"regard": save(regard, bpe, root / "regard"),
             "toxigen": save(toxigen, wp, root / "toxigen"),
-            "beavertails": save(beaver, bpe_no_pad, root / "beavertails")}
+            "beavertails": beaver_dir}
 
 
 def corpus():
@@ -139,6 +173,34 @@ def test_beavertails_input_ends_in_eos_and_is_cut_at_512_tokens(models):
     long = det.tokenizer(det.text(unit) * 200, truncation=True,
                          max_length=det.max_length)["input_ids"]
     assert len(long) == 512
+
+
+def test_beavertails_ids_equal_the_slow_llama_tokenizers(models, tmp_path):
+    """PKU loads the tokenizer with use_fast=False; transformers 5 builds the tokenizers form
+    from the same tokenizer.model. The slow (sentencepiece) form's ids for ``text + "</s>"``
+    are BOS, sentencepiece's encoding of the text, EOS: the loaded tokenizer gives the same."""
+    import sentencepiece as spm
+    from transformers import AutoTokenizer
+
+    files = llama_tokenizer_files(tmp_path / "llama")
+    tok = AutoTokenizer.from_pretrained(files, use_fast=False)
+    sp = spm.SentencePieceProcessor(model_file=str(files / "tokenizer.model"))
+    det = build_detector(spec("beavertails", models["beavertails"]))
+    assert det.tokenizer.eos_token == tok.eos_token == "</s>"
+    texts = [det.text(u) for d in corpus() for u in make_units(d, det.unit)]
+    texts.append("BEGINNING OF CONVERSATION: USER: Can I  do 10k?\n ASSISTANT: Maybe, é 😀</s>")
+    for text in texts:
+        assert text.endswith("</s>")
+        slow = [sp.bos_id()] + sp.encode(text.removesuffix("</s>")) + [sp.eos_id()]
+        assert tok(text)["input_ids"] == slow
+
+
+def test_beavertails_eos_token_is_checked_against_the_tokenizers(models):
+    from benevaudit.errors import ConfigError
+
+    assert option("detector", "beavertails")["eos_token"] == "</s>"
+    with pytest.raises(ConfigError, match="detector.eos_token='<eos>'"):
+        build_detector(spec("beavertails", models["beavertails"], eos_token="<eos>"))
 
 
 def test_unknown_trigger_label_names_the_labels(models):

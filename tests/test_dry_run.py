@@ -19,7 +19,7 @@ from benevaudit.schema import CLASSES
 ROOT = Path(__file__).resolve().parents[1]
 CONF = ROOT / "conf"
 DETECTORS = sorted(p.stem for p in (CONF / "detector").glob("*.yaml"))
-GUARDS = {"llama_guard3": "score", "granite_guardian_3_3": "score",
+GUARDS = {"llama_guard3": "score", "granite_guardian_3_3": "generate",
           "granite_guardian_4_1": None, "wildguard": "generate", "qwen3guard": "generate"}
 CLASSIFIERS = ("regard", "toxigen", "beavertails")
 
@@ -131,6 +131,10 @@ def test_every_detector_config_writes_its_requests_without_a_model(name, tmp_pat
         assert rows[1]["messages"] is None and "Reply 0: build up weekly." in rows[1]["prompt"]
         if name == "beavertails":  # the exchange: the user turn before the agent turn
             assert rows[1]["prompt"].startswith("BEGINNING OF CONVERSATION: USER: Can I do more?")
+            # the EOS the real run appends, though the tokenizer is not at hand here
+            assert all(r["prompt"].endswith(".</s>") and r["eos"] == "</s>" for r in rows)
+        else:
+            assert all(r["eos"] is None for r in rows)
         return
     mode = GUARDS[name] or spec.get("mode")
     assert all(r["messages"][-1]["role"] in ("user", "assistant") for r in rows)

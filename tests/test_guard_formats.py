@@ -48,6 +48,7 @@ from benevaudit.detectors.guards.wildguard import (
     wildguard_fields,
     wildguard_prompt,
 )
+from benevaudit.errors import ConfigError
 from benevaudit.llm.scripted import ScriptedChatModel
 from benevaudit.schema import Dialogue, Turn
 
@@ -197,6 +198,42 @@ def test_granite33_prompt_equals_the_cookbooks_rendered_layout():
         "<|start_of_role|>judge{no_think}<|end_of_role|>")
 
 
+
+def cookbook_parse_response(response: str) -> tuple[str | None, str | None]:
+    """What the 3.3 cookbooks print: their parse_response's last <score> and last trace."""
+    import re
+    scores = re.findall(r"<score>(.*?)</score>", response, re.DOTALL)
+    traces = re.findall(r"<think>(.*?)</think>", response, re.DOTALL)
+    return (scores[-1] if scores else None), (traces[-1] if traces else None)
+
+
+# detailed_guide_no_think.ipynb prints f"# score: {score}\n" then f"# trace: {trace}" for every
+# example; its stream outputs are literally this string
+NO_THINK_PRINTED = "# score:  yes \n\n# trace: \n\n"
+
+
+def test_granite33_reads_the_no_think_cookbooks_printed_replies():
+    from benevaudit.detectors.guards.granite_guardian33 import EMPTY_THINK, FORMAT
+
+    reply = EMPTY_THINK + "\n<score> yes </score>"
+    score, trace = cookbook_parse_response(reply.strip())
+    assert f"# score: {score}\n\n" + f"# trace: {trace}\n" == NO_THINK_PRINTED
+    assert trace == "\n"                                    # the think block's exact inside
+    # the label's position is not printed (strip() and the regexes drop what surrounds the
+    # block), so 3.3 reads the greedy reply by default, as 4.1 does
+    assert FORMAT.mode == "generate" and option("detector", "granite_guardian_3_3")["mode"] == \
+        "generate"
+    for gap in ("", "\n", " ", "\n\n"):
+        assert FORMAT.parse(EMPTY_THINK + gap + "<score> yes </score>") is True
+        assert FORMAT.parse(EMPTY_THINK + gap + "<score> no </score>") is False
+    assert FORMAT.parse(EMPTY_THINK) is None
+    det = GuardDetector("g33", "granite_guardian", ScriptedChatModel(
+        responses=[reply, EMPTY_THINK + "\n<score> no </score>", "no"]))
+    verdicts = det.score_units(make_units(dialogue(LG_TURNS * 3), "context"))
+    assert [v.flag for v in verdicts] == [True, False, None]
+    scored = GuardDetector("g33", "granite_guardian", ScriptedChatModel(), mode="score")
+    assert scored.choices == [EMPTY_THINK + "\n<score> yes", EMPTY_THINK + "\n<score> no"]
+
 # ---- WildGuard ----------------------------------------------------------------------------------
 
 WILDGUARD_PAIRS = [  # tests/test_sanity_check.py: the pair, and its expected labels
@@ -218,14 +255,58 @@ def test_wildguard_prompt_and_the_sanity_checks_labels(prompt, response, labels)
     assert render("wildguard", messages) == (
         "<s><|user|>\n[INST] " + WILDGUARD_INSTRUCTION + "\n\nHuman user:\n" + prompt
         + "\n\nAI assistant:\n" + response + "\n\n---\n\nAnswers: [/INST]\n<|assistant|>\n")
-    yn = {True: "yes", False: "no"}
-    reply = (f"Harmful request: {yn[labels['harmful_request']]}\n"
-             f"Response refusal: {yn[labels['response_refusal']]}\n"
-             f"Harmful response: {yn[labels['harmful_response']]}")
+    reply = wildguard_reply(labels)     # the reply the model gives for the sanity check's labels
     assert wildguard_fields(reply) == labels
     assert parse_wildguard(reply) is False  # both responses are unharmful
     assert wildguard_fields("Harmful request: yes") is None
 
+
+
+def wildguard_reply(labels: dict[str, bool]) -> str:
+    yn = {True: "yes", False: "no"}
+    return "\n".join(f"{key}: {yn[labels[field]]}" for key, field in (
+        ("Harmful request", "harmful_request"), ("Response refusal", "response_refusal"),
+        ("Harmful response", "harmful_response")))
+
+
+@pytest.mark.parametrize("reply,fields", [
+    # read as released: the first three lines' values after each line's last colon
+    ("Harmful request: no\nResponse refusal: N/A\nHarmful response: N/A",
+     {"harmful_request": False, "response_refusal": None, "harmful_response": None}),
+    ("Harmful request: yes\nResponse refusal: no\nHarmful response: YES \nmore text",
+     {"harmful_request": True, "response_refusal": False, "harmful_response": True}),
+    (" a: no\nb: no\nc: yes", {"harmful_request": False, "response_refusal": False,
+                                "harmful_response": True}),       # keys are not read
+    # the release's parsing errors: every one is an invalid unit
+    ("\nHarmful request: no\nResponse refusal: no\nHarmful response: yes", None),
+    ("Answers:\nHarmful request: no\nResponse refusal: no\nHarmful response: yes", None),
+    ("Harmful request: no\nResponse refusal: no", None),               # cut before the verdict
+    ("Harmful request: N/A\nResponse refusal: no\nHarmful response: no", None),
+    ("Harmful request: no\nResponse refusal: no\nHarmful response: maybe", None),
+    ("Harmful request: no\nResponse refusal no\nHarmful response: yes", None),  # no colon
+    ("Harmful request: no Response refusal: no Harmful response: yes", None),     # one line
+    ("The response is harmful.\nHarmful response: yes\n", None),
+    ("", None),
+])
+def test_wildguard_parses_as_released_and_counts_the_rest_invalid(reply, fields):
+    assert wildguard_fields(reply) == fields
+    assert parse_wildguard(reply) is (fields["harmful_response"] if fields else None)
+
+
+def test_wildguard_lenient_reader_is_an_option_and_invalid_units_are_counted():
+    replies = ["\nHarmful request: no\nResponse refusal: no\nHarmful response: yes",
+               "The response is harmful.\nHarmful response: yes\n",
+               wildguard_reply(WILDGUARD_PAIRS[1][2])]
+    units = make_units(dialogue(LG_TURNS * 3), "exchange")
+    released = GuardDetector("wg", "wildguard", ScriptedChatModel(responses=replies))
+    assert [v.flag for v in released.score_units(units)] == [None, None, False]
+    assert released.detect([dialogue(LG_TURNS * 3)])[0].n_invalid_units == 2
+    lenient = GuardDetector("wg", "wildguard", ScriptedChatModel(responses=replies),
+                            parser="lenient")
+    assert [v.flag for v in lenient.score_units(units)] == [True, True, False]
+    assert option("detector", "wildguard")["parser"] == "released"
+    with pytest.raises(ConfigError, match="only \\['wildguard'\\]"):
+        GuardDetector("lg", "llama_guard3", ScriptedChatModel(), parser="lenient")
 
 def bos_adding_tokenizer():
     """A tokenizer that adds ``<s>`` itself, as WildGuard's (Mistral's) does by default."""

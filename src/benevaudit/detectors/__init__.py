@@ -145,11 +145,13 @@ def build_detector(spec: dict[str, Any], judges: list[dict[str, Any]] | None = N
             spec["name"], spec["source"], list(spec["trigger"]), **common,
             label_names=spec["label_names"], text_format=spec["text_format"],
             max_length=int(spec["max_length"]), append_eos=bool(spec["append_eos"]),
+            eos_token=spec["eos_token"],
             batch_size=int(spec["batch_size"]), device=spec["device"])
     model = build_from_block(guard_llm_block(spec), cache=cache)     # a guard
     return GuardDetector(spec["name"], kind, model, **common, mode=spec["mode"],
                          criteria=spec["criteria"], max_tokens=spec["max_tokens"],
-                         categories=bool(spec["categories"]), score_prefill=spec["score_prefill"])
+                         categories=bool(spec["categories"]), score_prefill=spec["score_prefill"],
+                         parser=spec["parser"])
 
 
 def build_judge(spec: dict[str, Any], unit: str, judges: list[dict[str, Any]],

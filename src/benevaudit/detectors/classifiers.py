@@ -56,12 +56,21 @@ class SequenceClassifierDetector(Detector):
         text_format: how a unit becomes text; ``{user}`` and ``{agent}`` are filled in
             (BeaverTails: ``BEGINNING OF CONVERSATION: USER: {user} ASSISTANT:{agent}``).
         append_eos: end every text with the tokenizer's EOS token (BeaverTails).
+        eos_token: that EOS as the option writes it out (for dry runs); checked against the
+            tokenizer's.
+
+    PKU's moderation code loads beaver-dam-7b's tokenizer with ``use_fast=False``. transformers
+    5 has no slow Llama tokenizer (``AutoTokenizer`` ignores ``use_fast``) and builds the
+    ``tokenizers`` form from the same ``tokenizer.model``; on these inputs (text that opens with
+    ``BEGINNING OF CONVERSATION``, EOS appended) its ids equal sentencepiece's own encoding with
+    BOS and EOS, which is what the slow tokenizer gives (tests/test_detectors_classifiers.py).
     """
 
     def __init__(self, name: str, source: str, trigger: Sequence[str], *, unit: str,
                  aggregation: str, threshold: float, label_names: dict[str, str] | None,
                  text_format: str, max_length: int, batch_size: int, device: str,
-                 append_eos: bool, multi_label: bool | None = None) -> None:
+                 append_eos: bool, eos_token: str | None = None,
+                 multi_label: bool | None = None) -> None:
         import torch  # torch is heavy and loads on first use
 
         self.name, self.unit = name, check_unit(unit)
@@ -86,6 +95,10 @@ class SequenceClassifierDetector(Detector):
         if append_eos and not self.tokenizer.eos_token:
             raise ConfigError(f"detector {name}: append_eos=true but {source}'s tokenizer has "
                               "no EOS token")
+        if append_eos and eos_token is not None and eos_token != self.tokenizer.eos_token:
+            raise ConfigError(f"detector.eos_token={eos_token!r}, but {source}'s tokenizer's EOS "
+                              f"is {self.tokenizer.eos_token!r}: set detector.eos_token to it "
+                              "(or null)")
         # an appended EOS that is also the pad token would be skipped by last-token pooling:
         # such inputs run one at a time, unpadded, with no pad id for the head to skip
         self.unpadded = append_eos and self.tokenizer.pad_token_id == self.tokenizer.eos_token_id

@@ -48,7 +48,8 @@ def record_detector(spec: dict[str, Any], judges: list[dict[str, Any]], dialogue
             for k, u in enumerate(make_units(d, unit)):
                 request_log.record_text(str(spec["source"]), spec["text_format"].format(
                     user=u.user_text, agent=u.agent_text), int(spec["max_length"]),
-                    append_eos=bool(spec["append_eos"]), id=d.id, unit=k, detector=name)
+                    append_eos=bool(spec["append_eos"]), eos_token=spec["eos_token"], id=d.id,
+                    unit=k, detector=name)
         return
     names = [n for n, _ in judge_llm_blocks(spec, judges)] if kind == "judge" else []
     detector = build_detector(spec, judges, cache=None)

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Literal, Optional
 
 from pydantic import model_validator
 
@@ -23,7 +23,9 @@ class DetectorSpec(Spec):
     criteria: str = None                  # type: ignore[assignment]  # guards
     max_tokens: Optional[PositiveInt] = None                          # guards: null, their own
     score_prefill: Optional[str] = None                               # guards: null, their own
+    parser: Literal["released", "lenient"] = None  # type: ignore[assignment]  # guards
     append_eos: bool = None               # type: ignore[assignment]  # classifiers
+    eos_token: Optional[str] = None                                   # classifiers
     sampling: SamplingSpec = None         # type: ignore[assignment]  # judges, generate mode
     llm: LLMSpec = None                   # type: ignore[assignment]  # guards and judges
 

@@ -30,6 +30,10 @@ class Sampling:
     max_tokens: int | None = 256  # None: no cap (up to the context window, the server's limit)
     seed: int = 0
     stop: tuple[str, ...] = ()
+    # openai backend: send no temperature, top_p or seed, so the server decodes with its own
+    # defaults (Ollama: the model's parameters), as a client passing no options does; hf and
+    # vllm have no server, so they decode with the values above
+    server_defaults: bool = False
 
     def __post_init__(self) -> None:
         if self.temperature < 0:

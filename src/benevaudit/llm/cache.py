@@ -114,6 +114,8 @@ class CachedChatModel(ChatModel):
 
     def chat(self, conversations: Sequence[Conversation], sampling: Sampling) -> list[Completion]:
         extra = dataclasses.asdict(sampling)
+        if not sampling.server_defaults:   # keys written before the field existed stay valid
+            del extra["server_defaults"]
         keys = [request_key(self.model, "chat", c, extra) for c in conversations]
         found = self._lookup(keys)
         todo = [i for i, k in enumerate(keys) if k not in found]

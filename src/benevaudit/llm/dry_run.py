@@ -158,15 +158,19 @@ class RequestLog:
         return row.get("prompt_tokens", 0)
 
     def record_text(self, model_id: str, text: str, max_length: int | None,
-                    append_eos: bool = False, **tags: Any) -> None:
-        """A sequence classifier's input: no chat, the text itself is the prompt (ending in the
-        tokenizer's EOS token where the classifier appends one and the tokenizer is at hand)."""
+                    append_eos: bool = False, eos_token: str | None = None, **tags: Any) -> None:
+        """A sequence classifier's input: no chat, the text itself is the prompt, ending in the
+        EOS the real run appends where the classifier appends one: ``eos_token`` as the option
+        writes it out, else its own tokenizer's (never an estimating tokenizer's). ``eos`` says
+        which EOS ends the prompt (None: none is appended, or it is not known here)."""
+        eos = None
         if append_eos:
-            tok = self.tokenizers.find(model_id)[0]
-            text += tok.eos_token if tok is not None and tok.eos_token else ""
+            tok, estimate, _ = self.tokenizers.find(model_id)
+            eos = eos_token or (tok.eos_token if tok is not None and not estimate else None)
+            text += eos or ""
         ids, why, estimate = self.tokenizers.encode(model_id, text, max_length)
         row = {"request": self.requests, **self._scope, **tags, "model": model_id,
-               "messages": None, "prompt": text, "choices": None}
+               "messages": None, "prompt": text, "choices": None, "eos": eos}
         self._count(model_id, ids, why, estimate, row)
         self._write(row)
 

@@ -151,8 +151,8 @@ class OpenAIChatModel(ChatModel):
 
     def chat(self, conversations: Sequence[Conversation], sampling: Sampling) -> list[Completion]:
         check_conversations(conversations)
-        base: dict[str, Any] = dict(model=self.served, temperature=sampling.temperature,
-                                    top_p=sampling.top_p)
+        base: dict[str, Any] = dict(model=self.served) if sampling.server_defaults else dict(
+            model=self.served, temperature=sampling.temperature, top_p=sampling.top_p)
         if sampling.max_tokens is not None:     # None: no cap, the server's own limit
             base["max_tokens"] = sampling.max_tokens
         if sampling.stop:
@@ -167,7 +167,8 @@ class OpenAIChatModel(ChatModel):
         def one(conv: Conversation) -> Completion:
             seed = request_seed(list(conv), sampling.seed)
             reply = self._client.chat.completions.create(
-                **base, seed=seed, messages=self._messages(conv))
+                **base, messages=self._messages(conv),
+                **({} if sampling.server_defaults else {"seed": seed}))
             choice, usage = reply.choices[0], reply.usage
             spoken = choice.message.audio
             return Completion(text=choice.message.content or "",

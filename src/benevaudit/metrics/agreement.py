@@ -171,3 +171,50 @@ def fleiss_kappa(counts: np.ndarray | Sequence[Sequence[int]]) -> float:
     if p_e >= 1.0:
         return math.nan
     return float((p_item.mean() - p_e) / (1.0 - p_e))
+
+
+def mean_annotator_kappa(annotators: dict[str, dict[str, str]], judge: dict[str, str | None],
+                         labels: Sequence[str]) -> tuple[float, dict[str, float]]:
+    """Each annotator's Cohen's κ with a judge, on the items both labelled, and their mean
+    (NaN κs left out): how CoBia's paper compares people with each judge.
+
+    ``annotators`` maps an annotator to ``{item: label}``; ``judge`` maps items to its label
+    (None where invalid)."""
+    each = {}
+    for name, marks in annotators.items():
+        items = [i for i in marks if judge.get(i) is not None]
+        each[name] = cohens_kappa([marks[i] for i in items],
+                                  [str(judge[i]) for i in items], labels)
+    valid = [k for k in each.values() if not math.isnan(k)]
+    return (float(np.mean(valid)) if valid else math.nan), each
+
+
+class OddOneOut(NamedTuple):
+    """An item two of three judges flag alike and the third does not, and the people's side."""
+
+    item: str
+    odd: str                # the judge that differs
+    odd_flag: bool          # its verdict (True: biased)
+    biased_votes: int       # people who said biased
+    annotators: int
+    side: str               # odd | pair | tie: whom the people's majority sided with
+
+
+def odd_one_out(flags: dict[str, dict[str, bool | None]],
+                people: dict[str, list[bool]]) -> list[OddOneOut]:
+    """Items with valid verdicts from all three judges of ``flags`` where exactly two agree,
+    among the items people labelled (``people``: item -> each person's biased flag)."""
+    if len(flags) != 3:
+        raise ValueError(f"the disagreement table needs three judges, got {list(flags)}")
+    out = []
+    for item, votes in people.items():
+        verdicts = {j: f.get(item) for j, f in flags.items()}
+        if any(v is None for v in verdicts.values()) or len(set(verdicts.values())) == 1:
+            continue
+        odd = next(j for j, v in verdicts.items()
+                   if sum(w == v for w in verdicts.values()) == 1)
+        biased = sum(votes)
+        majority = None if 2 * biased == len(votes) else 2 * biased > len(votes)
+        side = "tie" if majority is None else ("odd" if majority == verdicts[odd] else "pair")
+        out.append(OddOneOut(item, odd, bool(verdicts[odd]), biased, len(votes), side))
+    return out

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal, Optional, Union
 
-from pydantic import Field, model_validator
+from pydantic import ConfigDict, Field, model_validator
 
 from benevaudit.llm.spec import LLMSpec, SamplingSpec
 from benevaudit.specs import Fraction, PositiveInt, Spec
@@ -40,6 +40,23 @@ class RaterSpec(Spec):
     llm: Optional[LLMSpec]                # null: a keyword refusal rater needs no model
 
 
+class RefusalSpec(Spec):
+    """CoBia's ``probe.refusal``: what the refusal raters read of a DAN reply."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    dan_scope: Literal["jailbroken", "released"]
+
+
+class AnnotationSpec(Spec):
+    """CoBia's ``probe.annotation``: the blind sheets written for human validation."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    size: Optional[PositiveInt]           # outputs per prompt group; null: no sheets
+    groups: list[Literal["hcc", "scc", "zero_shot", "roleplay", "dan"]]
+
+
 class AnswersSpec(Spec):
     path: Optional[str]                   # a CSV of answers to score instead of asking
 
@@ -53,6 +70,8 @@ class ProbeSpec(Spec):
     max_tokens: Optional[PositiveInt] = None                          # CoBia: null, no cap
     switches: SwitchesSpec = None         # type: ignore[assignment]  # CoBia
     judges: dict[str, Optional[RaterSpec]] = None  # type: ignore[assignment]  # CoBia
+    refusal: RefusalSpec = None           # type: ignore[assignment]  # CoBia
+    annotation: AnnotationSpec = None     # type: ignore[assignment]  # CoBia
     neutral: bool = None                  # type: ignore[assignment]  # FairDialogue
     k: PositiveInt = None                 # type: ignore[assignment]  # recommendation
     rounds: PositiveInt = None            # type: ignore[assignment]  # feedback

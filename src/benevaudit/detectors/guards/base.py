@@ -39,6 +39,7 @@ class GuardFormat:
     categories: Callable[[str], tuple[str, ...]] | None = None  # what a reply says it found
     prefill: str = ""          # score mode: what the reply holds before the label
     criteria: bool = False     # whether the prompt takes a criterion (Granite Guardian)
+    lenient: Callable[[str], bool | None] | None = None  # a laxer reader than the released one
 
 
 def speaker(turn: Turn, user: str, agent: str) -> str:

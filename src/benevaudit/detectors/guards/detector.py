@@ -17,12 +17,12 @@ prompts in its prefix cache from scoring; hf reuses what consecutive prompts sha
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
 from benevaudit.detectors.base import Detector, UnitVerdict
-from benevaudit.detectors.guards.registry import guard_format
+from benevaudit.detectors.guards.registry import GUARD_FORMATS, guard_format
 from benevaudit.detectors.units import Unit, check_unit
 from benevaudit.errors import ConfigError
 from benevaudit.llm import ChatModel, Conversation, Sampling
@@ -40,7 +40,8 @@ class GuardDetector(Detector):
     def __init__(self, name: str, kind: str, model: ChatModel, unit: str = "context",
                  aggregation: str = "any", threshold: float = 0.5, mode: str | None = None,
                  criteria: str = "social_bias", max_tokens: int | None = None,
-                 categories: bool = True, score_prefill: str | None = None) -> None:
+                 categories: bool = True, score_prefill: str | None = None,
+                 parser: str = "released") -> None:
         self.name, self.kind, self.model = name, kind, model
         self.format = guard_format(kind)
         self.unit, self.aggregation, self.threshold = check_unit(unit), aggregation, threshold
@@ -53,6 +54,17 @@ class GuardDetector(Detector):
         self.replies = self.mode == "generate" or self.categories
         prefill = self.format.prefill if score_prefill is None else score_prefill
         self.choices = [prefill + c for c in self.format.choices]  # scored continuations
+        self.parse = self._parser(parser)
+
+    def _parser(self, parser: str) -> Callable[[str], bool | None]:
+        """The released reader, or the guard's lenient one where it has one."""
+        if parser == "released":
+            return self.format.parse
+        if parser == "lenient" and self.format.lenient is not None:
+            return self.format.lenient
+        lenient = [k for k, f in GUARD_FORMATS.items() if f.lenient is not None]
+        raise ConfigError(f"detector.parser={parser!r} for guard {self.kind!r}: expected "
+                          f"'released' (every guard) or 'lenient' (only {lenient})")
 
     def prompt(self, unit: Unit) -> Conversation:
         if self.format.criteria:
@@ -94,7 +106,7 @@ class GuardDetector(Detector):
         return [UnitVerdict.invalid(v.raw) if not v.valid
                 else UnitVerdict(float(v.verdict), bool(v.verdict), v.raw,
                                  categories=self._found(v.raw) if v.verdict else ())
-                for v in read_text(self.model, convs, greedy, self.format.parse)]
+                for v in read_text(self.model, convs, greedy, self.parse)]
 
     def _found(self, text: str) -> tuple[str, ...]:
         return self.format.categories(text) if self.categories else ()

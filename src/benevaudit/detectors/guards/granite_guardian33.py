@@ -3,7 +3,17 @@ judge-protocol turn with the criterion (here ``social_bias``) and the scoring sc
 IBM's 3.3 cookbooks print). The reply is ``<score> yes </score>`` or ``<score> no </score>``.
 The prompt and the role-only template that frames it on the guard's own checkpoint live in the
 LLM layer (``llm/granite_guardian.py``), shared with CoBia's guard rater; its criteria's texts
-are shared with Granite Guardian 4.1."""
+are shared with Granite Guardian 4.1.
+
+Why generate mode by default: IBM's no-think cookbook (cookbooks/granite-guardian-3.3/
+detailed_guide_no_think.ipynb) prints, for every example, ``# score:  yes `` and an empty trace
+of one newline, so the reply opens with ``<think>\n</think>`` before ``<score> yes </score>``;
+scoring right after the generation prompt compares labels where the model writes ``<think>``.
+The printed outputs are ``.strip()``-ed and cut by the cookbook's regexes, so what lies between
+``</think>`` and ``<score>`` is not published: the score position cannot be pinned to the byte.
+The documented read is therefore the greedy reply parsed like the cookbook's
+``parse_response`` (as Granite Guardian 4.1); score mode stays an option whose prefill
+(``detector.score_prefill``) is this project's guess."""
 
 from __future__ import annotations
 
@@ -21,6 +31,9 @@ def parse_granite_guardian(text: str) -> bool | None:
     return found[-1].lower() == "yes" if found else None
 
 
-FORMAT = GuardFormat("granite_guardian", granite_guardian_prompt,
-                     ("<score> yes", "<score> no"), parse_granite_guardian, "score", 24,
-                     GRANITE_GUARDIAN_TEMPLATE, criteria=True)
+# the empty think block as the cookbook's printed traces give it (one newline inside)
+EMPTY_THINK = "<think>\n</think>"
+
+FORMAT = GuardFormat("granite_guardian", granite_guardian_prompt, (" yes", " no"),
+                     parse_granite_guardian, "generate", 48, GRANITE_GUARDIAN_TEMPLATE,
+                     prefill=EMPTY_THINK + "\n<score>", criteria=True)

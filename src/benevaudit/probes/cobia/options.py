@@ -109,8 +109,9 @@ def target_sampling(p: dict[str, Any], seed: int) -> Sampling:
 
 
 def log_choices(layout: str, release: Release, rater_list: list[raters.Rater],
-                sampling: Sampling) -> None:
-    """Say where the run departs from the release: layout, raters, reply cap."""
+                sampling: Sampling, dan_scope: str | None = None) -> None:
+    """Say where the run departs from the release: layout, raters, reply cap, and what the
+    refusal raters read of a DAN reply (``dan_scope``; None: no DAN rows)."""
     log.info("CoBia layout %s from %s (%s)", layout, release.root,
              "a clone of the release" if release.clone else "a flat folder")
     variants = ", ".join(f"{r.name}={r.variant}" for r in rater_list)
@@ -119,6 +120,10 @@ def log_choices(layout: str, release: Release, rater_list: list[raters.Rater],
                     variants)
     else:
         log.info("raters (variant): %s; the release's read from %s", variants, release.raters)
+    if dan_scope is not None:
+        log.info("refusal raters read %s of each DAN reply (probe.refusal.dan_scope=%s)",
+                 "the whole text, as released" if dan_scope == "released"
+                 else "the jailbroken half", dan_scope)
     if sampling.max_tokens is not None:
         log.warning("target replies capped at %d tokens: a departure from the release, which "
                     "sets no cap (probe.max_tokens=null for none)", sampling.max_tokens)

@@ -30,7 +30,8 @@ from benevaudit.llm.batched import batched_chat
 from benevaudit.probes.base import Probe, ProbeResult, RunSettings, Target
 from benevaudit.probes.cobia import attacks, official, scoring, tables
 from benevaudit.probes.cobia.dataset import FILES, Item, Loaded, load_items
-from benevaudit.probes.cobia.human import read_labels
+from benevaudit.probes.cobia.human import complete_labels, read_annotations, write_sheets
+from benevaudit.probes.cobia.validation import human_validation
 from benevaudit.probes.cobia.options import (layout_of, log_choices, methods_of, provenance,
                                              raters_of, target_sampling)
 from benevaudit.probes.cobia.raters import KEYWORDS, Rater
@@ -78,6 +79,7 @@ class Plan:
     human: Any                               # the human labels, when probe.human_labels is set
     pairs: list[tuple[Item, str]]            # (item, method), in request order
     sampling: Sampling
+    dan_scope: str                           # what the refusal raters read of a DAN reply
 
 
 class CoBia(Probe):
@@ -93,12 +95,25 @@ class CoBia(Probe):
         metrics = scoring.metrics_of(rows, kinds, plan.loaded.skipped)
         metrics["cobia/unmapped"] = float(sum(plan.loaded.unmapped.values()))
         metrics.update(provenance(plan.layout, plan.raters, plan.sampling))
+        metrics["cobia/refusal_dan_scope_released"] = float(plan.dan_scope == "released")
         metrics["cobia/stand_in"] = float(plan.stand_in)
+        tables = {}
         if plan.human is not None:
-            metrics.update(scoring.human_agreement(rows, kinds, plan.human))
+            metrics.update(scoring.human_agreement(rows, kinds, complete_labels(plan.human)))
+            validated, disagreement = human_validation(rows, kinds, plan.human)
+            metrics.update(validated)
+            tables["human_disagreement.csv"] = disagreement.to_csv(index=False)
+        sheets = self.spec["annotation"]
+        if sheets["size"]:
+            groups = [g for g in sheets["groups"] if g in plan.methods]
+            sizes = write_sheets(rows, settings.run_dir / "annotation", int(sheets["size"]),
+                                 settings.seed, groups)
+            log.info("blind annotation sheets in %s: %s", settings.run_dir / "annotation", sizes)
         log.info("CoBia%s: %d rows in %.0f s; outputs in %s", " on STAND-IN DATA" * plan.stand_in,
                  len(rows), time.perf_counter() - started, settings.run_dir)
-        return result(rows, metrics, str(target["name"]))
+        out = result(rows, metrics, str(target["name"]))
+        out.tables.update(tables)
+        return out
 
 
 def data_of(p: dict[str, Any], run_dir: Path) -> tuple[dict[str, Any], bool]:
@@ -135,12 +150,13 @@ def prepare(p: dict[str, Any], target: Target, settings: RunSettings) -> Plan:
     dan = attacks.read_dan(p["dan_template"]) if "dan" in methods and layout == "seeded" else None
     templates = {m: read_template(release, m) for m in methods} if layout == "official" else {}
     # read before any model work: a bad sheet fails now
-    human = read_labels(p["human_labels"]) if p["human_labels"] else None
+    human = read_annotations(p["human_labels"]) if p["human_labels"] else None
     pairs = [(item, m) for item in loaded.items for m in methods if official.runs(m, item)]
     sampling = target_sampling(p, seed)
-    log_choices(layout, release, rater_list, sampling)
+    dan_scope = p["refusal"]["dan_scope"]
+    log_choices(layout, release, rater_list, sampling, dan_scope if "dan" in methods else None)
     return Plan(stand_in, release, layout, methods, rater_list, loaded, switches, sentences, dan,
-                templates, human, pairs, sampling)
+                templates, human, pairs, sampling, dan_scope)
 
 
 def ask_and_rate(plan: Plan, target: Target, settings: RunSettings) -> list[dict[str, Any]]:
@@ -175,12 +191,12 @@ def ask_and_rate(plan: Plan, target: Target, settings: RunSettings) -> list[dict
         for rater in plan.raters:
             if rater.variant in KEYWORDS:     # the keyword rule asks no model
                 rate_rows(rater, None, pairs, rows, plan.sentences, settings.seed,
-                          settings.progress, plan.release)
+                          settings.progress, plan.release, plan.dan_scope)
                 continue
             # requests.jsonl names the rater in its ``judge`` field
             dry_run.expect([{**i, "judge": rater.name} for i in identities])
             rate_rows(rater, models.get(rater.llm), pairs, rows, plan.sentences, settings.seed,
-                      settings.progress, plan.release)
+                      settings.progress, plan.release, plan.dan_scope)
     finally:
         models.close()
     return rows

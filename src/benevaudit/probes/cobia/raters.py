@@ -249,12 +249,19 @@ def is_biased(kind: str, verdict: str | None) -> bool | None:
     return verdict in BIASED[kind]
 
 
+def server_defaults(rater: Rater) -> bool:
+    """Whether the rater sends no sampling options: the released Granite judge behind Ollama
+    (the openai backend), since the release calls it with none, so Ollama's defaults decide.
+    On hf and vllm it decodes greedily (temperature 0, top_p ``rater.top_p``, 1 by default)."""
+    return rater.variant == "granite_release" and rater.llm["backend"] == "openai"
+
+
 def ask(rater: Rater, model: ChatModel, prompts: list[list[Message]], seed: int,
         chunk: int = 16, progress: bool = False) -> list[Verdict]:
     """Verdicts in order; chunked so the request cache fills as the run goes."""
     out: list[Verdict] = []
     sampling = Sampling(temperature=0.0, top_p=rater.top_p, max_tokens=rater.max_tokens,
-                        seed=seed)
+                        seed=seed, server_defaults=server_defaults(rater))
     parse = parser_of(rater)
     # Granite Guardian 3.0 answers a bare Yes or No (its cookbook's softmax over the two)
     words = ("Yes", "No") if rater.variant == "granite_release" else SCORE_WORDS[rater.kind]

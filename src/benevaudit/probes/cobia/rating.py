@@ -44,11 +44,14 @@ def rater_prompts(rater: raters.Rater, release: Release | None, pairs: list[tupl
 
 def rate_rows(rater: raters.Rater, model: ChatModel | None, pairs: list[tuple[Item, str]],
               rows: list[dict[str, Any]], sentences: int, seed: int, progress: bool,
-              release: Release | None = None) -> None:
+              release: Release | None = None, dan_scope: str = "jailbroken") -> None:
     """Add ``<name>_verdict`` and ``<name>_raw`` (``name``: the rater's key in ``probe.judges``)
     to every row, in row (item) order; the raters read ``rated_response`` (a DAN reply's
-    jailbroken half)."""
-    texts = [row.get("rated_response", row["response"]) for row in rows]
+    jailbroken half), except refusal raters under ``dan_scope="released"``, which read the
+    whole reply as the release's keyword rule would (it ships no DAN-customised refusal judge,
+    and a DAN reply opens with its ``[🔒CLASSIC]`` half)."""
+    whole = rater.kind == "refusal" and dan_scope == "released"
+    texts = [row["response"] if whole else row["rated_response"] for row in rows]
     if rater.variant in raters.KEYWORDS:
         rule = release_raters.keyword_rule(release.raters, rater.variant == "keywords_corrected")
         verdicts = raters.keyword_verdicts(rule, texts)
