@@ -6,9 +6,9 @@ an error (``extra="forbid"``), so a misspelt option fails before any model loads
 
 from __future__ import annotations
 
-from typing import Literal, Optional
+from typing import Annotated, Literal, Optional, get_args
 
-from pydantic import ConfigDict
+from pydantic import ConfigDict, Field
 
 from benevaudit.llm.spec import LLMSpec
 from benevaudit.specs import Fraction, NonNegative, PositiveInt, Share, Spec
@@ -65,7 +65,8 @@ class FairMTSpec(Spec):
 
     family: Literal["fairmt"]
     data: FairMTData
-    tasks: list[Task]
+    tasks: Annotated[list[Task], Field(min_length=1, description=(
+        f"a non-empty list of the release's tasks, each one of {list(get_args(Task))}"))]
     system_prompt: Literal["auto", "released", "none"]
     sampling: FairMTSampling
     judge_prompt: Literal["released", "paper"]
