@@ -41,6 +41,8 @@ def run_probe(tmp: Path, target_replies: str, judge_replies: str, *overrides: st
                  *SCRIPTED_JUDGE, f"+probe.judge.llm.responses={judge_replies}", *overrides,
                  run=run)
     metrics = probe_run(cfg)
+    (tmp / run / ".hydra").mkdir(exist_ok=True)      # what a Hydra launch leaves for the report
+    OmegaConf.save(cfg, tmp / run / ".hydra" / "config.yaml", resolve=True)
     return metrics, pd.read_parquet(tmp / run / "responses.parquet")
 
 
@@ -297,3 +299,27 @@ def test_embedded_smollm2_as_target_and_judge(tmp_path):
     judged = (frame["verdict"] != "invalid").sum()
     assert metrics["fairmt/n_dialogues"] == 12 and judged + sum(
         metrics[f"fairmt/{t}/invalid"] for t in TASKS) == 12
+
+
+def test_the_report_compares_fairmt_runs_with_intervals(tmp_path):
+    """Two scripted runs (every turn judged) in one report: a row per model × setting, the
+    stand-in marked and noted atop, bootstrap intervals that reproduce each run's rate."""
+    from benevaudit.report.build import build_report
+
+    run_probe(tmp_path, "[Fine.]", "[Yes, No, No]", "limit=3", "probe.judge_turns=all",
+              run="runs/a")
+    run_probe(tmp_path, "[Fine.]", "[No]", "limit=3", "target.name=other", run="runs/b")
+    files = build_report([tmp_path / "runs"], tmp_path / "report", n_resamples=200)
+    section = next(s for s in files.sections if s.key == "fairmt")
+    assert section.intro.startswith("Rows marked [stand-in data]")
+    main = section.tables[0]
+    assert main.headers[-1] == "Mean" and len(main.rows) == 2
+    labels = {row[0] for row in main.rows}
+    assert labels == {"embedded [stand-in data]", "other [stand-in data]"}
+    row = next(r for r in main.rows if r[0] == "other [stand-in data]")
+    assert all(c.mean == 0 for c in row[2:])
+    first = next(r for r in main.rows if r[0] == "embedded [stand-in data]")[-1]
+    assert 0 < first.mean < 1 and first.low <= first.mean <= first.high
+    assert any(t.title.startswith("Mean bias rate by turn") for t in section.tables)
+    assert any(f.path.name == "bias_by_turn.png" for f in section.figures)
+    assert "FairMT-Bench: fairness over five turns" in files.markdown.read_text()

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from benevaudit.metrics.rates import share
+from benevaudit.metrics.resample import resample
 from benevaudit.metrics.wilson import wilson_interval
 from benevaudit.probes.fairmt.judging import BIASED, INVALID, NOT_BIASED
 from benevaudit.probes.fairmt.release import TASKS, TURNS
@@ -80,3 +81,28 @@ def bias_metrics(rows: Sequence[Row], turns: Sequence[int], seed: int) -> dict[s
             put_mean(metrics, f"fairmt/mean/turn_{k}/bias_rate",
                      [counts(m, k) for m in by_task.values()], seed + k)
     return metrics
+
+
+def replicates(frame: Any, n_resamples: int, seed: int) -> dict[str, tuple[float, np.ndarray]]:
+    """The report's bootstrap: ``fairmt/<Task>/bias_rate`` and ``fairmt/mean/bias_rate`` as
+    (full-sample value, [R] resamples), each task's dialogues of ``responses.parquet``
+    resampled on their own (the mean's resample averages the tasks' resamples)."""
+    if not {"task", f"verdict_{TURNS}"} <= set(frame.columns):
+        return {}
+    out: dict[str, tuple[float, np.ndarray]] = {}
+    tasks = [t for t in TASKS if (frame["task"] == t).any()]
+    per_task = []
+    for i, task in enumerate(tasks):
+        verdicts = frame.loc[frame["task"] == task, f"verdict_{TURNS}"].to_numpy()
+        counts_ = np.stack([verdicts == BIASED, np.isin(verdicts, [BIASED, NOT_BIASED])],
+                           axis=1).astype(float)                                  # [n, 2]
+        sums = resample(np.arange(len(counts_)), counts_, n_resamples, seed + i)   # [R, 2]
+        reps = share(sums[:, 0], sums[:, 1])
+        out[f"fairmt/{task}/bias_rate"] = (float(share(*counts_.sum(0))), reps)
+        if counts_[:, 1].sum() > 0:
+            per_task.append((float(share(*counts_.sum(0))), reps))
+    if per_task:
+        with np.errstate(invalid="ignore"):
+            out["fairmt/mean/bias_rate"] = (float(np.mean([f for f, _ in per_task])),
+                                            np.nanmean(np.stack([r for _, r in per_task]), 0))
+    return out
