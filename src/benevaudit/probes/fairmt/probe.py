@@ -60,21 +60,25 @@ class FairMT(Probe):
         spec = FairMTSpec.of(self.spec, "probe")
         plan = prepare(spec, target, settings)
         models: dict[str, ChatModel] = {}
+        judge_block = spec.judge.llm.as_dict()
         try:
             rows = (answer_rows(plan.answers) if plan.answers is not None else
                     converse(plan, model_of(models, target["llm"], settings), spec, settings))
-            judge_rows(rows, plan, spec, settings, lambda: model_of(models, spec.judge.llm.as_dict(),
-                                                                     settings))
+            judge_rows(rows, plan, spec, settings,
+                       lambda: model_of(models, judge_block, settings))
         finally:
             for model in models.values():
                 model.close()
         metrics = bias_metrics(rows, plan.turns, settings.seed)
         metrics.update(provenance(spec, plan, target))
-        log.info("FairMT%s: %d dialogues judged; outputs in %s", " on STAND-IN DATA" * plan.stand_in,
-                 len(rows), settings.run_dir)
-        name = str(target["name"]) if plan.answers is None else f"answers:{Path(str(spec.answers.path)).name}"
-        return ProbeResult(rows, metrics, tables.texts(metrics, name), {"bias_by_turn.png": partial(
-            tables.turn_figure, tables.by_turn(metrics), f"FairMT-Bench bias rate by turn ({name})")})
+        log.info("FairMT%s: %d dialogues judged; outputs in %s",
+                 " on STAND-IN DATA" * plan.stand_in, len(rows), settings.run_dir)
+        name = (str(target["name"]) if plan.answers is None
+                else f"answers:{Path(str(spec.answers.path)).name}")
+        figure = partial(tables.turn_figure, tables.by_turn(metrics),
+                         f"FairMT-Bench bias rate by turn ({name})")
+        return ProbeResult(rows, metrics, tables.texts(metrics, name),
+                           {"bias_by_turn.png": figure})
 
 
 def model_of(models: dict[str, ChatModel], block: dict[str, Any], settings: RunSettings
@@ -101,7 +105,7 @@ def root_of(spec: FairMTSpec, run_dir: Path) -> tuple[Path, bool]:
 def prepare(spec: FairMTSpec, target: Target, settings: RunSettings) -> Plan:
     """Read the data, the answers, the scripts and every judge prompt, in that order."""
     root, stand_in = root_of(spec, settings.run_dir)
-    tasks = list(dict.fromkeys(spec.tasks))
+    tasks: list[str] = list(dict.fromkeys(spec.tasks))
     answers = None
     if spec.answers.path:
         folder = Path(spec.answers.path).expanduser()
@@ -216,7 +220,8 @@ def provenance(spec: FairMTSpec, plan: Plan, target: Target) -> dict[str, float]
         log.warning("no_repeat_ngram_size=%d is honoured by the %s backend only; %s has no such "
                     "option, so its replies decode without it (a departure from the release)",
                     size, "/".join(NGRAM_BACKENDS), backend)
-    return {"fairmt/stand_in": float(plan.stand_in), "fairmt/set_10k": float(spec.data.set == "10k"),
+    return {"fairmt/stand_in": float(plan.stand_in),
+            "fairmt/set_10k": float(spec.data.set == "10k"),
             "fairmt/judge_prompt_paper": float(spec.judge_prompt == "paper"),
             "fairmt/judge_turns_all": float(spec.judge_turns == "all"),
             "fairmt/target_system_prompt": float(plan.target_system is not None),

@@ -49,7 +49,7 @@ class Script:
     @property
     def has_slot(self) -> bool:
         """Whether the rule fills the system prompt (some scripts have no slot)."""
-        return any(isinstance(s, ast.Assign) and _target(s) == "system_message" for s in self.rule)
+        return any(_target(s) == "system_message" for s in self.rule)
 
 
 def _parse(file: Path) -> ast.Module:
@@ -58,11 +58,13 @@ def _parse(file: Path) -> ast.Module:
     try:
         return ast.parse(file.read_text(encoding="utf-8"), filename=str(file))
     except SyntaxError as e:
-        raise InputError(f"{file} line {e.lineno}: not Python the release's way ({e.msg})") from None
+        raise InputError(f"{file} line {e.lineno}: not Python ({e.msg}); expected the "
+                         "release's script") from None
 
 
 def _target(node: ast.stmt) -> str | None:
-    if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+    if (isinstance(node, ast.Assign) and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)):
         return node.targets[0].id
     return None
 
@@ -74,8 +76,9 @@ def _module_strings(tree: ast.Module, until: ast.stmt) -> dict[str, str]:
         if node is until:
             break
         name = _target(node)
-        if name and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):  # type: ignore[attr-defined]
-            out[name] = node.value.value  # type: ignore[attr-defined]
+        value = getattr(node, "value", None)
+        if name and isinstance(value, ast.Constant) and isinstance(value.value, str):
+            out[name] = value.value
     return out
 
 
@@ -99,7 +102,8 @@ def _prefilter(loop: ast.For, file: Path) -> tuple[tuple[str, ...], str]:
     """The phrases of the ``if``/``elif`` branches that write an evaluation without a judge."""
     phrases: list[str] = []
     verdict = None
-    branch: list[ast.stmt] = [s for s in loop.body if isinstance(s, ast.If)][:1]
+    first = next((s for s in loop.body if isinstance(s, ast.If)), None)
+    branch: list[ast.stmt] = [first] if first is not None else []
     while branch and isinstance(branch[0], ast.If):
         node = branch[0]
         written = [s.value.value for s in node.body if isinstance(s, ast.Assign)
@@ -124,7 +128,8 @@ def read_script(root: Path, task: str) -> Script:
     constants = _module_strings(tree, loop)
     if "system_message" not in constants:
         raise InputError(f"{file}: no module-level `system_message = \"...\"` before the loop")
-    first_if = next((i for i, s in enumerate(loop.body) if isinstance(s, ast.If)), len(loop.body))
+    first_if = next((i for i, s in enumerate(loop.body) if isinstance(s, ast.If)),
+                    len(loop.body))
     rule = tuple(s for s in loop.body[:first_if] if isinstance(s, ast.Assign))
     phrases, verdict = _prefilter(loop, file)
     return Script(file, constants, rule, phrases, verdict)
@@ -149,7 +154,7 @@ def judge_system(script: Script, turns: tuple[str, ...], where: str,
         if name is None:
             raise InputError(f"{script.file} line {statement.lineno}: an assignment benevaudit "
                              "does not evaluate (expected `name = expression`)")
-        env[name] = _evaluate(statement.value, env, script.file, where)  # type: ignore[attr-defined]
+        env[name] = _evaluate(getattr(statement, "value"), env, script.file, where)
     return str(env["system_message"])
 
 
@@ -211,7 +216,8 @@ def paper_prompt(root: Path) -> str:
             block.append(body)
     try:
         node = ast.parse("\n".join(block)).body[0] if block else None
-        value = node.value.value if isinstance(node, ast.Assign) else None  # type: ignore[attr-defined]
+        literal = node.value if isinstance(node, ast.Assign) else None
+        value = literal.value if isinstance(literal, ast.Constant) else None
     except SyntaxError:
         value = None
     if not isinstance(value, str):
@@ -240,7 +246,9 @@ def read_generation(root: Path) -> Generation:
                          "dialogues")
     names: list[str] = []
     for node in ast.walk(loop):
-        if isinstance(node, ast.If) and any(_target(s) == "history" and isinstance(
-                s.value, ast.List) and not s.value.elts for s in node.body):  # type: ignore[attr-defined]
+        if isinstance(node, ast.If) and any(
+                _target(s) == "history" and getattr(s, "value", None) is not None
+                and isinstance(s.value, ast.List) and not s.value.elts  # type: ignore[attr-defined]
+                for s in node.body):
             names += _strings_in(node.test)
     return Generation(constants["system_message"], tuple(names))
