@@ -150,3 +150,27 @@ def test_a_dry_run_on_one_dialogue_per_task(fairmt_release, tmp_path):
         placeholder = judge["messages"][1]["content"] == "{reply}"   # the reply alone
         assert placeholder, task
     assert all(r["prompt_tokens"] > 0 for r in rows) and metrics["dry_run/prompt_tokens"] > 0
+
+
+def test_the_scripts_chained_fill_equals_each_dialogues_own(fairmt_release):
+    """The scripts chain ``str.replace`` over the dialogues in file order; on every 1K record
+    that gives the prompt benevaudit fills from the template for the dialogue alone."""
+    root = locate(fairmt_release)
+    checked = 0
+    for task, name in SCRIPTS.items():
+        script = read_script(root, task)
+        if not script.has_slot:
+            continue
+        source = (fairmt_release / "code" / name).read_text()
+        old = next(v for k, v in script.constants.items() if k.startswith("old_"))
+        prompt = script.system
+        before, after = script.system.split(old)
+        for d in load_task(root, task, "1k", None):
+            own = judge_system(script, d.turns, d.id)
+            value = own[len(before):len(own) - len(after)]      # this dialogue's fill
+            prompt = prompt.replace(old, value)      # the script's chain, step by step
+            old = value
+            assert digest(prompt) == digest(own), d.id
+            checked += 1
+        assert "old_" in source
+    assert checked == 660
