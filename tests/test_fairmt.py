@@ -288,7 +288,9 @@ def test_the_stand_in_is_flagged_and_harmless():
 
 @pytest.mark.slow
 def test_embedded_smollm2_as_target_and_judge(tmp_path):
-    """The whole path on the embedded model: hf target with no_repeat_ngram_size, hf judge."""
+    """The whole path on the embedded model: hf target with no_repeat_ngram_size, hf judge
+    (60 target requests and 12 judge calls: 17 min on the shared 2-core machine under load).
+    SmolLM2-135M rarely opens a verdict with yes or no, so most verdicts are invalid."""
     from benevaudit.pipelines.probe import run as probe_run
 
     metrics = probe_run(config(tmp_path, "limit=2", "probe.sampling.max_tokens=24"))
