@@ -37,8 +37,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 # named by BENEVAUDIT_SHARED_DATA. Without it a test that needs one skips, saying what it needs;
 # `make test-data` sets it and BENEVAUDIT_REQUIRE_DATA, under which a missing release fails.
 SHARED_DATA = "BENEVAUDIT_SHARED_DATA"
-DATA_FIXTURES = {"cobia_release"}
+DATA_FIXTURES = {"cobia_release", "fairmt_release"}
 COBIA_FILES = ("cobia_dataset.json", "group_chars.json", "negative_description.json")
+FAIRMT_FILES = ("FairMT_1K/Anaphora_Ellipsis.json", "code/generate_answer.py",
+                "code/evaluation_coreference.py")
 
 
 def shared_data(name: str, files: tuple[str, ...], what: str) -> Path:
@@ -60,3 +62,9 @@ def shared_data(name: str, files: tuple[str, ...], what: str) -> Path:
 def cobia_release() -> Path:
     """The CoBia release's three JSON files, flat (github.com/nafisenik/CoBia)."""
     return shared_data("cobia", COBIA_FILES, "the CoBia release")
+
+
+@pytest.fixture(scope="session")
+def fairmt_release() -> Path:
+    """A clone of the FairMT-Bench release (github.com/FanZT6/FairMT-bench at 717add1)."""
+    return shared_data("fairmt-release", FAIRMT_FILES, "the FairMT-Bench release")

@@ -16,6 +16,7 @@ from benevaudit.probes.cobia.probe import CoBia
 from benevaudit.probes.fairdialogue.decision import Decision
 from benevaudit.probes.fairdialogue.feedback import Feedback
 from benevaudit.probes.fairdialogue.recommendation import Recommendation
+from benevaudit.probes.fairmt.probe import FairMT
 from benevaudit.probes.registry import build
 
 CONF = Path(__file__).resolve().parents[1] / "conf"
@@ -24,7 +25,7 @@ CONF = Path(__file__).resolve().parents[1] / "conf"
 @pytest.mark.parametrize("option, cls", [
     ("cobia", CoBia), ("cobia_hcc", CoBia), ("cobia_paper", CoBia),
     ("fairdialogue_decision", Decision), ("fairdialogue_recommendation", Recommendation),
-    ("fairdialogue_feedback", Feedback)])
+    ("fairdialogue_feedback", Feedback), ("fairmt", FairMT), ("fairmt_paper", FairMT)])
 def test_every_probe_option_builds_its_probe(option, cls):
     with initialize_config_dir(str(CONF), version_base="1.3"):
         cfg = compose("probe", overrides=[f"probe={option}"])
@@ -35,7 +36,7 @@ def test_every_probe_option_builds_its_probe(option, cls):
 
 def test_an_unknown_family_or_kind_lists_the_valid_ones():
     with pytest.raises(ConfigError, match=r"probe.family must be one of \['cobia', "
-                                          r"'fairdialogue'\], got 'nope'"):
+                                          r"'fairdialogue', 'fairmt'\], got 'nope'"):
         build({"family": "nope"})
     with pytest.raises(ConfigError, match=r"probe.kind must be one of \['decision', "
                                           r"'feedback', 'recommendation'\], got 'vote'"):
@@ -44,13 +45,14 @@ def test_an_unknown_family_or_kind_lists_the_valid_ones():
 
 
 def test_the_registry_is_read_from_the_modules(tmp_path, monkeypatch):
-    """The four shipped kinds, and a new module under probes/ is a new kind with no other edit."""
+    """The five shipped kinds, and a new module under probes/ is a new kind with no other edit."""
     import benevaudit.probes as package
     from benevaudit.probes.registry import probes
 
     assert probes() == {("cobia", None): CoBia, ("fairdialogue", "decision"): Decision,
                         ("fairdialogue", "feedback"): Feedback,
-                        ("fairdialogue", "recommendation"): Recommendation}
+                        ("fairdialogue", "recommendation"): Recommendation,
+                        ("fairmt", None): FairMT}
     (tmp_path / "toy_probe.py").write_text(
         "from benevaudit.probes.base import Probe, ProbeResult\n\n"
         "class Toy(Probe):\n    family = 'toy'\n\n"

@@ -50,6 +50,16 @@ class Sampling:
 
 
 @dataclass(frozen=True)
+class NgramSampling(Sampling):
+    """Sampling that also bans repeating any n-gram of this size in a reply (transformers'
+    ``no_repeat_ngram_size``, which FairMT-Bench's generation sets). The ``hf`` backend honours
+    it; ``vllm`` and ``openai`` have no such option and decode as :class:`Sampling`. It is a
+    subclass so the field joins only its own requests' cache keys."""
+
+    no_repeat_ngram_size: int | None = None
+
+
+@dataclass(frozen=True)
 class Completion:
     """One reply. ``finish_reason`` is ``"stop"`` (end of turn or a stop string) or ``"length"``."""
 

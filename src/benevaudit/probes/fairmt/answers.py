@@ -1,0 +1,80 @@
+"""Scoring replies made elsewhere: ``probe.answers.path`` is a folder of ``<Task>.json`` files
+in the release's output format.
+
+Each file is a list of dialogues ``{"0-turn Conv": {"prompt", "response"}, …, "4-turn Conv":
+{"prompt", "response", "evaluation"?}}``, in any order and any subset of the task's
+dialogues. A dialogue is joined to the release by its five prompts, compared stripped; one
+that matches nothing is an error naming its file and position (never its text). Where a turn
+carries ``evaluation`` its verdict is read from it; elsewhere the judge runs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from benevaudit.errors import ConfigError, InputError
+from benevaudit.probes.fairmt.release import KEYS_10K, TASKS, Dialogue, read_json_list
+
+FORMAT = ("a JSON list of dialogues, each {\"0-turn Conv\": {\"prompt\": ..., \"response\": "
+          "...}, ..., \"4-turn Conv\": {\"prompt\", \"response\", \"evaluation\" (optional)}}")
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One answered dialogue: the release's dialogue it joins, its replies and evaluations."""
+
+    dialogue: Dialogue
+    replies: tuple[str, ...]                    # [5]
+    evaluations: tuple[str | None, ...]         # [5] given verdict texts, None where absent
+
+
+def answer_tasks(folder: Path, tasks: list[str]) -> list[str]:
+    """The tasks of ``probe.tasks`` that have a file in the folder; a file named after no task
+    is an error, and so is a folder with none."""
+    if not folder.is_dir():
+        raise ConfigError(f"probe.answers.path={folder}: no such folder (expected a folder of "
+                          "<Task>.json files in the release's output format)")
+    unknown = sorted(f.name for f in folder.glob("*.json") if f.stem not in TASKS)
+    if unknown:
+        raise InputError(f"{folder / unknown[0]}: not a FairMT-Bench task (expected files named "
+                         f"<Task>.json, Task one of {list(TASKS)})")
+    present = [t for t in tasks if (folder / f"{t}.json").is_file()]
+    if not present:
+        raise InputError(f"probe.answers.path={folder}: no <Task>.json for the tasks "
+                         f"{tasks} (probe.tasks)")
+    return present
+
+
+def _turn(entry: Any, key: str, file: Path, position: int) -> dict[str, Any]:
+    turn = entry.get(key) if isinstance(entry, dict) else None
+    if not isinstance(turn, dict):
+        raise InputError(f"{file} entry {position}: no {key!r} object; expected {FORMAT}")
+    for field in ("prompt", "response"):
+        if not isinstance(turn.get(field), str):
+            raise InputError(f"{file} entry {position}: {key!r} has no string {field!r}; "
+                             f"expected {FORMAT}")
+    if turn.get("evaluation") is not None and not isinstance(turn["evaluation"], str):
+        raise InputError(f"{file} entry {position}: {key!r} 'evaluation' is not a string")
+    return turn
+
+
+def read_answers(folder: Path, task: str, release: list[Dialogue], which: str,
+                 limit: int | None) -> list[Answer]:
+    """The first ``limit`` answered dialogues of ``<task>.json``, joined to ``release`` (the
+    task's dialogues of ``probe.data.set``)."""
+    file = folder / f"{task}.json"
+    entries = read_json_list(file, FORMAT)
+    index = {tuple(t.strip() for t in d.turns): d for d in release}
+    out = []
+    for position, entry in enumerate(entries[:limit]):
+        turns = [_turn(entry, key, file, position) for key in KEYS_10K]
+        found = index.get(tuple(t["prompt"].strip() for t in turns))
+        if found is None:
+            raise InputError(f"{file} entry {position}: its five prompts match no "
+                             f"FairMT-{which.upper()} dialogue of {task} (compared stripped; "
+                             "probe.data.set picks 1k or 10k)")
+        out.append(Answer(found, tuple(t["response"] for t in turns),
+                          tuple(t.get("evaluation") for t in turns)))
+    return out

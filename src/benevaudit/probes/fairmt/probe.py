@@ -1,0 +1,229 @@
+"""``python probe.py probe=fairmt``: FairMT-Bench, fairness over five user turns with the
+model's own replies in context (Fan et al., ICLR 2025), as its release runs it.
+
+Flow: a clone of the release at ``probe.data.path`` (unset: the stand-in of ``stand_in.py``,
+written to ``fairmt_stand_in/`` in the run directory, ``fairmt/stand_in`` = 1) → the tasks'
+dialogues (``probe.data.set``, the first ``limit`` of each task file), their scripts read
+with ``ast`` → the target in turn waves (every dialogue's turn 1, then every turn 2, …,
+batched and through the request cache, each reply kept in its history) → the pre-filter and
+the judge on the fifth reply (every reply under ``probe.judge_turns=all``) → ``fairmt/*``
+metrics, ``table.csv``/``table.md`` and ``bias_by_turn.png``. ``probe.answers.path`` scores
+replies made elsewhere instead of asking a target. Everything is read and checked before a
+model loads.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from benevaudit.llm import ChatModel, build_from_block, dry_run
+from benevaudit.llm.base import Completion, NgramSampling, Sampling
+from benevaudit.llm.batched import batched_chat
+from benevaudit.probes.base import Probe, ProbeResult, RunSettings, Target
+from benevaudit.probes.fairmt import tables
+from benevaudit.probes.fairmt.answers import Answer, answer_tasks, read_answers
+from benevaudit.probes.fairmt.judging import Judging, read_judging, refused, verdict_of
+from benevaudit.probes.fairmt.release import STAGES, TURNS, Dialogue, load_task, locate
+from benevaudit.probes.fairmt.scoring import bias_metrics
+from benevaudit.probes.fairmt.scripts import read_generation
+from benevaudit.probes.fairmt.spec import FairMTSpec
+from benevaudit.probes.fairmt.stand_in import write_stand_in
+
+log = logging.getLogger(__name__)
+NGRAM_BACKENDS = ("hf",)          # backends whose decoding takes no_repeat_ngram_size
+
+
+@dataclass
+class Plan:
+    """Everything read and checked before any model loads."""
+
+    stand_in: bool
+    dialogues: list[Dialogue]
+    answers: list[Answer] | None       # probe.answers.path: replies made elsewhere
+    judging: Judging
+    systems: dict[str, str]            # dialogue id -> the judge's system prompt
+    target_system: str | None          # the target's system prompt (None: none)
+    turns: list[int]                   # judged turns, 1-based
+
+
+class FairMT(Probe):
+    """FairMT-Bench's six tasks: five turns, the last reply (or every reply) judged."""
+
+    family = "fairmt"
+
+    def run(self, target: Target, settings: RunSettings) -> ProbeResult:
+        spec = FairMTSpec.of(self.spec, "probe")
+        plan = prepare(spec, target, settings)
+        models: dict[str, ChatModel] = {}
+        judge_block = spec.judge.llm.as_dict()
+        try:
+            rows = (answer_rows(plan.answers) if plan.answers is not None else
+                    converse(plan, model_of(models, target["llm"], settings), spec, settings))
+            judge_rows(rows, plan, spec, settings,
+                       lambda: model_of(models, judge_block, settings))
+        finally:
+            for model in models.values():
+                model.close()
+        metrics = bias_metrics(rows, plan.turns, settings.seed)
+        metrics.update(provenance(spec, plan, target))
+        log.info("FairMT%s: %d dialogues judged; outputs in %s",
+                 " on STAND-IN DATA" * plan.stand_in, len(rows), settings.run_dir)
+        name = (str(target["name"]) if plan.answers is None
+                else f"answers:{Path(str(spec.answers.path)).name}")
+        figure = partial(tables.turn_figure, tables.by_turn(metrics),
+                         f"FairMT-Bench bias rate by turn ({name})")
+        return ProbeResult(rows, metrics, tables.texts(metrics, name),
+                           {"bias_by_turn.png": figure})
+
+
+def model_of(models: dict[str, ChatModel], block: dict[str, Any], settings: RunSettings
+             ) -> ChatModel:
+    """One loaded model per distinct ``llm`` block (the embedded target and judge are one)."""
+    key = json.dumps(block, sort_keys=True)
+    if key not in models:
+        models[key] = build_from_block(block, cache=settings.llm_cache)
+    return models[key]
+
+
+def root_of(spec: FairMTSpec, run_dir: Path) -> tuple[Path, bool]:
+    """The clone, or the stand-in written now (no ``probe.data.path``), and which it is."""
+    if spec.data.path:
+        return locate(spec.data.path), False
+    root = write_stand_in(run_dir / "fairmt_stand_in")
+    log.warning("STAND-IN DATA: probe.data.path is not set, so this run reads the stand-in "
+                "written to %s (invented groups and harmless traits, not FairMT-Bench; its rates "
+                "say nothing about the target's biases). For the study, set probe.data.path to "
+                "a clone of github.com/FanZT6/FairMT-bench", root)
+    return root, True
+
+
+def prepare(spec: FairMTSpec, target: Target, settings: RunSettings) -> Plan:
+    """Read the data, the answers, the scripts and every judge prompt, in that order."""
+    root, stand_in = root_of(spec, settings.run_dir)
+    tasks: list[str] = list(dict.fromkeys(spec.tasks))
+    answers = None
+    if spec.answers.path:
+        folder = Path(spec.answers.path).expanduser()
+        tasks = answer_tasks(folder, tasks)
+        answers = [a for t in tasks for a in read_answers(
+            folder, t, load_task(root, t, spec.data.set, None), spec.data.set, settings.limit)]
+        dialogues = [a.dialogue for a in answers]
+    else:
+        dialogues = [d for t in tasks for d in load_task(root, t, spec.data.set, settings.limit)]
+    judging = read_judging(root, tasks, spec.judge_prompt)
+    systems = {d.id: judging.system(d) for d in dialogues}
+    generation = read_generation(root)
+    model = str((target.get("llm") or {}).get("model") or "")
+    skip = spec.system_prompt == "none" or (spec.system_prompt == "auto" and any(
+        n in model for n in generation.without_system))
+    turns = list(range(1, TURNS + 1)) if spec.judge_turns == "all" else [TURNS]
+    log.info("FairMT-%s: %d dialogues over %s; target system prompt: %s; judge prompt: %s; "
+             "judged turns %s", spec.data.set.upper(), len(dialogues), tasks,
+             "none" if skip else f"the release's ({len(generation.system)} characters)",
+             spec.judge_prompt, turns)
+    return Plan(stand_in, dialogues, answers, judging, systems,
+                None if skip else generation.system, turns)
+
+
+def target_sampling(spec: FairMTSpec, seed: int) -> Sampling:
+    s = spec.sampling
+    return NgramSampling(temperature=s.temperature, top_p=s.top_p, max_tokens=s.max_tokens,
+                         seed=seed, no_repeat_ngram_size=s.no_repeat_ngram_size)
+
+
+def converse(plan: Plan, model: ChatModel, spec: FairMTSpec, settings: RunSettings
+             ) -> list[dict[str, Any]]:
+    """The five turns in waves: every dialogue's turn k in one batched call, each reply
+    appended to its history before turn k + 1 (so the cache resumes a run wave by wave)."""
+    sampling = target_sampling(spec, settings.seed)
+    head = [{"role": "system", "content": plan.target_system}] if plan.target_system else []
+    histories = [list(head) for _ in plan.dialogues]
+    replies: list[list[Completion]] = [[] for _ in plan.dialogues]
+    for k in range(TURNS):
+        for history, d in zip(histories, plan.dialogues, strict=True):
+            history.append({"role": "user", "content": d.turns[k]})
+        with dry_run.scope(turn=k + 1):
+            if k == 0:
+                dry_run.expect([{"id": d.id, "task": d.task} for d in plan.dialogues], histories)
+            wave = batched_chat(model, [list(h) for h in histories], sampling,
+                                progress=settings.progress, desc=f"turn {k + 1}")
+        for history, mine, reply in zip(histories, replies, wave, strict=True):
+            history.append({"role": "assistant", "content": reply.text})
+            mine.append(reply)
+    return [{**identity(d), "target_system": plan.target_system is not None,
+             **{f"prompt_{k + 1}": d.turns[k] for k in range(TURNS)},
+             **{f"reply_{k + 1}": r.text for k, r in enumerate(mine)},
+             **{f"finish_{k + 1}": r.finish_reason for k, r in enumerate(mine)}}
+            for d, mine in zip(plan.dialogues, replies, strict=True)]
+
+
+def identity(d: Dialogue) -> dict[str, Any]:
+    return {"id": d.id, "task": d.task, "stage": STAGES[d.task], "type": d.type,
+            "dimension": d.dimension, "index": d.index}
+
+
+def answer_rows(answers: list[Answer]) -> list[dict[str, Any]]:
+    """Rows of replies made elsewhere, with any evaluation they carry (``given_<k>``)."""
+    return [{**identity(a.dialogue), "target_system": None,
+             **{f"prompt_{k + 1}": a.dialogue.turns[k] for k in range(TURNS)},
+             **{f"reply_{k + 1}": a.replies[k] for k in range(TURNS)},
+             **{f"given_{k + 1}": a.evaluations[k] for k in range(TURNS)}} for a in answers]
+
+
+def judge_rows(rows: list[dict[str, Any]], plan: Plan, spec: FairMTSpec,
+               settings: RunSettings, judge: Any) -> None:
+    """Each judged turn's verdict on every row: a given evaluation, the pre-filter's, or the
+    judge's (one batched wave per turn; ``judge()`` loads the judge on first need)."""
+    j = spec.judge
+    sampling = Sampling(temperature=j.temperature, top_p=j.top_p, max_tokens=j.max_tokens,
+                        seed=settings.seed)
+    for k in plan.turns:
+        asked = []
+        for row, d in zip(rows, plan.dialogues, strict=True):
+            script = plan.judging.scripts[d.task]
+            given, reply = row.pop(f"given_{k}", None), row[f"reply_{k}"]
+            pre = given is None and spec.prefilter and refused(reply, script.phrases)
+            row[f"prefiltered_{k}"] = bool(pre)
+            row[f"source_{k}"] = "answers" if given is not None else "prefilter" if pre else "judge"
+            row[f"evaluation_{k}"] = given if given is not None else (
+                script.prefilter_verdict if pre else None)
+            if given is None and not pre:
+                asked.append((row, d))
+        if asked:
+            conversations = [[{"role": "system", "content": plan.systems[d.id]},
+                              {"role": "user", "content": row[f"reply_{k}"]}] for row, d in asked]
+            dry_run.expect([{"id": d.id, "task": d.task, "turn": k, "judge": "bias"}
+                            for _, d in asked], conversations)
+            out = batched_chat(judge(), conversations, sampling, progress=settings.progress,
+                               desc=f"judge turn {k}")
+            for (row, _), reply in zip(asked, out, strict=True):
+                row[f"evaluation_{k}"] = reply.text
+        for row in rows:
+            row[f"verdict_{k}"] = verdict_of(row[f"evaluation_{k}"])
+    for row in rows:
+        for k in range(1, TURNS + 1):
+            row.pop(f"given_{k}", None)
+        row["verdict"], row["evaluation"] = row[f"verdict_{TURNS}"], row[f"evaluation_{TURNS}"]
+
+
+def provenance(spec: FairMTSpec, plan: Plan, target: Target) -> dict[str, float]:
+    """What the run was: stand-in, set, prompt, turns, and whether n-gram blocking applied."""
+    backend = str((target.get("llm") or {}).get("backend"))
+    size = spec.sampling.no_repeat_ngram_size
+    honoured = plan.answers is None and size is not None and backend in NGRAM_BACKENDS
+    if plan.answers is None and size and not honoured:
+        log.warning("no_repeat_ngram_size=%d is honoured by the %s backend only; %s has no such "
+                    "option, so its replies decode without it (a departure from the release)",
+                    size, "/".join(NGRAM_BACKENDS), backend)
+    return {"fairmt/stand_in": float(plan.stand_in),
+            "fairmt/set_10k": float(spec.data.set == "10k"),
+            "fairmt/judge_prompt_paper": float(spec.judge_prompt == "paper"),
+            "fairmt/judge_turns_all": float(spec.judge_turns == "all"),
+            "fairmt/target_system_prompt": float(plan.target_system is not None),
+            "fairmt/no_repeat_ngram_size": float(size if honoured and size else 0),
+            "fairmt/answers": float(plan.answers is not None)}
