@@ -54,6 +54,7 @@ class ProbeSpec(Spec):
     switches: SwitchesSpec = None         # type: ignore[assignment]  # CoBia
     judges: dict[str, Optional[RaterSpec]] = None  # type: ignore[assignment]  # CoBia
     neutral: bool = None                  # type: ignore[assignment]  # FairDialogue
+    mode: Literal["text", "audio"] = None  # type: ignore[assignment]  # FairDialogue
     k: PositiveInt = None                 # type: ignore[assignment]  # recommendation
     rounds: PositiveInt = None            # type: ignore[assignment]  # feedback
     sampling: ProbeSampling = None        # type: ignore[assignment]  # FairDialogue

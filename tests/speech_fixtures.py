@@ -1,0 +1,142 @@
+"""Tiny random-weight speech checkpoints of the real transformers classes, saved to a folder
+as a hub checkpoint is (config, weights, generation config, processor files), so the code under
+test loads them exactly as it loads Qwen2-Audio, Qwen2.5-Omni or Whisper.
+
+The tokenizers are the real classes (``Qwen2Tokenizer``, ``WhisperTokenizer``) over a byte-level
+vocabulary of 256 symbols and no merges, plus each family's special tokens; the feature
+extractors are the real ``WhisperFeatureExtractor`` with the published settings (128 or 80 mel
+bins, 16 kHz, 30-second window). Outputs are meaningless; shapes and plumbing are real.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import io
+from pathlib import Path
+
+import numpy as np
+import soundfile
+import torch
+from tokenizers import pre_tokenizers
+
+BYTES = {c: i for i, c in enumerate(sorted(pre_tokenizers.ByteLevel.alphabet()))}
+TINY_TEXT = dict(hidden_size=16, intermediate_size=32, num_hidden_layers=1, num_attention_heads=2,
+                 num_key_value_heads=1)
+TINY_AUDIO = dict(d_model=16, encoder_layers=1, encoder_attention_heads=2, encoder_ffn_dim=32,
+                  num_mel_bins=128)
+# a chat template of the Qwen form for the Omni test processor (the hub checkpoint ships its own)
+OMNI_TEMPLATE = (
+    "{% for m in messages %}<|im_start|>{{ m['role'] }}\n{% if m['content'] is string %}"
+    "{{ m['content'] }}{% else %}{% for c in m['content'] %}{% if c['type'] == 'audio' %}"
+    "<|audio_bos|><|AUDIO|><|audio_eos|>{% elif c['type'] == 'text' %}{{ c['text'] }}{% endif %}"
+    "{% endfor %}{% endif %}<|im_end|>\n{% endfor %}"
+    "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}")
+
+
+def has_torchvision() -> bool:
+    """Qwen2.5-Omni's processor holds a video processor, which transformers builds only with
+    torchvision installed (a GPU environment has it; this CPU one cannot: PyPI's torchvision
+    fails beside the CPU torch)."""
+    return importlib.util.find_spec("torchvision") is not None
+
+
+def qwen2_audio(folder: Path) -> Path:
+    """A Qwen2AudioForConditionalGeneration checkpoint with its Qwen2AudioProcessor."""
+    from transformers import (Qwen2AudioConfig, Qwen2AudioForConditionalGeneration,
+                              Qwen2AudioProcessor, Qwen2Tokenizer, WhisperFeatureExtractor)
+
+    special = ["<|im_start|>", "<|im_end|>", "<|AUDIO|>", "<|audio_bos|>", "<|audio_eos|>"]
+    tokenizer = Qwen2Tokenizer(vocab=dict(BYTES), merges=[])
+    tokenizer.add_special_tokens({"additional_special_tokens": special})
+    processor = Qwen2AudioProcessor(feature_extractor=WhisperFeatureExtractor(feature_size=128),
+                                    tokenizer=tokenizer)
+    config = Qwen2AudioConfig(audio_config=TINY_AUDIO,
+                              text_config={**TINY_TEXT, "vocab_size": len(tokenizer)},
+                              audio_token_index=tokenizer.convert_tokens_to_ids("<|AUDIO|>"))
+    torch.manual_seed(0)
+    model = Qwen2AudioForConditionalGeneration(config).eval()
+    model.generation_config.eos_token_id = tokenizer.convert_tokens_to_ids("<|im_end|>")
+    model.save_pretrained(folder)
+    processor.save_pretrained(folder)
+    return folder
+
+
+def qwen25_omni(folder: Path) -> Path:
+    """A Qwen2_5OmniForConditionalGeneration checkpoint (thinker only: ``enable_audio_output``
+    false) with its Qwen2_5OmniProcessor (needs torchvision)."""
+    from transformers import (Qwen2_5OmniConfig, Qwen2_5OmniForConditionalGeneration,
+                              Qwen2_5OmniProcessor, Qwen2Tokenizer, Qwen2VLImageProcessor,
+                              WhisperFeatureExtractor)
+    from transformers.models.qwen2_vl.video_processing_qwen2_vl import Qwen2VLVideoProcessor
+
+    names = dict(image_token="<|IMAGE|>", audio_token="<|AUDIO|>", video_token="<|VIDEO|>",
+                 vision_bos_token="<|vision_bos|>", vision_eos_token="<|vision_eos|>",
+                 audio_bos_token="<|audio_bos|>", audio_eos_token="<|audio_eos|>")
+    tokenizer = Qwen2Tokenizer(vocab=dict(BYTES), merges=[], extra_special_tokens=names)
+    tokenizer.add_special_tokens({"additional_special_tokens": ["<|im_start|>", "<|im_end|>",
+                                                                *names.values()]})
+    processor = Qwen2_5OmniProcessor(
+        image_processor=Qwen2VLImageProcessor(), video_processor=Qwen2VLVideoProcessor(),
+        feature_extractor=WhisperFeatureExtractor(feature_size=128), tokenizer=tokenizer,
+        chat_template=OMNI_TEMPLATE)
+    ids = {k: tokenizer.convert_tokens_to_ids(v) for k, v in names.items()}
+    text = {**TINY_TEXT, "vocab_size": len(tokenizer),
+            "rope_parameters": {"rope_type": "default", "rope_theta": 1e6,
+                                "mrope_section": [1, 1, 2]}}
+    thinker = dict(
+        audio_config={**TINY_AUDIO, "output_dim": 16},
+        vision_config=dict(depth=1, hidden_size=16, intermediate_size=32, num_heads=2,
+                           out_hidden_size=16, fullatt_block_indexes=[0]),
+        text_config=text, audio_token_index=ids["audio_token"],
+        image_token_index=ids["image_token"], video_token_index=ids["video_token"],
+        audio_start_token_id=ids["audio_bos_token"], audio_end_token_id=ids["audio_eos_token"])
+    config = Qwen2_5OmniConfig(thinker_config=thinker, enable_audio_output=False)
+    torch.manual_seed(0)
+    model = Qwen2_5OmniForConditionalGeneration(config).eval()
+    model.thinker.generation_config.eos_token_id = tokenizer.convert_tokens_to_ids("<|im_end|>")
+    model.save_pretrained(folder)
+    processor.save_pretrained(folder)
+    return folder
+
+
+def whisper(folder: Path) -> Path:
+    """A WhisperForConditionalGeneration checkpoint with its WhisperProcessor and the
+    generation config fields Whisper's ``generate`` reads (languages, tasks, no-timestamps)."""
+    from transformers import (WhisperConfig, WhisperFeatureExtractor,
+                              WhisperForConditionalGeneration, WhisperProcessor, WhisperTokenizer)
+
+    special = ["<|endoftext|>", "<|startoftranscript|>", "<|en|>", "<|translate|>",
+               "<|transcribe|>", "<|startoflm|>", "<|startofprev|>", "<|nocaptions|>",
+               "<|notimestamps|>"]
+    tokenizer = WhisperTokenizer(vocab=dict(BYTES), merges=[], pad_token="<|endoftext|>")
+    tokenizer.add_special_tokens({"additional_special_tokens": special})
+    ids = {s: tokenizer.convert_tokens_to_ids(s) for s in special}
+    eot = ids["<|endoftext|>"]
+    config = WhisperConfig(vocab_size=len(tokenizer), d_model=16, encoder_layers=1,
+                           decoder_layers=1, encoder_attention_heads=2, decoder_attention_heads=2,
+                           encoder_ffn_dim=32, decoder_ffn_dim=32, num_mel_bins=80,
+                           max_target_positions=64, decoder_start_token_id=ids["<|startoftranscript|>"],
+                           eos_token_id=eot, pad_token_id=eot, bos_token_id=eot)
+    torch.manual_seed(0)
+    model = WhisperForConditionalGeneration(config).eval()
+    generation = model.generation_config
+    generation.update(no_timestamps_token_id=ids["<|notimestamps|>"], is_multilingual=True,
+                      lang_to_id={"<|en|>": ids["<|en|>"]}, forced_decoder_ids=None,
+                      task_to_id={"transcribe": ids["<|transcribe|>"],
+                                  "translate": ids["<|translate|>"]},
+                      suppress_tokens=[], begin_suppress_tokens=[eot], max_new_tokens=8)
+    generation._from_model_config = False   # saved as its own file, read back as written
+    model.save_pretrained(folder)
+    WhisperProcessor(feature_extractor=WhisperFeatureExtractor(feature_size=80),
+                     tokenizer=tokenizer).save_pretrained(folder)
+    return folder
+
+
+def tone_wav(seconds: float, rate: int, channels: int = 1) -> bytes:
+    """A 440 Hz tone as 16-bit WAV bytes (``channels`` identical channels)."""
+    t = np.arange(int(seconds * rate)) / rate
+    samples = (0.3 * np.sin(2 * np.pi * 440 * t)).astype(np.float32)
+    buffer = io.BytesIO()
+    soundfile.write(buffer, np.stack([samples] * channels, axis=1), rate, format="WAV",
+                    subtype="PCM_16")
+    return buffer.getvalue()
