@@ -120,11 +120,13 @@ def whisper(folder: Path) -> Path:
     torch.manual_seed(0)
     model = WhisperForConditionalGeneration(config).eval()
     generation = model.generation_config
-    generation.update(no_timestamps_token_id=ids["<|notimestamps|>"], is_multilingual=True,
-                      lang_to_id={"<|en|>": ids["<|en|>"]}, forced_decoder_ids=None,
-                      task_to_id={"transcribe": ids["<|transcribe|>"],
-                                  "translate": ids["<|translate|>"]},
-                      suppress_tokens=[], begin_suppress_tokens=[eot], max_new_tokens=8)
+    fields = dict(no_timestamps_token_id=ids["<|notimestamps|>"], is_multilingual=True,
+                  lang_to_id={"<|en|>": ids["<|en|>"]}, forced_decoder_ids=None,
+                  task_to_id={"transcribe": ids["<|transcribe|>"],
+                              "translate": ids["<|translate|>"]},
+                  suppress_tokens=[], begin_suppress_tokens=[eot], max_new_tokens=8)
+    for key, value in fields.items():   # Whisper's own fields, which ``update`` would skip
+        setattr(generation, key, value)
     generation._from_model_config = False   # saved as its own file, read back as written
     model.save_pretrained(folder)
     WhisperProcessor(feature_extractor=WhisperFeatureExtractor(feature_size=80),

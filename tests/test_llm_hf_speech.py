@@ -143,3 +143,33 @@ def test_qwen25_omni_thinker_hears_the_clip(tmp_path: Path):
     assert model.kind == "qwen2_5_omni" and model.last_inputs["input_features"][1] == 128
     assert reply.completion_tokens <= 4 and reply.audio is None
 
+
+
+@needs_espeak
+@pytest.mark.audio
+def test_probe_in_audio_mode_on_the_hf_speech_target(tmp_path: Path, qwen2_audio_dir: Path):
+    """probe.py end to end: espeak stimuli heard by the tiny Qwen2-Audio through the
+    qwen2_audio_7b preset; responses.parquet carries the spoken-reply columns."""
+    import pandas as pd
+    from hydra import compose, initialize_config_dir
+
+    from benevaudit.pipelines.probe import run
+    from config_fixtures import CONF
+
+    with initialize_config_dir(config_dir=str(CONF), version_base="1.3"):
+        cfg = compose("probe", overrides=[
+            "probe=fairdialogue_decision", "probe.mode=audio", "probe.tasks=[award]",
+            "~probe.attributes", "+probe.attributes={gender: [male, female]}", "limit=1", "target=qwen2_audio_7b",
+            f"target.llm.model={qwen2_audio_dir}", "target.llm.device=cpu",
+            "probe.sampling.max_tokens=4", f"paths.root_dir={tmp_path}",
+            f"paths.output_dir={tmp_path / 'run'}", "progress=false", "logger=none",
+            "llm_cache=null", "asr=none"])
+    metrics = run(cfg)
+    responses = pd.read_parquet(tmp_path / "run" / "responses.parquet")
+    assert len(responses) == 2 and {"reply_audio", "transcript", "asr_model",
+                                    "api_transcript", "reply_text"} <= set(responses.columns)
+    assert responses["reply_audio"].isna().all() and responses["transcript"].isna().all()
+    assert (responses["answer"] == responses["reply_text"]).all()
+    assert sorted(p.name for p in (tmp_path / "run" / "audio" / "award").glob("*.wav")) == [
+        "award-01__female.wav", "award-01__male.wav"]
+    assert "asr/wer" not in metrics and "fairness/award/gender/n_items" in metrics
