@@ -131,7 +131,8 @@ def whisper(folder: Path) -> Path:
     config = WhisperConfig(vocab_size=len(tokenizer), d_model=16, encoder_layers=1,
                            decoder_layers=1, encoder_attention_heads=2, decoder_attention_heads=2,
                            encoder_ffn_dim=32, decoder_ffn_dim=32, num_mel_bins=80,
-                           max_target_positions=64, decoder_start_token_id=ids["<|startoftranscript|>"],
+                           max_target_positions=64,
+                           decoder_start_token_id=ids["<|startoftranscript|>"],
                            eos_token_id=eot, pad_token_id=eot, bos_token_id=eot)
     torch.manual_seed(0)
     model = WhisperForConditionalGeneration(config).eval()

@@ -50,7 +50,8 @@ def conversation(wav: bytes) -> list[Any]:
 def test_input_audio_is_decoded_downmixed_and_resampled_by_the_libraries():
     part = audio_message(tone_wav(0.5, 44100, channels=2))["content"][0]
     clip = decode(part, "conversation 0, message 0")
-    assert clip.rate == 44100 and clip.samples.shape == (22050,) and clip.samples.dtype.name == "float32"
+    assert clip.rate == 44100 and clip.samples.shape == (22050,)
+    assert clip.samples.dtype.name == "float32"
     heard = resample(clip, 16000)
     assert heard.rate == 16000 and heard.samples.shape == (8000,)
     assert abs(heard.seconds - 0.5) < 1e-9 and 0.25 < float(abs(heard.samples).max()) < 0.35
@@ -159,7 +160,8 @@ def test_probe_in_audio_mode_on_the_hf_speech_target(tmp_path: Path, qwen2_audio
     with initialize_config_dir(config_dir=str(CONF), version_base="1.3"):
         cfg = compose("probe", overrides=[
             "probe=fairdialogue_decision", "probe.mode=audio", "probe.tasks=[award]",
-            "~probe.attributes", "+probe.attributes={gender: [male, female]}", "limit=1", "target=qwen2_audio_7b",
+            "~probe.attributes", "+probe.attributes={gender: [male, female]}", "limit=1",
+            "target=qwen2_audio_7b",
             f"target.llm.model={qwen2_audio_dir}", "target.llm.device=cpu",
             "probe.sampling.max_tokens=4", f"paths.root_dir={tmp_path}",
             f"paths.output_dir={tmp_path / 'run'}", "progress=false", "logger=none",
@@ -173,3 +175,10 @@ def test_probe_in_audio_mode_on_the_hf_speech_target(tmp_path: Path, qwen2_audio
     assert sorted(p.name for p in (tmp_path / "run" / "audio" / "award").glob("*.wav")) == [
         "award-01__female.wav", "award-01__male.wav"]
     assert "asr/wer" not in metrics and "fairness/award/gender/n_items" in metrics
+
+
+def test_the_cache_key_changes_with_what_shapes_the_reply(qwen2_audio_dir: Path):
+    plain = speech_model(qwen2_audio_dir)
+    prompted = speech_model(qwen2_audio_dir, system_prompt="Be brief.")
+    assert plain.template_hash != prompted.template_hash
+    assert speech_model(qwen2_audio_dir).template_hash == plain.template_hash

@@ -44,7 +44,8 @@ def load_pipeline(spec: AsrSpec) -> Any:
         offline = " (HF_HUB_OFFLINE=1: a hub id must already be cached)" if os.environ.get(
             "HF_HUB_OFFLINE") == "1" else ""
         raise ConfigError(f"asr.model={model}: cannot load it{offline}: "
-                          f"{str(err).splitlines()[0]}; point asr.model at a local folder") from None
+                          f"{str(err).splitlines()[0]}; point asr.model at a local folder"
+                          ) from None
 
 
 class Transcriber:

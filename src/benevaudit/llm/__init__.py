@@ -140,5 +140,6 @@ def check_llm_block(block: dict[str, Any], key: str) -> None:
         check_sqlite(block["cache"], f"{key}.cache")
 
 
-__all__ = ["backend_kwargs", "build_from_block", "BACKENDS", "SPEECH_BACKENDS", "speech_flags", "ChatModel", "Completion", "Conversation", "Message", "Sampling",
+__all__ = ["backend_kwargs", "build_from_block", "BACKENDS", "SPEECH_BACKENDS", "speech_flags",
+           "ChatModel", "Completion", "Conversation", "Message", "Sampling",
            "backend_class", "build_chat_model", "check_llm_block"]

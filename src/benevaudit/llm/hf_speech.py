@@ -17,6 +17,7 @@ reproducible; what the reply *says* is the thinker's greedy text.
 from __future__ import annotations
 
 import base64
+import json
 import logging
 from collections.abc import Sequence
 from pathlib import Path
@@ -86,11 +87,14 @@ class HFSpeechChatModel(ChatModel):
         if device == "auto":
             device = "cuda" if torch.cuda.is_available() else "cpu"
         self.device, self.batch_size, self.audio_out = device, batch_size, audio_out
-        self.speaker, self.system_prompt, self.truncate_audio = speaker, system_prompt, truncate_audio
+        self.speaker, self.system_prompt = speaker, system_prompt
+        self.truncate_audio = truncate_audio
         self.processor, self.model, self.kind = load_speech(model, dtype, device, audio_out)
         self.model_id = model
         self.tokenizer = self.processor.tokenizer
-        self.template_hash = hash_template(self.processor.chat_template)
+        # the cache key's template part also holds what shapes the reply besides the messages
+        settings = json.dumps([system_prompt, audio_out, speaker, truncate_audio])
+        self.template_hash = hash_template(f"{self.processor.chat_template}\n{settings}")
         extractor = self.processor.feature_extractor
         self.rate = int(extractor.sampling_rate)                 # 16 kHz for both families
         self.window = extractor.n_samples / self.rate            # seconds one clip may hold

@@ -30,9 +30,9 @@ def audio_targets(conf: Path | None = None) -> list[str]:
     folder = (conf or conf_dir()) / "target"
     names = []
     for file in sorted(folder.glob("*.yaml")):
-        block = OmegaConf.load(file)
-        llm = block.get("llm") if OmegaConf.is_dict(block) else None
-        if llm is not None and llm.get("audio_in") is True:
+        block = OmegaConf.to_container(OmegaConf.load(file))
+        llm = block.get("llm") if isinstance(block, dict) else None
+        if isinstance(llm, dict) and llm.get("audio_in") is True:
             names.append(file.stem)
     return names
 
