@@ -79,7 +79,8 @@ reproduce: setup
 .PHONY: test-audio
 test-audio: setup
 	bash scripts/setup_audio.sh
-	BENEVAUDIT_REQUIRE_AUDIO=1 $(BIN)/python -m pytest -q -m audio tests/test_fairdialogue_audio.py $(PYTEST_ARGS)
+	BENEVAUDIT_REQUIRE_AUDIO=1 $(BIN)/python -m pytest -q -m audio tests/test_fairdialogue_audio.py \
+	  tests/test_llm_hf_speech.py $(PYTEST_ARGS)
 
 # The notebook tier: every notebook in notebooks/ runs on a tiny run directory built by the test.
 .PHONY: test-notebooks
