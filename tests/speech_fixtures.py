@@ -13,6 +13,7 @@ from __future__ import annotations
 import importlib.util
 import io
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import soundfile
@@ -61,13 +62,15 @@ def qwen2_audio(folder: Path) -> Path:
     return folder
 
 
-def qwen25_omni(folder: Path) -> Path:
-    """A Qwen2_5OmniForConditionalGeneration checkpoint (thinker only: ``enable_audio_output``
-    false) with its Qwen2_5OmniProcessor (needs torchvision)."""
-    from transformers import (Qwen2_5OmniConfig, Qwen2_5OmniForConditionalGeneration,
-                              Qwen2_5OmniProcessor, Qwen2Tokenizer, Qwen2VLImageProcessor,
+def omni_processor() -> Any:
+    """Qwen2.5-Omni's processor (``Qwen2_5OmniProcessor``, the real class) over a tiny tokenizer.
+
+    The processor holds image and video processors beside the audio feature extractor. Without
+    torchvision transformers cannot build the video processor; audio-only inputs never reach it,
+    so here it is left out (None), the one argument whose class check is skipped."""
+    from transformers import (Qwen2_5OmniProcessor, Qwen2Tokenizer, Qwen2VLImageProcessor,
                               WhisperFeatureExtractor)
-    from transformers.models.qwen2_vl.video_processing_qwen2_vl import Qwen2VLVideoProcessor
+    from transformers.processing_utils import ProcessorMixin
 
     names = dict(image_token="<|IMAGE|>", audio_token="<|AUDIO|>", video_token="<|VIDEO|>",
                  vision_bos_token="<|vision_bos|>", vision_eos_token="<|vision_eos|>",
@@ -75,11 +78,29 @@ def qwen25_omni(folder: Path) -> Path:
     tokenizer = Qwen2Tokenizer(vocab=dict(BYTES), merges=[], extra_special_tokens=names)
     tokenizer.add_special_tokens({"additional_special_tokens": ["<|im_start|>", "<|im_end|>",
                                                                 *names.values()]})
-    processor = Qwen2_5OmniProcessor(
-        image_processor=Qwen2VLImageProcessor(), video_processor=Qwen2VLVideoProcessor(),
-        feature_extractor=WhisperFeatureExtractor(feature_size=128), tokenizer=tokenizer,
-        chat_template=OMNI_TEMPLATE)
-    ids = {k: tokenizer.convert_tokens_to_ids(v) for k, v in names.items()}
+    parts: dict[str, Any] = dict(image_processor=Qwen2VLImageProcessor(),
+                                 feature_extractor=WhisperFeatureExtractor(feature_size=128),
+                                 tokenizer=tokenizer, chat_template=OMNI_TEMPLATE)
+    if has_torchvision():
+        from transformers import Qwen2VLVideoProcessor
+
+        return Qwen2_5OmniProcessor(video_processor=Qwen2VLVideoProcessor(), **parts)
+    check = ProcessorMixin.check_argument_for_proper_class
+    try:
+        ProcessorMixin.check_argument_for_proper_class = (  # type: ignore[method-assign]
+            lambda self, name, arg: None if arg is None else check(self, name, arg))
+        return Qwen2_5OmniProcessor(video_processor=None, **parts)
+    finally:
+        ProcessorMixin.check_argument_for_proper_class = check  # type: ignore[method-assign]
+
+
+def qwen25_omni(folder: Path, processor: Any) -> Path:
+    """A Qwen2_5OmniForConditionalGeneration checkpoint, thinker only (``enable_audio_output``
+    false), its token ids those of ``processor``'s tokenizer (saved with it where torchvision
+    lets the processor be saved and loaded)."""
+    from transformers import Qwen2_5OmniConfig, Qwen2_5OmniForConditionalGeneration
+
+    tokenizer = processor.tokenizer
     text = {**TINY_TEXT, "vocab_size": len(tokenizer),
             "rope_parameters": {"rope_type": "default", "rope_theta": 1e6,
                                 "mrope_section": [1, 1, 2]}}
@@ -87,15 +108,23 @@ def qwen25_omni(folder: Path) -> Path:
         audio_config={**TINY_AUDIO, "output_dim": 16},
         vision_config=dict(depth=1, hidden_size=16, intermediate_size=32, num_heads=2,
                            out_hidden_size=16, fullatt_block_indexes=[0]),
-        text_config=text, audio_token_index=ids["audio_token"],
-        image_token_index=ids["image_token"], video_token_index=ids["video_token"],
-        audio_start_token_id=ids["audio_bos_token"], audio_end_token_id=ids["audio_eos_token"])
+        text_config=text, audio_token_index=tokenizer.audio_token_id,
+        image_token_index=tokenizer.image_token_id, video_token_index=tokenizer.video_token_id,
+        audio_start_token_id=tokenizer.convert_tokens_to_ids("<|audio_bos|>"),
+        audio_end_token_id=tokenizer.convert_tokens_to_ids("<|audio_eos|>"),
+        vision_start_token_id=tokenizer.convert_tokens_to_ids("<|vision_bos|>"),
+        vision_end_token_id=tokenizer.convert_tokens_to_ids("<|vision_eos|>"),
+        user_token_id=tokenizer.convert_tokens_to_ids("<|im_start|>"))
     config = Qwen2_5OmniConfig(thinker_config=thinker, enable_audio_output=False)
     torch.manual_seed(0)
     model = Qwen2_5OmniForConditionalGeneration(config).eval()
     model.thinker.generation_config.eos_token_id = tokenizer.convert_tokens_to_ids("<|im_end|>")
     model.save_pretrained(folder)
-    processor.save_pretrained(folder)
+    # the talker's voices, a file every Qwen2.5-Omni checkpoint ships (read even for text out)
+    torch.save({"Chelsie": {"bos_token": 0, "cond": torch.zeros(1, 192),
+                            "ref_mel": torch.zeros(1, 30, 80)}}, folder / "spk_dict.pt")
+    if has_torchvision():
+        processor.save_pretrained(folder)
     return folder
 
 
