@@ -94,34 +94,50 @@ def omni_processor() -> Any:
         ProcessorMixin.check_argument_for_proper_class = check  # type: ignore[method-assign]
 
 
-def qwen25_omni(folder: Path, processor: Any) -> Path:
-    """A Qwen2_5OmniForConditionalGeneration checkpoint, thinker only (``enable_audio_output``
-    false), its token ids those of ``processor``'s tokenizer (saved with it where torchvision
-    lets the processor be saved and loaded)."""
+def qwen25_omni(folder: Path, processor: Any, talker: bool = False) -> Path:
+    """A Qwen2_5OmniForConditionalGeneration checkpoint, its token ids those of ``processor``'s
+    tokenizer (saved with it where torchvision lets the processor be saved and loaded): the
+    thinker alone, or with ``talker`` the talker and token2wav (DiT and BigVGAN) too."""
     from transformers import Qwen2_5OmniConfig, Qwen2_5OmniForConditionalGeneration
 
     tokenizer = processor.tokenizer
     text = {**TINY_TEXT, "vocab_size": len(tokenizer),
             "rope_parameters": {"rope_type": "default", "rope_theta": 1e6,
                                 "mrope_section": [1, 1, 2]}}
+    ids = dict(audio_token_index=tokenizer.audio_token_id,
+               image_token_index=tokenizer.image_token_id,
+               video_token_index=tokenizer.video_token_id,
+               audio_start_token_id=tokenizer.convert_tokens_to_ids("<|audio_bos|>"),
+               audio_end_token_id=tokenizer.convert_tokens_to_ids("<|audio_eos|>"),
+               vision_start_token_id=tokenizer.convert_tokens_to_ids("<|vision_bos|>"),
+               vision_end_token_id=tokenizer.convert_tokens_to_ids("<|vision_eos|>"))
     thinker = dict(
         audio_config={**TINY_AUDIO, "output_dim": 16},
         vision_config=dict(depth=1, hidden_size=16, intermediate_size=32, num_heads=2,
                            out_hidden_size=16, fullatt_block_indexes=[0]),
-        text_config=text, audio_token_index=tokenizer.audio_token_id,
-        image_token_index=tokenizer.image_token_id, video_token_index=tokenizer.video_token_id,
-        audio_start_token_id=tokenizer.convert_tokens_to_ids("<|audio_bos|>"),
-        audio_end_token_id=tokenizer.convert_tokens_to_ids("<|audio_eos|>"),
-        vision_start_token_id=tokenizer.convert_tokens_to_ids("<|vision_bos|>"),
-        vision_end_token_id=tokenizer.convert_tokens_to_ids("<|vision_eos|>"),
-        user_token_id=tokenizer.convert_tokens_to_ids("<|im_start|>"))
-    config = Qwen2_5OmniConfig(thinker_config=thinker, enable_audio_output=False)
+        text_config=text, user_token_id=tokenizer.convert_tokens_to_ids("<|im_start|>"), **ids)
+    speech: dict[str, Any] = {}
+    if talker:   # codec vocabulary and codec token ids as released (8448; 8292-8296)
+        speech = dict(
+            talker_config=dict(
+                **ids, **TINY_TEXT, vocab_size=8448, embedding_size=16, head_dim=8,
+                tts_text_start_token_id=tokenizer.convert_tokens_to_ids("<|im_start|>"),
+                tts_text_end_token_id=tokenizer.convert_tokens_to_ids("<|im_end|>"),
+                tts_text_pad_token_id=0, rope_parameters=text["rope_parameters"]),
+            token2wav_config=dict(
+                dit_config=dict(hidden_size=16, num_hidden_layers=2, num_attention_heads=2,
+                                head_dim=8, emb_dim=16, num_embeds=8448, enc_emb_dim=16,
+                                enc_dim=16, enc_channels=[16, 16, 16, 16, 48],
+                                enc_attention_channels=8, enc_se_channels=8,
+                                look_ahead_layers=[1], look_backward_layers=[0]),
+                bigvgan_config=dict(upsample_initial_channel=64)))
+    config = Qwen2_5OmniConfig(thinker_config=thinker, enable_audio_output=talker, **speech)
     torch.manual_seed(0)
     model = Qwen2_5OmniForConditionalGeneration(config).eval()
     model.thinker.generation_config.eos_token_id = tokenizer.convert_tokens_to_ids("<|im_end|>")
     model.save_pretrained(folder)
     # the talker's voices, a file every Qwen2.5-Omni checkpoint ships (read even for text out)
-    torch.save({"Chelsie": {"bos_token": 0, "cond": torch.zeros(1, 192),
+    torch.save({"Chelsie": {"bos_token": 0, "cond": torch.zeros(1, 16),
                             "ref_mel": torch.zeros(1, 30, 80)}}, folder / "spk_dict.pt")
     if has_torchvision():
         processor.save_pretrained(folder)

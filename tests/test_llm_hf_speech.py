@@ -198,3 +198,40 @@ def test_the_cache_key_changes_with_what_shapes_the_reply(qwen2_audio_dir: Path)
     prompted = speech_model(qwen2_audio_dir, system_prompt="Be brief.")
     assert plain.template_hash != prompted.template_hash
     assert speech_model(qwen2_audio_dir).template_hash == plain.template_hash
+
+
+@pytest.mark.slow   # about 20 s on 2 cores: the talker, DiT and BigVGAN run twice, then Whisper
+def test_qwen25_omni_speaks_and_whisper_hears_the_reply(tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch):
+    """audio_out: the talker's waveform comes back as a 24 kHz WAV, is saved under the run and
+    transcribed by a tiny Whisper; the answer parsed is Whisper's transcript."""
+    import transformers
+
+    from benevaudit.asr.replies import add_spoken
+    from benevaudit.asr.spec import AsrSpec
+    from speech_fixtures import whisper
+
+    processor = omni_processor()
+    folder = qwen25_omni(tmp_path / "omni", processor, talker=True)
+    if not has_torchvision():
+        load = transformers.AutoProcessor.from_pretrained
+        monkeypatch.setattr(transformers.AutoProcessor, "from_pretrained",
+                            lambda path, **kw: processor if Path(path) == folder
+                            else load(path, **kw))
+    model = speech_model(folder, audio_out=True, max_speech_tokens=12)
+    assert model.model.has_talker
+    conv = conversation(tone_wav(0.8, 16000))
+    [reply] = model.chat([conv], Sampling(max_tokens=3))
+    wav = soundfile.info(io.BytesIO(base64.b64decode(reply.audio or "")))
+    assert wav.samplerate == 24000 and wav.frames > 0 and reply.completion_tokens <= 3
+    assert model.chat([conv], Sampling(max_tokens=3))[0].audio == reply.audio   # seeded talker
+    asr = AsrSpec.of({"kind": "whisper", "name": "tiny-whisper", "model": str(
+        whisper(tmp_path / "whisper")), "device": "cpu", "dtype": "float32", "batch_size": 1,
+        "language": None, "chunk_length_s": 30.0})
+    rows = [{"item": "award-01", "task": "award", "group": "female", "answer": reply.text}]
+    add_spoken(rows, [reply], tmp_path / "run", asr)
+    saved = tmp_path / "run" / "audio_out" / "award" / "award-01__female.wav"
+    assert rows[0]["reply_audio"] == "audio_out/award/award-01__female.wav" and saved.is_file()
+    assert soundfile.info(str(saved)).frames == wav.frames
+    assert rows[0]["asr_model"] == "tiny-whisper" and rows[0]["answer"] == rows[0]["transcript"]
+    assert rows[0]["reply_text"] == reply.text

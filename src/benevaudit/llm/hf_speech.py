@@ -81,19 +81,20 @@ class HFSpeechChatModel(ChatModel):
                  batch_size: int = 1, max_model_len: int | None = None,
                  threads: int | None = None, audio_out: bool = False,
                  speaker: str | None = None, system_prompt: str | None = None,
-                 truncate_audio: bool = False) -> None:
+                 truncate_audio: bool = False, max_speech_tokens: int | None = None) -> None:
         if threads:
             torch.set_num_threads(threads)
         if device == "auto":
             device = "cuda" if torch.cuda.is_available() else "cpu"
         self.device, self.batch_size, self.audio_out = device, batch_size, audio_out
         self.speaker, self.system_prompt = speaker, system_prompt
-        self.truncate_audio = truncate_audio
+        self.truncate_audio, self.max_speech_tokens = truncate_audio, max_speech_tokens
         self.processor, self.model, self.kind = load_speech(model, dtype, device, audio_out)
         self.model_id = model
         self.tokenizer = self.processor.tokenizer
         # the cache key's template part also holds what shapes the reply besides the messages
-        settings = json.dumps([system_prompt, audio_out, speaker, truncate_audio])
+        settings = json.dumps([system_prompt, audio_out, speaker, truncate_audio,
+                               max_speech_tokens])
         self.template_hash = hash_template(f"{self.processor.chat_template}\n{settings}")
         extractor = self.processor.feature_extractor
         self.rate = int(extractor.sampling_rate)                 # 16 kHz for both families
@@ -173,9 +174,11 @@ class HFSpeechChatModel(ChatModel):
         waves: list[np.ndarray | None] = [None] * len(prompts)
         if self.audio_out:
             torch.manual_seed(seeds[0])   # the talker's sampling, reproducible per request
+            talker = {"talker_max_new_tokens": self.max_speech_tokens} if self.max_speech_tokens \
+                else {}
             ids, audio = self.model.generate(
                 **batch, generation_mode="audio", **{f"thinker_{k}": v for k, v in kwargs.items()},
-                **({"speaker": self.speaker} if self.speaker else {}))
+                **({"speaker": self.speaker} if self.speaker else {}), **talker)
             audio = audio if isinstance(audio, (list, tuple)) else [audio]
             waves = [a.reshape(-1).float().cpu().numpy() for a in audio]
         else:
