@@ -44,8 +44,8 @@ def test_asr_options_validate_and_whisper_needs_a_model():
     assert spec.model == "openai/whisper-large-v3" and spec.name == "whisper_large_v3"
     with pytest.raises(ConfigError, match="asr=whisper needs a hub id"):
         AsrSpec.of({**option_asr("whisper_large_v3"), "model": None}, "asr")
-    with pytest.raises(ConfigError, match="no such folder"):
-        Transcriber(AsrSpec.of({**option_asr("whisper_large_v3"), "model": "/nonexistent/w"}))
+    with pytest.raises(ConfigError, match="asr.model=/nonexistent/w: no Whisper checkpoint"):
+        AsrSpec.of({**option_asr("whisper_large_v3"), "model": "/nonexistent/w"}, "asr")
     assert option("probe", "fairdialogue_decision")["mode"] == "text"
 
 

@@ -330,6 +330,8 @@ PROBE = [
      "Audio-capable targets: qwen25_omni_7b, qwen25_omni_7b_vllm, qwen2_audio_7b"),
     (["probe=fairdialogue_decision", "asr=whisper_large_v3", "asr.model=null"],
      "asr.model: asr=whisper needs a hub id"),
+    (["probe=fairdialogue_decision", "asr=whisper_large_v3", "asr.model=/no/such"],
+     "asr.model=/no/such: no Whisper checkpoint there"),
     (["probe=fairdialogue_decision", "asr=whisper_large_v3", "asr.batch_size=0"],
      "asr.batch_size=0"),
     (["probe=fairdialogue_decision", "target=qwen2_audio_7b", "target.llm.audio_in=sometimes"],

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Literal, Optional
 
 from pydantic import ConfigDict, model_validator
@@ -30,4 +31,10 @@ class AsrSpec(Spec):
         if self.kind == "whisper" and not self.model:
             raise ConfigError("asr.model: asr=whisper needs a hub id (openai/whisper-large-v3) "
                               "or a local folder with a Whisper checkpoint")
+        model = str(self.model or "")
+        if model.startswith(("/", "./", "../", "~")) and not (
+                Path(model).expanduser() / "config.json").is_file():
+            raise ConfigError(f"asr.model={model}: no Whisper checkpoint there (expected a "
+                              "folder with config.json, weights, tokenizer and preprocessor "
+                              "files)")
         return self

@@ -29,10 +29,7 @@ def load_pipeline(spec: AsrSpec) -> Any:
     from transformers import pipeline  # heavy; loads on first use
 
     model = str(spec.model)
-    local = model.startswith(("/", "./", "../", "~"))
-    if local and not Path(model).expanduser().is_dir():
-        raise ConfigError(f"asr.model={model}: no such folder (expected a Whisper checkpoint: "
-                          "config.json, weights, tokenizer and preprocessor files)")
+    local = model.startswith(("/", "./", "../", "~"))   # AsrSpec checked the folder
     device = spec.device if spec.device != "auto" else (
         "cuda" if torch.cuda.is_available() else "cpu")
     dtype = getattr(torch, spec.dtype) if spec.dtype != "auto" else (
