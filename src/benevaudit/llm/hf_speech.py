@@ -86,7 +86,10 @@ class HFSpeechChatModel(ChatModel):
             torch.set_num_threads(threads)
         if device == "auto":
             device = "cuda" if torch.cuda.is_available() else "cpu"
-        self.device, self.batch_size, self.audio_out = device, batch_size, audio_out
+        # speech out one request at a time: the talker samples from the request's own seed, so
+        # its audio must not depend on the batch it shared
+        self.device, self.audio_out = device, audio_out
+        self.batch_size = 1 if audio_out else batch_size
         self.speaker, self.system_prompt = speaker, system_prompt
         self.truncate_audio, self.max_speech_tokens = truncate_audio, max_speech_tokens
         self.processor, self.model, self.kind = load_speech(model, dtype, device, audio_out)
@@ -173,7 +176,7 @@ class HFSpeechChatModel(ChatModel):
         kwargs = self.generate_kwargs(sampling, width, seeds)
         waves: list[np.ndarray | None] = [None] * len(prompts)
         if self.audio_out:
-            torch.manual_seed(seeds[0])   # the talker's sampling, reproducible per request
+            torch.manual_seed(seeds[0])   # the talker's sampling (one request per batch)
             talker = {"talker_max_new_tokens": self.max_speech_tokens} if self.max_speech_tokens \
                 else {}
             ids, audio = self.model.generate(
