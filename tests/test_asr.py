@@ -113,3 +113,14 @@ def test_word_error_rate_against_the_api_transcripts():
              {"api_transcript": "No.", "transcript": None}]
     assert wer_metrics(table) == {"asr/wer": pytest.approx(1 / 5), "asr/wer_pairs": 1.0}
     assert wer_metrics([{"answer": "yes"}]) == {}
+
+
+def test_heard_texts_read_each_reply_as_a_later_turn_would(whisper_spec: AsrSpec):
+    from benevaudit.asr.replies import heard_texts
+
+    replies = [reply("", 0.4, "No."), reply("Yes."), reply("", 0.4)]
+    assert heard_texts(replies, None) == ["No.", "Yes.", ""]
+    whispered = heard_texts(replies, whisper_spec)
+    assert whispered[1] == "Yes." and whispered[0] == whispered[2]   # the same tone, heard
+    assert whispered[0] == Transcriber(whisper_spec).transcribe(
+        [read_clip(tone_wav(0.4, 24000), "r")])[0]

@@ -73,3 +73,18 @@ def add_spoken(rows: list[dict[str, Any]], replies: Sequence[Completion], run_di
     for row in rows:
         heard = row["transcript"] if row["transcript"] is not None else row["api_transcript"]
         row["answer"] = heard if heard is not None else row["reply_text"]
+
+
+def heard_texts(replies: Sequence[Completion], asr: AsrSpec | None,
+                transcribe: Transcribe | None = None) -> list[str]:
+    """What each reply says, for a later turn that reads it (a feedback round): Whisper's
+    transcript of a spoken reply under ``asr=whisper``, else the API's transcript, else the
+    text. Nothing is saved."""
+    texts = [r.transcript if r.audio and r.transcript is not None else r.text for r in replies]
+    spoken = [i for i, r in enumerate(replies) if r.audio]
+    if spoken and asr is not None and asr.kind == "whisper":
+        clips = [read_clip(base64.b64decode(replies[i].audio or ""), f"spoken reply {i}")
+                 for i in spoken]
+        for i, text in zip(spoken, (transcribe or transcriber_of(asr))(clips), strict=True):
+            texts[i] = text
+    return texts
