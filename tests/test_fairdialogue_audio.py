@@ -114,7 +114,8 @@ def test_audio_mode_needs_an_audio_capable_backend():
     from benevaudit.probes.fairdialogue.render import Cell
 
     cell = Cell("award", "gender", "male", "award-01", UTTERANCE)
-    with pytest.raises(ConfigError, match=r"needs an audio-capable target on one of \['openai'"):
+    with pytest.raises(ConfigError, match=r"target 'embedded' does not\. Audio-capable "
+                       r"targets: qwen25_omni_7b, .*qwen2_audio_7b"):
         render_cells({**option("probe", "fairdialogue_decision"), "mode": "audio"}, [cell],
                      Path("."), {"name": "embedded", "llm": {"backend": "hf"}})
 
@@ -130,7 +131,8 @@ def test_audio_mode_renders_every_cell_as_its_own_wav(tmp_path: Path):
     decision = option("probe", "fairdialogue_decision")
     convs = render_cells({**decision, "mode": "audio", "instruction": "Start with Yes or No.",
                           "suffix": None}, todo,
-                         tmp_path, {"name": "audio-model", "llm": {"backend": "openai"}})
+                         tmp_path, {"name": "audio-model",
+                                    "llm": {"backend": "openai", "audio_in": True}})
     assert [c.group for c in todo] == ["male", "female", "neutral"]
     wavs = sorted((tmp_path / "audio" / "award").glob("*.wav"))
     assert [w.name for w in wavs] == ["award-01__female.wav", "award-01__male.wav",

@@ -29,27 +29,32 @@ BACKENDS: dict[str, str] = {
     "openai": "benevaudit.llm.openai:OpenAIChatModel",
     "scripted": "benevaudit.llm.scripted:ScriptedChatModel",
 }
+# ``audio_in: true`` on these backends loads a speech model (Qwen2.5-Omni, Qwen2-Audio) instead
+SPEECH_BACKENDS: dict[str, str] = {"hf": "benevaudit.llm.hf_speech:HFSpeechChatModel"}
 
 
-def backend_class(backend: str) -> type[ChatModel]:
-    """Import the class registered for ``backend`` (only now: vllm is heavy and optional)."""
+def backend_class(backend: str, audio_in: bool = False) -> type[ChatModel]:
+    """Import the class registered for ``backend`` (only now: vllm is heavy and optional);
+    ``audio_in``: its speech model, where the backend has a separate one."""
     if backend not in BACKENDS:
         raise ConfigError(f"unknown LLM backend {backend!r}; valid backends: {sorted(BACKENDS)}")
-    module_name, class_name = BACKENDS[backend].split(":")
+    registry = SPEECH_BACKENDS if audio_in and backend in SPEECH_BACKENDS else BACKENDS
+    module_name, class_name = registry[backend].split(":")
     return getattr(importlib.import_module(module_name), class_name)
 
 
 _BUILT: list[CachedChatModel] = []
 
 
-def build_chat_model(backend: str, cache: str | Path | None = None, **kwargs: Any) -> ChatModel:
+def build_chat_model(backend: str, cache: str | Path | None = None, audio_in: bool = False,
+                     **kwargs: Any) -> ChatModel:
     """Build a backend from plain keyword arguments (its constructor's), cached and counted.
 
     ``cache`` is the request cache's directory (``llm/cache.py``; None: none); with it,
     repeated requests are answered from disk with ``Completion.cached=True`` and an interrupted
     sweep resumes where it stopped. Every model counts its requests for ``request_metrics``.
     """
-    model = CachedChatModel(backend_class(backend)(**kwargs), cache)
+    model = CachedChatModel(backend_class(backend, audio_in)(**kwargs), cache)
     _BUILT.append(model)
     return model
 
@@ -78,14 +83,15 @@ def request_metrics() -> dict[str, float]:
     return out
 
 
-def backend_kwargs(backend: str, block: dict[str, Any]) -> dict[str, Any]:
+def backend_kwargs(backend: str, block: dict[str, Any], audio_in: bool = False
+                   ) -> dict[str, Any]:
     """The keys of an ``llm`` block that ``backend``'s constructor takes; the rest are dropped.
 
     One config block serves every backend (``detector.llm.backend=hf`` on a block written for
     vLLM), so a key such as ``gpu_memory_utilization`` must not reach a constructor that has no
     such parameter. A backend that accepts ``**kwargs`` (vLLM's engine arguments) keeps them all.
     """
-    params = inspect.signature(backend_class(backend).__init__).parameters
+    params = inspect.signature(backend_class(backend, audio_in).__init__).parameters
     if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
         return dict(block)
     kept = {k: v for k, v in block.items() if k in params}
@@ -116,7 +122,22 @@ def build_from_block(block: dict[str, Any], cache: str | Path | None = None) -> 
     backend = block.pop("backend")
     if "cache" in block:   # the block's own request cache: a path, or null for none
         cache = block.pop("cache")
-    return build_chat_model(backend, cache=cache, **backend_kwargs(backend, block))
+    audio_in = speech_flags(backend, block)
+    return build_chat_model(backend, cache=cache, audio_in=audio_in,
+                            **backend_kwargs(backend, block, audio_in))
+
+
+def speech_flags(backend: str, block: dict[str, Any]) -> bool:
+    """Take ``audio_in`` out of the block (it picks the class) and check ``audio_out``: only
+    the hf speech models and the openai backend answer in speech; vLLM's engine returns text
+    (its Qwen2.5-Omni runs the thinker alone), and engine arguments must not receive either."""
+    audio_in = bool(block.pop("audio_in", False))
+    if backend == "vllm" and block.pop("audio_out", False):
+        raise ConfigError("llm.audio_out=true: the vllm backend returns text only; run the "
+                          "speaking model on hf (llm.backend=hf) or behind an openai server")
+    if backend == "hf" and block.get("audio_out") and not audio_in:
+        raise ConfigError("llm.audio_out=true on hf needs llm.audio_in=true (a speech model)")
+    return audio_in
 
 
 def check_llm_block(block: dict[str, Any], key: str) -> None:
@@ -146,5 +167,6 @@ def check_llm_block(block: dict[str, Any], key: str) -> None:
         check_sqlite(block["cache"], f"{key}.cache")
 
 
-__all__ = ["request_metrics", "reset_request_counts", "backend_kwargs", "build_from_block", "BACKENDS", "ChatModel", "Completion", "Conversation", "Message", "Sampling",
+__all__ = ["request_metrics", "reset_request_counts", "backend_kwargs", "build_from_block", "BACKENDS",
+           "SPEECH_BACKENDS", "speech_flags", "ChatModel", "Completion", "Conversation", "Message", "Sampling",
            "backend_class", "build_chat_model", "check_llm_block"]

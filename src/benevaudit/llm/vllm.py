@@ -25,6 +25,7 @@ from benevaudit.llm.base import (
     hash_template,
     request_seed,
 )
+from benevaudit.llm.audio_in import has_audio
 from benevaudit.llm.gguf import resolve_model
 from benevaudit.llm.prompting import (
     chat_messages,
@@ -34,6 +35,7 @@ from benevaudit.llm.prompting import (
     score_in_waves,
     set_chat_template,
 )
+from benevaudit.llm.vllm_speech import speech_generate
 
 _ENGINE: dict[str, Any] = {}  # {"key": engine arguments, "llm": vllm.LLM}; one per process
 
@@ -95,8 +97,6 @@ class VLLMChatModel(ChatModel):
         check_conversations(conversations)
         if not conversations:
             return []
-        self._check_prompts([prompt_ids(self.tokenizer, c) for c in conversations], 1,
-                            "prompt plus one new token")
         # each request samples from its own seed, so its reply does not depend on its batch;
         # top_p 0 at temperature 0 is greedy, which vLLM spells top_p 1; max_tokens None lets
         # a reply run to max_model_len (vLLM's default is 16, so it is always passed)
@@ -105,9 +105,14 @@ class VLLMChatModel(ChatModel):
         params = [SamplingParams(temperature=sampling.temperature, top_p=sampling.top_p or 1.0,
                                  max_tokens=sampling.max_tokens, seed=seed,
                                  stop=list(sampling.stop) or None) for seed in seeds]
-        messages = [chat_messages(self.tokenizer, c) for c in conversations]
-        outputs = self.llm.chat(messages, params, use_tqdm=False,
-                                chat_template=self.chat_template)
+        if any(has_audio(c) for c in conversations):  # decoded and resampled here, not by vLLM
+            outputs = speech_generate(self, conversations, params)
+        else:
+            self._check_prompts([prompt_ids(self.tokenizer, c) for c in conversations], 1,
+                                "prompt plus one new token")
+            messages = [chat_messages(self.tokenizer, c) for c in conversations]
+            outputs = self.llm.chat(messages, params, use_tqdm=False,
+                                    chat_template=self.chat_template)
         return [Completion(text=o.outputs[0].text,
                            finish_reason=o.outputs[0].finish_reason or "length",
                            prompt_tokens=len(o.prompt_token_ids or ()),

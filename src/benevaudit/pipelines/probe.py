@@ -17,6 +17,9 @@ from omegaconf import DictConfig
 from pydantic import model_validator
 
 from benevaudit.files import write_atomically, write_text_atomically
+from benevaudit.asr.spec import AsrSpec
+from benevaudit.asr.wer import wer_metrics
+from benevaudit.errors import ConfigError
 from benevaudit.llm.spec import ModelRun
 from benevaudit.pipelines.config import (
     completes, group_choices, output_dir, run_logger, validated, write_metrics,
@@ -25,21 +28,32 @@ from benevaudit.probes.base import ProbeResult, RunSettings
 from benevaudit.probes.dry_run import record_probe
 from benevaudit.probes.registry import build
 from benevaudit.probes.spec import ProbeSpec, TargetSpec
+from benevaudit.probes.targets import audio_target_error
 from benevaudit.report.tracking import finish_logger
 from benevaudit.specs import PositiveInt
 
 
 class ProbeRun(ModelRun):
-    """probe.py's config: the probe, the target it asks, and ``limit``."""
+    """probe.py's config: the probe, the target it asks, ``limit``, and the ``asr`` that
+    transcribes spoken replies."""
 
     probe: ProbeSpec
     target: TargetSpec
     limit: Optional[PositiveInt]
+    asr: AsrSpec
 
     @model_validator(mode="after")
     def target_readable(self) -> ProbeRun:
         if self.probe.asks_target():        # scoring a CSV of answers loads no target
             self.target.llm.check_files("target.llm")
+        return self
+
+    @model_validator(mode="after")
+    def target_hears(self) -> ProbeRun:
+        """Audio mode asks a target that takes ``input_audio`` parts (``llm.audio_in``)."""
+        if (self.probe.mode == "audio" and self.probe.asks_target()
+                and not self.target.llm.audio_in):
+            raise ConfigError(audio_target_error(self.target.name))
         return self
 
 
@@ -50,7 +64,8 @@ def run(cfg: DictConfig) -> dict[str, float]:
     choices)."""
     run = validated(ProbeRun, cfg)
     probe, target = build(run.probe.as_dict()), run.target.as_dict()
-    settings = RunSettings(output_dir(cfg), run.seed, run.limit, run.progress, run.llm_cache)
+    settings = RunSettings(output_dir(cfg), run.seed, run.limit, run.progress, run.llm_cache,
+                           run.asr)
     dry = run.dry()
     if dry is not None:
         metrics = dry.record(settings.run_dir, f"probe {run.probe.family}",
@@ -61,6 +76,7 @@ def run(cfg: DictConfig) -> dict[str, float]:
     logger = run_logger(cfg, out, f"probe-{choices.get('probe', run.probe.family)}-{out.name}")
     try:
         result = probe.run(target, settings)
+        result.metrics.update(wer_metrics(result.rows))   # Whisper vs the API's transcripts
         write_run(out, result)
         if logger:
             logger.log_metrics({k: v for k, v in result.metrics.items() if v == v})

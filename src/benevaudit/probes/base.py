@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from benevaudit.asr.spec import AsrSpec
+
 Target = dict[str, Any]          # the target's block: name, llm, company, model_company
 
 
@@ -28,6 +30,7 @@ class RunSettings:
     limit: int | None = None          # the first N items (CoBia) or N scenarios per task
     progress: bool = False
     llm_cache: str | None = None      # the request cache's SQLite path; None: no cache
+    asr: AsrSpec | None = None        # transcribes spoken replies (``asr``); None: none
 
 
 @dataclass

@@ -73,6 +73,7 @@ class ProbeSpec(Spec):
     refusal: RefusalSpec = None           # type: ignore[assignment]  # CoBia
     annotation: AnnotationSpec = None     # type: ignore[assignment]  # CoBia
     neutral: bool = None                  # type: ignore[assignment]  # FairDialogue
+    mode: Literal["text", "audio"] = None  # type: ignore[assignment]  # FairDialogue
     k: PositiveInt = None                 # type: ignore[assignment]  # recommendation
     rounds: PositiveInt = None            # type: ignore[assignment]  # feedback
     sampling: ProbeSampling = None        # type: ignore[assignment]  # FairDialogue

@@ -16,6 +16,7 @@ from typing import Any, NamedTuple
 
 import pandas as pd
 
+from benevaudit.asr.replies import add_spoken
 from benevaudit.errors import ConfigError
 from benevaudit.files import read_csv
 from benevaudit.llm import ChatModel, Conversation, Sampling, build_from_block, dry_run
@@ -23,12 +24,12 @@ from benevaudit.llm.batched import batched_chat
 from benevaudit.probes.base import RunSettings, Target
 from benevaudit.probes.fairdialogue import render, scoring
 from benevaudit.probes.fairdialogue.audio import audio_conversation
+from benevaudit.probes.targets import audio_target_error
 from benevaudit.probes.fairdialogue.groups import NEUTRAL
 
 log = logging.getLogger(__name__)
 MODES = ("text", "audio")
 CSV_COLUMNS = ("item", "task", "attribute", "group", "answer")
-AUDIO_BACKENDS = ("openai", "vllm")
 # reply tokens a ranked list needs per item on small models (a name of a few words, its number
 # and newline); ``max_tokens: auto`` in a recommendation probe is K times this
 TOKENS_PER_ITEM = 12
@@ -86,10 +87,8 @@ def render_cells(p: dict[str, Any], cells: list[render.Cell], run_dir: Path,
     if mode == "text":
         return [render.text_conversation(c.utterance, c.group, p["text_style"], instruction,
                                          suffix) for c in cells]
-    if target["llm"].get("backend") not in AUDIO_BACKENDS:
-        raise ConfigError(f"probe.mode=audio needs an audio-capable target on one of "
-                          f"{list(AUDIO_BACKENDS)}; target {target['name']!r} uses backend "
-                          f"{target['llm'].get('backend')!r}")
+    if not target["llm"].get("audio_in"):
+        raise ConfigError(audio_target_error(str(target["name"])))
     voices = p["audio"]["voices"] or {}
     return [audio_conversation(c.utterance, c.group, instruction,
                                run_dir / "audio" / c.task / f"{c.item}__{c.group}.wav", voices,
@@ -142,6 +141,7 @@ def collect(p: dict[str, Any], kind: str, attributes: dict[str, list[str]], targ
              "messages": stored_messages(conv, c), "answer": r.text,
              "finish_reason": r.finish_reason, "cached": r.cached}
             for c, conv, r in zip(cells, conversations, replies, strict=True)]
+    add_spoken(rows, replies, settings.run_dir, settings.asr)   # the answer is what was heard
     return rows, conversations, model
 
 

