@@ -2,20 +2,26 @@
 
 from __future__ import annotations
 
-from config_fixtures import option
+from typing import Any
+
+from omegaconf import OmegaConf
 from recipe_fixtures import jobs
 
 
+def target(name: str) -> dict[str, Any]:
+    (cfg,) = jobs(["probe.py", f"target={name}"])
+    return OmegaConf.to_container(cfg.target, resolve=False)  # type: ignore[return-value]
+
+
 def test_gpt4o_audio_asks_for_text_and_a_wav_reply_through_the_openai_backend():
-    target = option("target", "gpt4o_audio")
-    llm = target["llm"]
+    llm = target("gpt4o_audio")["llm"]
     assert llm["backend"] == "openai" and llm["model"] == "gpt-4o-audio-preview"
     assert llm["modalities"] == ["text", "audio"]
     assert llm["audio"] == {"voice": "alloy", "format": "wav"}
 
 
 def test_gemini_goes_through_its_openai_compatible_endpoint():
-    llm = option("target", "gemini_25_flash_lite")["llm"]
+    llm = target("gemini_25_flash_lite")["llm"]
     assert llm["backend"] == "openai" and llm["model"] == "gemini-2.5-flash-lite"
     assert llm["base_url"] == "https://generativelanguage.googleapis.com/v1beta/openai/"
     assert llm["api_key_env"] == "GEMINI_API_KEY"
