@@ -28,6 +28,7 @@ import soundfile
 from pydantic import ConfigDict
 
 from benevaudit.errors import ConfigError
+from benevaudit.llm.dry_run_audio import register_stimuli
 from benevaudit.probes.fairdialogue.audio import synthesize, voice_for
 from benevaudit.probes.fairdialogue.groups import NEUTRAL, group_parts
 from benevaudit.probes.fairdialogue.render import Cell
@@ -228,6 +229,8 @@ def make_stimuli(cells: Sequence[Cell], block: Mapping[str, Any], run_dir: Path,
     else:
         out = dir_stimuli(cells, spec)
     write_manifest(out, run_dir, append)
+    register_stimuli({hashlib.sha256(wav_bytes(s.path)).hexdigest(): shown(s.path, run_dir)
+                      for s in out})     # what a dry run's requests.jsonl names them by
     return out
 
 
