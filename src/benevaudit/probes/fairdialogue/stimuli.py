@@ -238,7 +238,8 @@ def write_manifest(stimuli: Sequence[Stimulus], run_dir: Path, append: bool = Fa
     path = run_dir / "audio" / "manifest.csv"
     path.parent.mkdir(parents=True, exist_ok=True)
     rows = pd.DataFrame([{**asdict(s), "path": shown(s.path, run_dir)} for s in stimuli],
-                        columns=list(MANIFEST_COLUMNS))
+                        columns=list(MANIFEST_COLUMNS))   # neutral recurs under each attribute
+    rows = rows.drop_duplicates(["item", "task", "group"])
     before = read_manifest(run_dir) if append else None
     pd.concat([before, rows]).to_csv(path, index=False) if before is not None \
         else rows.to_csv(path, index=False)
