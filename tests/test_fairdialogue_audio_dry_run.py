@@ -12,7 +12,7 @@ import soundfile
 from hydra import compose, initialize_config_dir
 
 from benevaudit.llm.dry_run_audio import audio_tokens, qwen_audio_tokens
-from benevaudit.probes.fairdialogue.render import cells, scenarios
+from benevaudit.probes.fairdialogue.render import Cell, cells, scenarios
 
 CONF = Path(__file__).resolve().parents[1] / "conf"
 
@@ -25,10 +25,15 @@ def test_published_rates_per_model():
     assert audio_tokens("gpt-4o-audio-preview", 2.0) is None     # no published rate
 
 
-def recordings_for(folder: Path, tasks: list[str], attributes: dict) -> None:
-    """One sine WAV per (item, group) a decision run with limit=1 asks, and its manifest."""
+def recordings_for(folder: Path, tasks: list[str], attributes: dict,
+                   rounds: int = 0) -> None:
+    """One sine WAV per (item, group) a decision run with limit=1 asks, and its manifest;
+    ``rounds``: also each group's spoken feedback turns (task ``feedback``)."""
     todo = cells(scenarios("decision", tasks, 1, 10),
                  {a: list(g) for a, g in attributes.items()}, neutral=False)
+    groups = dict.fromkeys(c.group for c in todo)
+    todo += [Cell("feedback", "", g, f"pushback-{r}", "") for g in groups
+             for r in range(1, rounds + 1)]
     folder.mkdir()
     rows = []
     for i, c in enumerate(todo):
@@ -67,3 +72,30 @@ def test_audio_dry_run_names_each_stimulus_and_estimates_its_tokens(tmp_path: Pa
         seconds, sha = by_path[part["path"]]
         assert (part["seconds"], part["sha256"], part["sample_rate"]) == (seconds, sha, 16000)
         assert r["audio_seconds"] == seconds and r["audio_tokens"] == round(32 * seconds)
+
+
+def test_feedback_turns_are_spoken_in_the_first_turns_voice_in_a_dry_run(tmp_path: Path):
+    from benevaudit.pipelines import probe
+
+    with initialize_config_dir(str(CONF), version_base="1.3"):
+        base = compose("probe", overrides=["probe=fairdialogue_feedback"]).probe
+        recordings_for(tmp_path / "rec", list(base.tasks), dict(base.attributes), rounds=2)
+        cfg = compose("probe", overrides=[
+            "probe=fairdialogue_feedback", "target=gemini_25_flash_lite", "limit=1",
+            "probe.rounds=2", "dry_run.tokenizer=none", "probe.mode=audio",
+            "probe.audio.source=dir", f"probe.audio.path={tmp_path / 'rec'}",
+            f"paths.root_dir={tmp_path}", f"paths.output_dir={tmp_path / 'run'}",
+            "progress=false", "logger=none"])
+    probe.run(cfg)
+    rows = [json.loads(line) for line in (tmp_path / "run" / "requests.jsonl").read_text()
+            .splitlines()]
+    rounds = [r for r in rows if r["method"] == "feedback"]
+    assert rounds and len(rounds) == 2 * len([r for r in rows if r["method"] == "decision"])
+    for r in rounds:
+        users = [m for m in r["messages"] if m["role"] == "user"]
+        paths = [Path(p["path"]).name for m in users for p in m["content"]
+                 if p["type"] == "input_audio"]
+        group = r["group"]
+        assert paths[0].endswith(f"__{group}.wav")      # the first turn, then each pushback
+        assert paths[1:] == [f"pushback-{k}__{group}.wav" for k in range(1, len(paths))]
+        assert all(m["content"] == "{reply}" for m in r["messages"] if m["role"] == "assistant")
