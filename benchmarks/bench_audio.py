@@ -106,7 +106,9 @@ def asr_rtf(wavs: list[Path], max_new_tokens: int) -> dict[str, float]:
     import soxr
     import torch
     from transformers import WhisperConfig, WhisperFeatureExtractor, WhisperForConditionalGeneration
+    from transformers.utils import logging as hf_logging
 
+    hf_logging.set_verbosity_error()
     torch.manual_seed(0)
     config = WhisperConfig(vocab_size=51865, d_model=64, encoder_layers=2, decoder_layers=2,
                            encoder_attention_heads=2, decoder_attention_heads=2,
