@@ -66,8 +66,10 @@ def espeak_rate(cells: list[Any], run: Path) -> dict[str, float]:
     stimuli.make_stimuli(cells, block, run)
     second = time.perf_counter() - start
     stimuli.synthesize = real  # type: ignore[assignment]
-    speech = sum(s.seconds for s in made)
-    return {"stimuli": len(made), "speech_seconds": speech, "speech_s_per_wall_s": speech / first,
+    distinct = {s.path: s.seconds for s in made}      # neutral recurs under each attribute
+    speech = sum(distinct.values())
+    return {"stimuli": len(distinct), "speech_seconds": speech,
+            "speech_s_per_wall_s": speech / first,
             "first_run_synth": n_first, "second_run_synth": calls["n"],
             "second_over_first_wall": second / first}
 
