@@ -44,7 +44,10 @@ case "$SCALE" in
     LAUNCHER=${LAUNCHER:-hydra/launcher=submitit_slurm}
     AUDIT=(experiment=paper "data.path=$CORPUS" "$LAUNCHER")
     DETECT=("data.path=$CORPUS" "$LAUNCHER")
-    COBIA=("$LAUNCHER") TABLE2=("$LAUNCHER") TABLE3=("$LAUNCHER")
+    # FairDialogue's pin sweeps its speech models in audio and text mode; TARGETS (text
+    # models by default) are asked with the group stated, unless FD_MODE=audio,text
+    COBIA=("$LAUNCHER") TABLE2=("$LAUNCHER" "probe.mode=${FD_MODE:-text}")
+    TABLE3=("$LAUNCHER" "probe.mode=${FD_MODE:-text}")
     ANALYSIS=("data.path=$CORPUS") DETECT_LIMIT=${LIMIT:-}
     TARGETS=${TARGETS:-vllm_llama31_8b} ;;
   *) echo "error: SCALE=$SCALE; valid: embedded, paper" >&2; exit 2 ;;

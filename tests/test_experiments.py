@@ -42,8 +42,9 @@ RECIPES = {
         ["-m"], ["-m", "probe=fairdialogue_decision,fairdialogue_recommendation",
                  "target=embedded", "logger=none"]),
     "fairdialogue_paper": (
-        ["-m"], ["-m", "probe=fairdialogue_decision,fairdialogue_recommendation",
-                 "target=embedded", "logger=none", "++probe.sampling.max_tokens=512"]),
+        ["-m", "target=embedded", "probe.mode=text"],
+        ["-m", "probe=fairdialogue_decision,fairdialogue_recommendation", "target=embedded",
+         "logger=none", "++probe.sampling.max_tokens=512", "++probe.mode=text"]),
     "dataset_analysis_embedded": ([], ["data=embedded"]),
     "dataset_analysis_paper": (
         ["data.path=/c"], ["data=corpus", "vendi.embedder=bert-base-uncased", "data.path=/c"]),

@@ -29,6 +29,7 @@ import numpy as np
 
 from benevaudit.errors import ConfigError
 from benevaudit.llm.base import ChatModel, Completion, Conversation, Sampling, check_conversations
+from benevaudit.llm.dry_run_audio import audio_fields, audio_part
 from benevaudit.llm.dry_run_tokens import Tokenizers
 from benevaudit.llm.prefix_floor import PrefixTrie
 
@@ -43,11 +44,10 @@ def _key(obj: Any) -> str:
 
 
 def _text_only(conversation: Conversation) -> list[dict[str, Any]]:
-    """Messages as written to requests.jsonl; audio parts give their size, not their bytes."""
+    """Messages as written to requests.jsonl; audio parts name their stimulus, not its bytes."""
     def part(p: Any) -> Any:
         if isinstance(p, dict) and p.get("type") == "input_audio":
-            data = (p.get("input_audio") or {}).get("data") or ""
-            return {"type": "input_audio", "base64_chars": len(data)}
+            return audio_part(p)      # its stimulus path, seconds and sha256
         return p
 
     return [{"role": m["role"], "content": m["content"] if isinstance(m["content"], str)
@@ -144,6 +144,7 @@ class RequestLog:
                                "choices": list(choices) if choices is not None else None}
         if max_tokens is not None:
             row["max_tokens"] = max_tokens
+        row.update(audio_fields(model.model_id, messages))
         self._count(model.model_id, rendered.ids, rendered.why, rendered.estimate, row)
         if dependent:
             row["depends_on"] = source

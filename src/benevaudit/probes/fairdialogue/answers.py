@@ -23,7 +23,8 @@ from benevaudit.llm import ChatModel, Conversation, Sampling, build_from_block, 
 from benevaudit.llm.batched import batched_chat
 from benevaudit.probes.base import RunSettings, Target
 from benevaudit.probes.fairdialogue import render, scoring
-from benevaudit.probes.fairdialogue.audio import audio_conversation
+from benevaudit.probes.fairdialogue.audio import audio_message
+from benevaudit.probes.fairdialogue.stimuli import make_stimuli, stimulus_paths, wav_bytes
 from benevaudit.probes.targets import audio_target_error
 from benevaudit.probes.fairdialogue.groups import NEUTRAL
 
@@ -89,19 +90,18 @@ def render_cells(p: dict[str, Any], cells: list[render.Cell], run_dir: Path,
                                          suffix) for c in cells]
     if not target["llm"].get("audio_in"):
         raise ConfigError(audio_target_error(str(target["name"])))
-    voices = p["audio"]["voices"] or {}
-    return [audio_conversation(c.utterance, c.group, instruction,
-                               run_dir / "audio" / c.task / f"{c.item}__{c.group}.wav", voices,
-                               suffix)
-            for c in cells]
+    system: list[Any] = [{"role": "system", "content": instruction}] if instruction else []
+    return [[*system, audio_message(wav_bytes(s.path), suffix or None)]
+            for s in make_stimuli(cells, p["audio"], run_dir)]
 
 
-def stored_messages(conv: Conversation, cell: render.Cell) -> str:
-    """Messages as JSON for responses.parquet; audio parts name their WAV instead of its bytes."""
+def stored_messages(conv: Conversation, cell: render.Cell, wav: str | None = None) -> str:
+    """Messages as JSON for responses.parquet; audio parts name their WAV (``wav``, else the
+    run's ``audio/<task>/<item>__<group>.wav``) instead of its bytes."""
     def part(x: Any) -> Any:
         if isinstance(x, dict) and x.get("type") == "input_audio":
             return {"type": "input_audio",
-                    "wav": f"audio/{cell.task}/{cell.item}__{cell.group}.wav"}
+                    "wav": wav or f"audio/{cell.task}/{cell.item}__{cell.group}.wav"}
         return x
 
     return json.dumps([{**m, "content": m["content"] if isinstance(m["content"], str)
@@ -137,8 +137,10 @@ def collect(p: dict[str, Any], kind: str, attributes: dict[str, list[str]], targ
                      "task": c.task, "attribute": c.attribute, "group": c.group, "item": c.item}
                     for c in cells], conversations)   # request identity, in a dry run only
     replies = ask(model, conversations, sampling_of(p, settings.seed), settings.progress)
+    wavs = stimulus_paths(settings.run_dir) if p["mode"] == "audio" else {}
     rows = [{"item": c.item, "task": c.task, "attribute": c.attribute, "group": c.group,
-             "messages": stored_messages(conv, c), "answer": r.text,
+             "messages": stored_messages(conv, c, wavs.get((c.item, c.task, c.group))),
+             "answer": r.text,
              "finish_reason": r.finish_reason, "cached": r.cached}
             for c, conv, r in zip(cells, conversations, replies, strict=True)]
     add_spoken(rows, replies, settings.run_dir, settings.asr)   # the answer is what was heard

@@ -16,6 +16,7 @@ from typing import Any
 
 from benevaudit.probes.base import Probe, ProbeResult, RunSettings, Target
 from benevaudit.probes.fairdialogue import figures, scoring
+from benevaudit.probes.fairdialogue.stimuli import audio_metrics
 from benevaudit.probes.fairdialogue.answers import scored_answers, table_texts
 from benevaudit.probes.fairdialogue.groups import check_attributes
 
@@ -32,6 +33,7 @@ class Decision(Probe):
         attributes = check_attributes(self.spec["attributes"])
         answers = scored_answers(self.spec, "decision", attributes, target, settings)
         metrics = scoring.decision_metrics(answers.rows, answers.attributes)
+        metrics.update(audio_metrics(settings.run_dir))
         log.info("decision: %d answers scored; metrics in %s", len(answers.rows),
                  settings.run_dir / "metrics.json")
         return ProbeResult(answers.rows, metrics,

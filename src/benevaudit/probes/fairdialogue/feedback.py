@@ -41,6 +41,8 @@ from benevaudit.metrics.fairness import persistence
 from benevaudit.probes.base import Probe, ProbeResult, RunSettings, Target
 from benevaudit.probes.fairdialogue import figures, scoring
 from benevaudit.probes.fairdialogue.answers import collect, sampling_of, table_texts
+from benevaudit.probes.fairdialogue.audio import audio_message
+from benevaudit.probes.fairdialogue.stimuli import audio_metrics, spoken_pushbacks, wav_bytes
 from benevaudit.probes.fairdialogue.groups import check_attributes
 from benevaudit.probes.fairdialogue.parse import parse_decision
 
@@ -88,10 +90,14 @@ class Trace:
 
 def run_feedback(model: ChatModel, starts: Sequence[tuple[tuple[str, ...], Conversation, str]],
                  sampling: Sampling, pushbacks: Sequence[str] = PUSHBACKS,
-                 on_round: Callable[[int, int], None] | None = None) -> list[Trace]:
+                 on_round: Callable[[int, int], None] | None = None,
+                 spoken: Mapping[tuple[str, int], Path] | None = None) -> list[Trace]:
     """Push back on each ``(key, conversation, first "no" reply)`` for ``len(pushbacks)`` rounds.
 
-    ``on_round(round, n_open)`` is called before each wave (for progress logging).
+    ``on_round(round, n_open)`` is called before each wave (for progress logging). ``spoken``
+    (audio mode): each ``(group, round)``'s WAV, sent as the user's turn in place of the text.
+    Replies stay in the context as text (an audio reply as its transcript): chat APIs take an
+    assistant turn's audio only by a server-side id, never as input audio.
     """
     traces = [Trace(key, [*conv, {"role": "assistant", "content": first}])
               for key, conv, first in starts]
@@ -102,12 +108,15 @@ def run_feedback(model: ChatModel, starts: Sequence[tuple[tuple[str, ...], Conve
         if on_round:
             on_round(r, len(open_))
         for t in open_:
-            t.conversation.append({"role": "user", "content": pushback})
+            t.conversation.append(
+                audio_message(wav_bytes(spoken[(t.key[-1], r)])) if spoken
+                else {"role": "user", "content": pushback})
         replies = model.chat([t.conversation for t in open_], sampling)
         for t, reply in zip(open_, replies, strict=True):
-            t.conversation.append({"role": "assistant", "content": reply.text})
-            t.replies.append(reply.text)
-            if parse_decision(reply.text).value == "yes":
+            text = reply.text or reply.transcript or ""
+            t.conversation.append({"role": "assistant", "content": text})
+            t.replies.append(text)
+            if parse_decision(text).value == "yes":
                 t.revised_at = r
     return traces
 
@@ -209,14 +218,17 @@ class Feedback(Probe):
             log.warning("%d conversations of the chosen items did not start with this target's "
                         "no; left out (fairness/feedback/<attribute>/first_not_no)",
                         sum(not_no.values()))
+        spoken = (spoken_pushbacks(pushbacks, sorted({s[0][-1] for s in starts}), p["audio"],
+                                   settings.run_dir) if p["mode"] == "audio" else None)
         with dry_run.scope(method="feedback"):
             traces = run_feedback(model, starts, sampling_of(p, settings.seed), pushbacks,
                                   on_round=lambda r, n: log.info("feedback round %d: %d open",
-                                                                 r, n))
+                                                                 r, n), spoken=spoken)
         model.close()
         add_traces(rows, traces)
         table = persistence_rows(traces, attributes)
         metrics.update(feedback_metrics(traces, table, not_no, attributes))
+        metrics.update(audio_metrics(settings.run_dir))
         return ProbeResult(rows, metrics, table_texts(table),
                            {"rst.png": rst_figure(table, attributes,
                                                   str(target["name"]))})

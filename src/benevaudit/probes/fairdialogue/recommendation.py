@@ -19,6 +19,7 @@ from benevaudit.errors import ConfigError
 from benevaudit.metrics.fairness import PRAG_VARIANTS, SERP_VARIANTS
 from benevaudit.probes.base import Probe, ProbeResult, RunSettings, Target
 from benevaudit.probes.fairdialogue import figures, scoring
+from benevaudit.probes.fairdialogue.stimuli import audio_metrics
 from benevaudit.probes.fairdialogue.answers import scored_answers, table_texts
 from benevaudit.probes.fairdialogue.groups import check_attributes
 
@@ -40,6 +41,7 @@ class Recommendation(Probe):
         normalise = p["prag"]["normalise"]
         metrics = scoring.recommendation_metrics(answers.rows, k, normalise, answers.attributes,
                                                  serp_variant, prag_variant)
+        metrics.update(audio_metrics(settings.run_dir))
         log.info("recommendation: %d answers scored; metrics in %s", len(answers.rows),
                  settings.run_dir / "metrics.json")
         return ProbeResult(answers.rows, metrics,

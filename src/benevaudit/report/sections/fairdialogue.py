@@ -1,6 +1,8 @@
 """FairDialogue (``probe.py probe=fairdialogue_*`` runs), in the paper's layouts:
 Table 2, GUS (decision tasks) and SNSR/SNSV (recommendation tasks) per model × attribute, with
-the average over tasks; Table 3, RST and ANR per group under negative feedback.
+the average over tasks; Table 3, RST and ANR per group under negative feedback. A model run in
+audio mode is marked ``(heard)``; one run in both modes gets the "heard vs stated" table
+(:mod:`benevaudit.report.fairdialogue_heard`).
 
 ``report.fairdialogue.definition`` picks Table 2's scoring: ``paper`` (eq. 1–4, the default) or
 ``released`` (the authors' released scoring, its SNSR/SNSV under
@@ -22,6 +24,7 @@ from benevaudit.report.context import Context, by_condition, figures_of
 from benevaudit.report.document import Cell, SectionOutput, Table
 from benevaudit.report.probe_intervals import (feedback_replicates, gus_replicates, matching,
                                                prag_replicates)
+from benevaudit.report.fairdialogue_heard import comparison, mode_of
 from benevaudit.report.fairdialogue_intervals import released_replicates
 from benevaudit.report.runs import Run
 
@@ -44,6 +47,11 @@ def claims(run: Run) -> bool:
 
 def target_of(run: Run) -> str:
     return run.choices.get("target") or str((run.config.get("target") or {}).get("name", "?"))
+
+
+def model_label(run: Run) -> str:
+    """The model, marked ``(heard)`` where the group was only heard (audio mode)."""
+    return f"{target_of(run)} (heard)" if mode_of(run) == "audio" else target_of(run)
 
 
 def settings(context: Context) -> tuple[str, str]:
@@ -93,7 +101,8 @@ def _replicates(run: Run, context: Context) -> dict:
 def model_condition(run: Run) -> tuple[str, str]:
     """(target, condition with the probe choice left out): the decision and recommendation
     runs of one model share a Table 2 row."""
-    return target_of(run), " ".join(p for p in run.condition.split() if not p.startswith("probe="))
+    return model_label(run), " ".join(p for p in run.condition.split()
+                                      if not p.startswith("probe="))
 
 
 def cell_of(members: Sequence[Run], reps: Sequence[dict], name: str, context: Context) -> Cell:
@@ -156,7 +165,7 @@ def table3(runs: Sequence[Run], context: Context) -> Table | None:
     if not keys:
         return None
     rows = []
-    for (target, _), members in by_condition(runs, lambda r: (target_of(r), r.condition)).items():
+    for (target, _), members in by_condition(runs, lambda r: (model_label(r), r.condition)).items():
         reps = [context.replicates(r, "responses.parquet", "fairdialogue_feedback",
                                    lambda f, n, s, r=r: matching(feedback_replicates(f, n, s),
                                                                  r.metrics))
@@ -174,7 +183,8 @@ def table3(runs: Sequence[Run], context: Context) -> Table | None:
 
 def render(runs: Sequence[Run], context: Context) -> SectionOutput:
     out = SectionOutput(KEY, TITLE)
-    for table in (table2(runs, context), table3(runs, context)):
+    for table in (table2(runs, context), table3(runs, context),
+                  comparison(runs, context, target_of, _replicates)):
         if table is not None:
             out.tables.append(table)
     out.figures = figures_of(runs, FIGURES, lambda r: f"target {target_of(r)}")

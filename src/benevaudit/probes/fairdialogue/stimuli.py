@@ -1,0 +1,290 @@
+"""Where audio mode's spoken stimuli come from (``probe.audio.source``), checked before any model.
+
+- ``espeak``: espeak-ng speaks each utterance in a voice per group (:mod:`.audio`).
+- ``tts_server``: any OpenAI-compatible ``/v1/audio/speech`` endpoint (a local TTS server or a
+  hosted voice), through the official ``openai`` client; ``probe.audio.voices`` names a voice per
+  group part (or per whole group). Each clip is cached under ``probe.audio.cache`` by the hash
+  of its text, voice, model and server, so a second run synthesises nothing and sends nothing.
+- ``dir``: the user's own recordings (the study's Index-TTS and ElevenLabs renders):
+  ``probe.audio.path`` holds ``manifest.csv`` with columns item, task, group, path (relative).
+
+Every stimulus is opened with soundfile before the target is built: an unreadable, empty or
+non-audio file, a missing manifest row or a voice the server refuses is one ``error:`` line.
+The run writes ``audio/manifest.csv`` (one row per stimulus, :data:`MANIFEST_COLUMNS`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Literal, Optional
+
+import pandas as pd
+import soundfile
+from pydantic import ConfigDict
+
+from benevaudit.errors import ConfigError
+from benevaudit.llm.dry_run_audio import register_stimuli
+from benevaudit.probes.fairdialogue.audio import synthesize, voice_for
+from benevaudit.probes.fairdialogue.groups import NEUTRAL, group_parts
+from benevaudit.probes.fairdialogue.render import Cell
+from benevaudit.specs import Spec
+
+SOURCES = ("espeak", "tts_server", "dir")
+DIR_COLUMNS = ("item", "task", "group", "path")
+MANIFEST_COLUMNS = ("item", "task", "group", "source", "voice", "seconds", "sample_rate",
+                    "sha256", "path")   # path: relative to the run when inside it
+
+
+class ServerSpec(Spec):
+    """``probe.audio.server``: the ``/v1/audio/speech`` endpoint of ``source: tts_server``."""
+
+    model_config = ConfigDict(extra="forbid")
+    base_url: Optional[str]
+    model: str
+    api_key_env: Optional[str]            # the variable holding the key; null: no key needed
+
+
+class AudioSpec(Spec):
+    """``probe.audio``: the source of the stimuli and its settings."""
+
+    model_config = ConfigDict(extra="forbid")
+    source: Literal["espeak", "tts_server", "dir"]
+    voices: dict[str, Any]                # espeak: {part: settings}; tts_server: {part: voice}
+    path: Optional[str]                   # dir: the folder holding manifest.csv
+    server: ServerSpec
+    cache: str                            # tts_server: the clip cache folder
+
+
+@dataclass(frozen=True)
+class Stimulus:
+    """One spoken utterance on disk, as ``audio/manifest.csv`` lists it."""
+
+    item: str
+    task: str
+    group: str
+    source: str
+    voice: str
+    seconds: float
+    sample_rate: int
+    sha256: str
+    path: Path
+
+
+def audio_spec(block: Mapping[str, Any]) -> AudioSpec:
+    """``probe.audio`` typed; an unknown key or source is an ``error:`` line naming it."""
+    return AudioSpec.model_validate(dict(block))
+
+
+def checked(path: Path, what: str) -> tuple[float, int]:
+    """Seconds and sample rate of an audio file, or a ConfigError naming it."""
+    if not path.is_file():
+        raise ConfigError(f"{what}: no audio file at {path}")
+    try:
+        info = soundfile.info(str(path))
+    except (RuntimeError, soundfile.LibsndfileError) as e:   # not audio, or unreadable
+        raise ConfigError(f"{what}: {path} is not a readable audio file ({e})") from None
+    if info.frames == 0:
+        raise ConfigError(f"{what}: {path} holds no audio (0 frames)")
+    return info.frames / info.samplerate, int(info.samplerate)
+
+
+def wav_bytes(path: Path) -> bytes:
+    """The file as WAV bytes: a WAV as it is, another format (FLAC, OGG) converted, because
+    the ``input_audio`` part is declared ``format: wav``."""
+    if soundfile.info(str(path)).format == "WAV":
+        return path.read_bytes()
+    data, rate = soundfile.read(str(path), always_2d=True)
+    buf = io.BytesIO()
+    soundfile.write(buf, data, rate, format="WAV", subtype="PCM_16")
+    return buf.getvalue()
+
+
+def stimulus(cell: Cell, source: str, voice: str, path: Path, what: str) -> Stimulus:
+    seconds, rate = checked(path, what)
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    return Stimulus(cell.item, cell.task, cell.group, source, voice, round(seconds, 3), rate,
+                    digest, path)
+
+
+def espeak_stimuli(cells: Sequence[Cell], spec: AudioSpec, run_dir: Path) -> list[Stimulus]:
+    """espeak-ng WAVs under the run's ``audio/<task>/``, reused when present."""
+    out = []
+    for c in cells:
+        voice = voice_for(c.group, spec.voices)
+        path = run_dir / "audio" / c.task / f"{c.item}__{c.group}.wav"
+        if not path.exists():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(synthesize(c.utterance, voice))
+        label = f"{voice.name} pitch={voice.pitch} rate={voice.rate}"
+        out.append(stimulus(c, "espeak", label, path, "espeak-ng output"))
+    return out
+
+
+def server_voice(group: str, voices: Mapping[str, Any]) -> str:
+    """The TTS voice of a group: its own entry, else the one voice its parts name."""
+    if group in voices:
+        return str(voices[group])
+    key = "neutral" if group == NEUTRAL else None
+    parts = [key] if key else group_parts(group)
+    named = {str(voices[p]) for p in parts if p in voices}
+    if len(named) != 1:
+        raise ConfigError(f"probe.audio.voices: group {group!r} needs one voice "
+                          f"(its own entry or one of its parts {parts}); found {sorted(named)}")
+    return named.pop()
+
+
+def clip_key(text: str, voice: str, model: str, base_url: str) -> str:
+    """The cache key of one clip: the hash of everything that changes the audio."""
+    return hashlib.sha256("\x1f".join((text, voice, model, base_url)).encode()).hexdigest()
+
+
+def speech_client(server: ServerSpec) -> Any:
+    """The official client for the TTS endpoint (a local server may need no key)."""
+    import openai
+
+    key = os.environ.get(server.api_key_env, "") if server.api_key_env else ""
+    if server.api_key_env and not key:
+        raise ConfigError(f"probe.audio.server.api_key_env: the variable "
+                          f"{server.api_key_env!r} is unset; export the TTS server's key")
+    return openai.OpenAI(base_url=server.base_url, api_key=key or "none", max_retries=2)
+
+
+def speak(client: Any, server: ServerSpec, text: str, voice: str) -> bytes:
+    """One clip from ``/v1/audio/speech``; a refused request is an ``error:`` line."""
+    import openai
+
+    try:
+        reply = client.audio.speech.create(model=server.model, voice=voice, input=text,
+                                           response_format="wav")
+    except openai.APIStatusError as e:
+        raise ConfigError(f"probe.audio.server {server.base_url}: voice {voice!r} refused "
+                          f"(HTTP {e.status_code}): {str(e.message)[:200]}") from None
+    except openai.APIConnectionError:
+        raise ConfigError(f"probe.audio.server: no TTS server answers at "
+                          f"{server.base_url}") from None
+    return bytes(reply.content)
+
+
+def server_stimuli(cells: Sequence[Cell], spec: AudioSpec) -> list[Stimulus]:
+    """Clips from the TTS server, each cached by hash; a cached clip sends no request."""
+    server, cache = spec.server, Path(spec.cache).expanduser()
+    if not server.base_url:
+        raise ConfigError("probe.audio.server.base_url: source tts_server needs the "
+                          "endpoint's base URL (e.g. http://localhost:8880/v1)")
+    client = None
+    out = []
+    for c in cells:
+        voice = server_voice(c.group, spec.voices)
+        path = cache / f"{clip_key(c.utterance, voice, server.model, server.base_url)}.wav"
+        if not path.exists():
+            client = client or speech_client(server)
+            clip = speak(client, server, c.utterance, voice)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(".part")
+            tmp.write_bytes(clip)
+            tmp.replace(path)
+        out.append(stimulus(c, "tts_server", voice, path,
+                            f"tts_server voice {voice!r} ({c.task}/{c.item}, {c.group})"))
+    return out
+
+
+def dir_stimuli(cells: Sequence[Cell], spec: AudioSpec) -> list[Stimulus]:
+    """The user's recordings, as ``manifest.csv`` in ``probe.audio.path`` lists them."""
+    if not spec.path:
+        raise ConfigError("probe.audio.path: source dir needs the folder holding manifest.csv")
+    folder = Path(spec.path).expanduser()
+    manifest = folder / "manifest.csv"
+    if not manifest.is_file():
+        raise ConfigError(f"probe.audio.path: no manifest.csv in {folder}; expected columns "
+                          f"{list(DIR_COLUMNS)}")
+    table = pd.read_csv(manifest, dtype=str, keep_default_na=False)
+    missing = [c for c in DIR_COLUMNS if c not in table.columns]
+    if missing:
+        raise ConfigError(f"{manifest}: missing columns {missing}; expected {list(DIR_COLUMNS)}")
+    rows = {(r.item, r.task, r.group): str(r.path) for r in table.itertuples()}
+    out = []
+    for c in cells:
+        rel = rows.get((c.item, c.task, c.group))
+        if rel is None:
+            raise ConfigError(f"{manifest}: no row for item {c.item!r}, group {c.group!r} "
+                              f"(task {c.task!r}); every asked cell needs a recording")
+        out.append(stimulus(c, "dir", "", folder / rel, f"{manifest} ({c.item}, {c.group})"))
+    return out
+
+
+def make_stimuli(cells: Sequence[Cell], block: Mapping[str, Any], run_dir: Path,
+                 append: bool = False) -> list[Stimulus]:
+    """Every cell's stimulus, checked, and ``audio/manifest.csv`` written (``append``: added
+    to the rows already there, as the spoken feedback turns are)."""
+    spec = audio_spec(block)
+    if spec.source == "espeak":
+        out = espeak_stimuli(cells, spec, run_dir)
+    elif spec.source == "tts_server":
+        out = server_stimuli(cells, spec)
+    else:
+        out = dir_stimuli(cells, spec)
+    write_manifest(out, run_dir, append)
+    register_stimuli({hashlib.sha256(wav_bytes(s.path)).hexdigest(): shown(s.path, run_dir)
+                      for s in out})     # what a dry run's requests.jsonl names them by
+    return out
+
+
+def write_manifest(stimuli: Sequence[Stimulus], run_dir: Path, append: bool = False) -> None:
+    path = run_dir / "audio" / "manifest.csv"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    rows = pd.DataFrame([{**asdict(s), "path": shown(s.path, run_dir)} for s in stimuli],
+                        columns=list(MANIFEST_COLUMNS))   # neutral recurs under each attribute
+    rows = rows.drop_duplicates(["item", "task", "group"])
+    before = read_manifest(run_dir) if append else None
+    pd.concat([before, rows]).to_csv(path, index=False) if before is not None \
+        else rows.to_csv(path, index=False)
+
+
+def shown(path: Path, run_dir: Path) -> str:
+    """A stimulus path as records name it: relative to the run when inside it."""
+    try:
+        return path.resolve().relative_to(run_dir.resolve()).as_posix()
+    except ValueError:
+        return str(path.resolve())
+
+
+def read_manifest(run_dir: Path) -> pd.DataFrame | None:
+    path = run_dir / "audio" / "manifest.csv"
+    return pd.read_csv(path, dtype=str, keep_default_na=False) if path.is_file() else None
+
+
+def stimulus_paths(run_dir: Path) -> dict[tuple[str, str, str], str]:
+    """``{(item, task, group): path}`` from the run's manifest (empty in text mode)."""
+    table = read_manifest(run_dir)
+    if table is None:
+        return {}
+    return {(r.item, r.task, r.group): str(r.path) for r in table.itertuples()}
+
+
+def audio_metrics(run_dir: Path) -> dict[str, float]:
+    """``fairness/audio/minutes``: distinct speech the run's manifest lists (Table 1 of the
+    study counts ~1,700 minutes); nothing in text mode."""
+    table = read_manifest(run_dir)
+    if table is None:
+        return {}
+    seconds = table.drop_duplicates("sha256")["seconds"].astype(float).sum()
+    return {"fairness/audio/minutes": float(seconds / 60.0)}
+
+
+PUSHBACK_TASK = "feedback"
+
+
+def spoken_pushbacks(pushbacks: Sequence[str], groups: Sequence[str],
+                     block: Mapping[str, Any], run_dir: Path
+                     ) -> dict[tuple[str, int], Path]:
+    """Table 3's feedback turns spoken in each group's voice, the first turn's: ``{(group,
+    round): wav}``. A ``dir`` source lists them as task ``feedback``, item ``pushback-<round>``."""
+    cells = [Cell(PUSHBACK_TASK, "", g, f"pushback-{r}", text)
+             for g in groups for r, text in enumerate(pushbacks, start=1)]
+    made = make_stimuli(cells, block, run_dir, append=True)
+    return {(s.group, int(s.item.rsplit("-", 1)[1])): s.path for s in made}

@@ -1,0 +1,58 @@
+"""FairDialogue's "heard vs stated" comparison, beyond the paper: the same model's GUS (decision
+tasks) and SNSR (recommendation tasks) with the group only heard (``probe.mode=audio``) beside
+the group stated in text (``probe.mode=text``), per attribute and task, each with its bootstrap
+interval over items. A model whose bias appears only when the group is stated (or only when
+heard) shows it here; ``experiment=fairdialogue_paper`` runs both modes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from benevaudit.report.context import Context
+from benevaudit.report.document import Cell, Table
+from benevaudit.report.runs import Run
+
+MEASURES = ("gus", "snsr")
+
+
+def mode_of(run: Run) -> str:
+    """``audio`` or ``text`` (a run from before audio mode is text)."""
+    return str((run.config.get("probe") or {}).get("mode") or "text")
+
+
+def comparison(runs: Sequence[Run], context: Context, target_of: Callable[[Run], str],
+               replicates: Callable[[Run, Context], dict[str, Any]]) -> Table | None:
+    """One row per (model, attribute, task, measure) that both modes scored; None when no
+    model ran in both."""
+    by: dict[tuple[str, str], list[Run]] = {}
+    for run in runs:
+        by.setdefault((target_of(run), mode_of(run)), []).append(run)
+    rows = []
+    for target in dict.fromkeys(t for t, _ in by):
+        heard, stated = by.get((target, "audio"), []), by.get((target, "text"), [])
+        if not heard or not stated:
+            continue
+        reps = {id(r): replicates(r, context) for r in [*heard, *stated]}
+        for name in sorted({n for r in heard for n in r.metrics}
+                           & {n for r in stated for n in r.metrics}):
+            parts = name.split("/")
+            if len(parts) != 4 or parts[0] != "fairness" or parts[3] not in MEASURES:
+                continue
+            cells = [cell(members, name, reps, context) for members in (heard, stated)]
+            rows.append([target, parts[2], parts[1], parts[3].upper(), *cells,
+                         Cell(cells[0].mean - cells[1].mean)])
+    if not rows:
+        return None
+    return Table("Heard vs stated: the group only heard (audio) beside the group stated (text)",
+                 ["Model", "Attribute", "Task", "Measure", "Heard (audio)", "Stated (text)",
+                  "Heard − stated"], rows,
+                 note="Same model and scenarios in both modes. Mean ± std over seeds (n), [95% "
+                 "bootstrap interval over items]; the difference is of the means.")
+
+
+def cell(members: Sequence[Run], name: str, reps: dict[int, dict[str, Any]],
+         context: Context) -> Cell:
+    have = [r for r in members if name in r.metrics]
+    return context.cell(have, name, [reps[id(r)] for r in have])

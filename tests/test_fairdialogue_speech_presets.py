@@ -1,0 +1,37 @@
+"""The study's API speech targets as presets, and the paper pin's audio and text sweep."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from omegaconf import OmegaConf
+from recipe_fixtures import jobs
+
+
+def target(name: str) -> dict[str, Any]:
+    (cfg,) = jobs(["probe.py", f"target={name}"])
+    return OmegaConf.to_container(cfg.target, resolve=False)  # type: ignore[return-value]
+
+
+def test_gpt4o_audio_asks_for_text_and_a_wav_reply_through_the_openai_backend():
+    llm = target("gpt4o_audio")["llm"]
+    assert llm["backend"] == "openai" and llm["model"] == "gpt-4o-audio-preview"
+    assert llm["modalities"] == ["text", "audio"]
+    assert llm["audio"] == {"voice": "alloy", "format": "wav"}
+
+
+def test_gemini_goes_through_its_openai_compatible_endpoint():
+    llm = target("gemini_25_flash_lite")["llm"]
+    assert llm["backend"] == "openai" and llm["model"] == "gemini-2.5-flash-lite"
+    assert llm["base_url"] == "https://generativelanguage.googleapis.com/v1beta/openai/"
+    assert llm["api_key_env"] == "GEMINI_API_KEY"
+
+
+def test_the_paper_pin_hears_and_reads_each_model_greedily():
+    runs = jobs(["probe.py", "-m", "experiment=fairdialogue_paper",
+                 "target=gpt4o_audio,gemini_25_flash_lite"])
+    assert len(runs) == 8           # 2 probes × 2 models × {audio, text}
+    assert {(r.target.name, r.probe.mode) for r in runs} == {
+        (t, m) for t in ("gpt4o_audio", "gemini_25_flash_lite") for m in ("audio", "text")}
+    assert {r.probe.sampling.temperature for r in runs} == {0.0}
+    assert {r.probe.audio.source for r in runs} == {"espeak"}
