@@ -12,6 +12,7 @@ import matplotlib
 import numpy as np
 import pandas as pd
 import pytest
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from benevaudit.metrics.flips import flip_table
@@ -135,6 +136,50 @@ def test_trigger_rates_title_fits(tmp_path):
     metrics["trigger/delta_OB_BB"] = 0.4
     trigger_png(metrics, run_dir(tmp_path) / "trigger_rates.png",
                 f"qwen3guard-gen-8b, context units, any turn · n=7257 · run {RUN}")
+
+
+def rate_labels(fig) -> list:
+    """The percentage labels of a trigger-rate figure, as drawn."""
+    return [t for t in fig.axes[0].texts if t.get_text().endswith("%")]
+
+
+def test_trigger_rate_labels_read_inside_or_above_their_bars(tmp_path):
+    """100.0% on a full bar keeps its first digit, a 3% label sits on white in black, a label on
+    a bar with room stays inside in white, clear of the interval's whiskers; each label lies
+    wholly on its bar (white) or wholly off every bar and inside the axes (black)."""
+    from matplotlib.colors import to_rgb
+
+    from benevaudit.report.figures.detection import trigger_png
+
+    metrics = {"trigger/TR_N": 0.03, "trigger/TR_N_ci_low": 0.01, "trigger/TR_N_ci_high": 0.08,
+               "trigger/TR_OB": 1.0, "trigger/TR_OB_ci_low": 1.0, "trigger/TR_OB_ci_high": 1.0,
+               "trigger/TR_BB": 0.64, "trigger/TR_BB_ci_low": 0.55,
+               "trigger/TR_BB_ci_high": 0.72, "trigger/delta_OB_BB": 0.36}
+    trigger_png(metrics, run_dir(tmp_path) / "trigger_rates.png",
+                f"qwen3guard-gen-8b, context units, any turn · n=7257 · run {RUN}")
+    fig = SAVED[-1]
+    FigureCanvasAgg(fig).draw()                          # the closed figure, drawn as saved
+    renderer = fig.canvas.get_renderer()
+    ax = fig.axes[0]
+    bars = [p.get_window_extent(renderer) for p in ax.patches]
+    frame = ax.get_window_extent(renderer)
+    placed = {}
+    for label in rate_labels(fig):
+        box = label.get_window_extent(renderer)
+        white = to_rgb(label.get_color()) == (1.0, 1.0, 1.0)
+        if white:
+            assert any(b.x0 < box.x0 and box.x1 < b.x1 and b.y0 < box.y0 and box.y1 < b.y1
+                       for b in bars), f"white label {label.get_text()!r} leaves its bar: {box}"
+        else:
+            assert not any(b.overlaps(box) for b in bars), f"{label.get_text()!r} on a bar"
+            assert frame.x0 <= box.x0 and box.x1 <= frame.x1 and box.y1 <= frame.y1, (
+                f"label {label.get_text()!r} runs out of the axes: {box} in {frame}")
+        placed[label.get_text()] = "inside" if white else "above"
+    assert placed == {"3.0%": "above", "100.0%": "inside", "64.0%": "inside"}
+    for label in rate_labels(fig):                       # clear of the whiskers and caps
+        box = label.get_window_extent(renderer)
+        for line in ax.lines:
+            assert not line.get_window_extent(renderer).overlaps(box), label.get_text()
 
 
 def test_fig6_crosses_displacements_shares_and_at_most_6000_points(tmp_path):
