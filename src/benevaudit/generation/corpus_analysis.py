@@ -58,6 +58,19 @@ def write_csv(rows: Sequence[dict[str, Any]], path: Path) -> Path:
     return path
 
 
+def corpus_size(dialogues: Sequence[Dialogue]) -> dict[str, float]:
+    """The corpus as the study's Table 2 describes it: dialogues, messages (turns in all),
+    mean turns per dialogue, and each class's count and share (its balance)."""
+    n = len(dialogues)
+    turns = sum(len(d.turns) for d in dialogues)
+    out = {"analysis/n_dialogues": float(n), "analysis/n_messages": float(turns),
+           "analysis/mean_turns": turns / n if n else 0.0}
+    for c in CLASSES:
+        k = sum(1 for d in dialogues if d.label == c)
+        out |= {f"analysis/n_{c}": float(k), f"analysis/share_{c}": k / n if n else 0.0}
+    return out
+
+
 def per_dialogue(dialogues: Sequence[Dialogue], mtld_cfg: dict[str, Any], progress: bool,
                  ) -> list[dict[str, Any]]:
     """One row per dialogue: its nine markers and its MTLD (over lowercased words)."""
