@@ -73,7 +73,7 @@ def corpus_size(dialogues: Sequence[Dialogue]) -> dict[str, float]:
 
 def per_dialogue(dialogues: Sequence[Dialogue], mtld_cfg: dict[str, Any], progress: bool,
                  ) -> list[dict[str, Any]]:
-    """One row per dialogue: its nine markers and its MTLD (over lowercased words)."""
+    """One row per dialogue: its markers and its MTLD (over lowercased words)."""
     rows = []
     for d in tqdm(dialogues, desc="markers+MTLD", disable=not progress):
         toks = [w.lower() for w in _tokens(d, mtld_cfg["speaker"]) if w[0].isalnum()]
@@ -120,7 +120,7 @@ def plot_marker_effects(effects: dict[str, dict[str, float]], reference: str, pa
     ax.axhline(0.0, color="black", linewidth=0.8)
     ax.set_xticks(x, [m.removesuffix("_rate") for m in MARKER_NAMES], rotation=30, ha="right")
     ax.set_ylabel(f"Cohen's d vs {reference}")
-    ax.set_title(f"Patronising-language markers of agent turns, each class vs {reference}"
+    ax.set_title(f"Patronising-language markers, each class vs {reference}"
                  f"\nrun {path.resolve().parent.name}")
     ax.legend(title="class")
     fit_titles(fig)
