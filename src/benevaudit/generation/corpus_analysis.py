@@ -22,6 +22,7 @@ from tqdm.auto import tqdm
 from benevaudit.encoders.embeddings import cls_embeddings
 from benevaudit.errors import InputError
 from benevaudit.figure_titles import fit_titles
+from benevaudit.generation.annotation_guide import GUIDE_NAME, write_guide
 from benevaudit.metrics import agreement as agr
 from benevaudit.metrics.diversity import mtld, self_bleu, vendi_from_embeddings
 from benevaudit.metrics.linguistic import MARKER_NAMES, dialogue_markers, marker_effects
@@ -237,10 +238,12 @@ def class_means(table: Sequence[dict[str, Any]], with_vendi: bool) -> list[dict[
 
 def annotation(dialogues: Sequence[Dialogue], ann: dict[str, Any], seed: int, out: Path,
                ) -> dict[str, float]:
-    """Export the blind subset; score returned labels against the generation labels."""
+    """Export the blind subset with the study's criteria beside it (``annotation_guide.md``);
+    score returned labels against the generation labels."""
     subset = agr.select_subset(dialogues, int(ann["n_per_class"]), seed)
     agr.write_annotation_subset(subset, out / "annotation_subset.csv",
                                 out / "annotation_key.csv")
+    write_guide(out / GUIDE_NAME, "annotation_subset.csv", len(subset))
     if not ann["labels_path"]:
         return {}
     result = returned_labels(dialogues, ann["labels_path"])
