@@ -113,6 +113,29 @@ def test_fig4_flip_bars_show_composition_and_totals(tmp_path):
     assert sorted(texts_of(bb_to_n)) == sorted(["50%", "50%", "0", "2"])
 
 
+def test_fig4_share_labels_only_where_they_fit_their_segment(tmp_path):
+    """29 wrong flips beside 1 corrective: the 97% label reads inside its segment, the 3% one
+    would spill over a sliver of a segment and is left out (the total 30 still stands)."""
+    rows = [(f"w{i}", "N", "none", "N", "BB") for i in range(29)] + [("c", "BB", "none", "N", "BB")]
+    frame = pd.DataFrame(rows, columns=["id", "label", "user_ability", "without", "with"])
+    with_df = frame.rename(columns={"with": "pred"}).drop(columns="without")
+    without_df = frame.rename(columns={"without": "pred"}).drop(columns="with")
+    from benevaudit.report.figures.detection import flips_png
+
+    flips_png(flip_table(with_df, without_df), run_dir(tmp_path) / "flips.png", "flips")
+    fig = SAVED[-1]
+    FigureCanvasAgg(fig).draw()                          # the closed figure, drawn as saved
+    renderer = fig.canvas.get_renderer()
+    n_to_bb = fig.axes[0]
+    assert sorted(texts_of(n_to_bb)) == ["30", "97%"]
+    bars = [p.get_window_extent(renderer) for p in n_to_bb.patches]
+    for label in n_to_bb.texts:
+        if label.get_text().endswith("%"):
+            box = label.get_window_extent(renderer)
+            assert any(b.x0 < box.x0 and box.x1 < b.x1 and b.y0 < box.y0 and box.y1 < b.y1
+                       for b in bars), label.get_text()
+
+
 def texts_of(ax) -> list[str]:
     return [t.get_text() for t in ax.texts]
 

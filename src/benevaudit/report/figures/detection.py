@@ -72,7 +72,8 @@ def judges_confusion_png(labels: Sequence[str | None], preds: dict[str, Sequence
 def flips_png(table: pd.DataFrame, path: Path, title: str) -> Path:
     """Figure 4: per user ability group, one bar of flips per direction, split into wrong and
     corrective (and ``other``: true OB, both verdicts wrong, only when there are any), each part
-    labelled with its share of the bar and the total at the bar's end.
+    labelled in white with its share of the bar where the label fits inside it as drawn, and
+    the total at the bar's end.
 
     ``table`` is :func:`benevaudit.metrics.flips.flip_table`'s.
     """
@@ -81,6 +82,7 @@ def flips_png(table: pd.DataFrame, path: Path, title: str) -> Path:
     fig, axes = plt.subplots(1, len(DIRECTIONS), figsize=(7.2, 1.3 + 0.42 * len(groups)),
                              dpi=150, sharey=True, squeeze=False)
     y = np.arange(len(groups))
+    labels: list[tuple[Any, Any]] = []       # (segment, its share label)
     for ax, (direction, (src, dst)) in zip(axes[0], DIRECTIONS.items()):
         part = table[table["direction"] == direction].set_index(["user_ability", "kind"])["count"]
         counts = np.array([[int(part.get((g, k), 0)) for k in kinds] for g in groups])  # [G, K]
@@ -88,12 +90,14 @@ def flips_png(table: pd.DataFrame, path: Path, title: str) -> Path:
         span = max(int(totals.max()) if len(totals) else 0, 1)
         left = np.zeros(len(groups))
         for i, kind in enumerate(kinds):
-            ax.barh(y, counts[:, i], left=left, height=0.62, color=KIND_COLOURS[kind], label=kind)
-            for g in range(len(groups)):
+            bars = ax.barh(y, counts[:, i], left=left, height=0.62, color=KIND_COLOURS[kind],
+                           label=kind)
+            for g, bar in enumerate(bars):
                 share = counts[g, i] / totals[g] if totals[g] else 0.0
-                if counts[g, i] and counts[g, i] / span >= 0.07:   # room for the label
-                    ax.text(left[g] + counts[g, i] / 2, y[g], f"{100 * share:.0f}%",
-                            ha="center", va="center", fontsize=6, color="white")
+                if counts[g, i]:
+                    labels.append((bar, ax.text(left[g] + counts[g, i] / 2, y[g],
+                                                f"{100 * share:.0f}%", ha="center",
+                                                va="center", fontsize=6, color="white")))
             left += counts[:, i]
         for g, total in enumerate(totals):
             ax.text(total + 0.015 * span, y[g], str(int(total)), va="center", fontsize=6)
@@ -108,7 +112,18 @@ def flips_png(table: pd.DataFrame, path: Path, title: str) -> Path:
     axes[0][0].invert_yaxis()                      # shared: the first group on top in both
     axes[0][-1].legend(fontsize=6, frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     fig.suptitle(title, fontsize=8)
+    fit_titles(fig)                    # laid out first: a share is kept only where it fits
+    renderer = fig.canvas.get_renderer()
+    for bar, label in labels:
+        if not _fits(label.get_window_extent(renderer), bar.get_window_extent(renderer)):
+            label.remove()             # the bar's total still stands at its end
     return save(fig, path)
+
+
+def _fits(box: Any, room: Any, pad: float = 1.0) -> bool:
+    """Whether a drawn extent lies inside another with ``pad`` pixels to spare."""
+    return (box.x0 >= room.x0 + pad and box.x1 <= room.x1 - pad and box.y0 >= room.y0 + pad
+            and box.y1 <= room.y1 - pad)
 
 
 def bootstrap_png(table: pd.DataFrame, path: Path, title: str) -> Path:
