@@ -11,7 +11,7 @@
 #   4. Figure 5 as the study draws it: one Granite Guardian 4.1 run on a 20% pool
 #      (eval.fraction=0.2, figure5_pool/), its evaluation sizes of 0.5%-20% resampled from that
 #      pool; at embedded scale on the scripted corpus at the recipe's size (LIMIT, else the
-#      pin's eval.limit), like every other run;
+#      pin's eval.limit), like every other run, and scored there (see below);
 #   5. the fine-tuned classifier in the same table when FINETUNED=<train run dir> is set;
 #   6. Table 3 printed from its own runs' directories (markdown; CSV beside it).
 # The settings live in conf/experiment/detection_*.yaml; DETECTORS=a,b and JUDGES=a,b replace
@@ -72,9 +72,13 @@ if [ -n "$WITH" ]; then
 else
   echo "flips skipped: no finished judge_operational run in $OUT/judges"
 fi
+# on SmolLM2 (embedded) the guard's generated reply never holds a <score>, so every verdict
+# would be invalid and no figure drawn: there it is scored (P(yes) vs P(no)) instead
+POOL=()
+if [ "$SCALE" = embedded ]; then POOL=(detector.mode=score); fi
 if ! done_in "$OUT/figure5_pool"; then
   run "$PY" detect.py experiment="detection_$SCALE" detector=granite_guardian_4_1 \
-    eval.fraction=0.2 "${EVAL[@]}" "$@" hydra.run.dir="$OUT/figure5_pool"
+    "${POOL[@]}" eval.fraction=0.2 "${EVAL[@]}" "$@" hydra.run.dir="$OUT/figure5_pool"
 fi
 if [ -n "${FINETUNED:-}" ] && ! done_in "$OUT/finetuned"; then
   run "$PY" detect.py detector=finetuned ckpt="$FINETUNED" "${FINETUNED_EVAL[@]}" "$@" \
