@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Every study's recipe in turn, then one report over all of them (`make reproduce`):
 #   1. the fine-tuning audit, Table 4 (experiments/finetune_audit/run.sh);
-#   2. detection, Table 3 and Figures 3-5, the audit's baseline among the detectors
-#      (experiments/detection/run.sh with FINETUNED);
+#   2. detection, Table 3 and Figures 3-5, the audit's baseline among the detectors, and
+#      Figure 5's Granite Guardian 4.1 run on a 20% pool (experiments/detection/run.sh with
+#      FINETUNED);
 #   3. CoBia's score table (experiments/cobia/run.sh): the stand-in unless COBIA_DATA is set;
 #   4. FairDialogue's Tables 2 and 3 (experiments/fairdialogue/table2.sh, table3.sh);
 #   5. the dataset analysis (experiments/dataset_analysis/run.sh);

@@ -82,6 +82,9 @@ def test_run_writes_contract_files_and_finds_planted_differences(corpus_path, tm
     assert d("BB", "endearment_rate") > 0 and d("BB", "reassurance_rate") > 0
     assert d("BB", "praise_rate") > 0 and d("OB", "directive_rate") > 0
     assert metrics["analysis/n_dialogues"] == 60
+    assert metrics["analysis/n_messages"] == 360 and metrics["analysis/mean_turns"] == 6.0
+    assert all(metrics[f"analysis/n_{c}"] == 20 for c in CLASSES)
+    assert all(metrics[f"analysis/share_{c}"] == pytest.approx(1 / 3) for c in CLASSES)
     for gen in ("gen-a", "gen-b"):
         for cls in CLASSES:
             assert 0.0 < metrics[f"analysis/self_bleu/{gen}/{cls}"] <= 100.0  # the study's scale
@@ -181,3 +184,19 @@ def test_embedded_scripted_sample_runs_without_a_path(tmp_path):
     assert metrics["analysis/d_BB_vs_N/exclamation_rate"] > 0
     assert metrics["analysis/d_OB_vs_N/turn_length"] < 0
     assert any(k.startswith("analysis/self_bleu/scripted-") for k in metrics)
+
+
+def test_corpus_size_as_table_2_gives_it():
+    """Dialogues, messages, mean turns and class balance, on an unbalanced hand-made corpus."""
+    from benevaudit.generation.corpus_analysis import corpus_size
+
+    user = {"age": "elder", "gender": "female", "race": "Latino", "ability": "none"}
+    pair = (Turn("user", "Hi."), Turn("agent", "Hello."))
+    dialogues = [Dialogue(f"n{i}", "N", "health_lifestyle", "g", user, None, pair)
+                 for i in range(3)]
+    dialogues.append(Dialogue("ob", "OB", "health_lifestyle", "g", user, None, pair * 3))
+    size = corpus_size(dialogues)
+    assert size == {"analysis/n_dialogues": 4.0, "analysis/n_messages": 12.0,
+                    "analysis/mean_turns": 3.0, "analysis/n_N": 3.0, "analysis/share_N": 0.75,
+                    "analysis/n_OB": 1.0, "analysis/share_OB": 0.25, "analysis/n_BB": 0.0,
+                    "analysis/share_BB": 0.0}

@@ -12,6 +12,7 @@ import matplotlib
 import numpy as np
 import pandas as pd
 import pytest
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from benevaudit.metrics.flips import flip_table
@@ -112,6 +113,29 @@ def test_fig4_flip_bars_show_composition_and_totals(tmp_path):
     assert sorted(texts_of(bb_to_n)) == sorted(["50%", "50%", "0", "2"])
 
 
+def test_fig4_share_labels_only_where_they_fit_their_segment(tmp_path):
+    """29 wrong flips beside 1 corrective: the 97% label reads inside its segment, the 3% one
+    would spill over a sliver of a segment and is left out (the total 30 still stands)."""
+    rows = [(f"w{i}", "N", "none", "N", "BB") for i in range(29)] + [("c", "BB", "none", "N", "BB")]
+    frame = pd.DataFrame(rows, columns=["id", "label", "user_ability", "without", "with"])
+    with_df = frame.rename(columns={"with": "pred"}).drop(columns="without")
+    without_df = frame.rename(columns={"without": "pred"}).drop(columns="with")
+    from benevaudit.report.figures.detection import flips_png
+
+    flips_png(flip_table(with_df, without_df), run_dir(tmp_path) / "flips.png", "flips")
+    fig = SAVED[-1]
+    FigureCanvasAgg(fig).draw()                          # the closed figure, drawn as saved
+    renderer = fig.canvas.get_renderer()
+    n_to_bb = fig.axes[0]
+    assert sorted(texts_of(n_to_bb)) == ["30", "97%"]
+    bars = [p.get_window_extent(renderer) for p in n_to_bb.patches]
+    for label in n_to_bb.texts:
+        if label.get_text().endswith("%"):
+            box = label.get_window_extent(renderer)
+            assert any(b.x0 < box.x0 and box.x1 < b.x1 and b.y0 < box.y0 and box.y1 < b.y1
+                       for b in bars), label.get_text()
+
+
 def texts_of(ax) -> list[str]:
     return [t.get_text() for t in ax.texts]
 
@@ -135,6 +159,50 @@ def test_trigger_rates_title_fits(tmp_path):
     metrics["trigger/delta_OB_BB"] = 0.4
     trigger_png(metrics, run_dir(tmp_path) / "trigger_rates.png",
                 f"qwen3guard-gen-8b, context units, any turn · n=7257 · run {RUN}")
+
+
+def rate_labels(fig) -> list:
+    """The percentage labels of a trigger-rate figure, as drawn."""
+    return [t for t in fig.axes[0].texts if t.get_text().endswith("%")]
+
+
+def test_trigger_rate_labels_read_inside_or_above_their_bars(tmp_path):
+    """100.0% on a full bar keeps its first digit, a 3% label sits on white in black, a label on
+    a bar with room stays inside in white, clear of the interval's whiskers; each label lies
+    wholly on its bar (white) or wholly off every bar and inside the axes (black)."""
+    from matplotlib.colors import to_rgb
+
+    from benevaudit.report.figures.detection import trigger_png
+
+    metrics = {"trigger/TR_N": 0.03, "trigger/TR_N_ci_low": 0.01, "trigger/TR_N_ci_high": 0.08,
+               "trigger/TR_OB": 1.0, "trigger/TR_OB_ci_low": 1.0, "trigger/TR_OB_ci_high": 1.0,
+               "trigger/TR_BB": 0.64, "trigger/TR_BB_ci_low": 0.55,
+               "trigger/TR_BB_ci_high": 0.72, "trigger/delta_OB_BB": 0.36}
+    trigger_png(metrics, run_dir(tmp_path) / "trigger_rates.png",
+                f"qwen3guard-gen-8b, context units, any turn · n=7257 · run {RUN}")
+    fig = SAVED[-1]
+    FigureCanvasAgg(fig).draw()                          # the closed figure, drawn as saved
+    renderer = fig.canvas.get_renderer()
+    ax = fig.axes[0]
+    bars = [p.get_window_extent(renderer) for p in ax.patches]
+    frame = ax.get_window_extent(renderer)
+    placed = {}
+    for label in rate_labels(fig):
+        box = label.get_window_extent(renderer)
+        white = to_rgb(label.get_color()) == (1.0, 1.0, 1.0)
+        if white:
+            assert any(b.x0 < box.x0 and box.x1 < b.x1 and b.y0 < box.y0 and box.y1 < b.y1
+                       for b in bars), f"white label {label.get_text()!r} leaves its bar: {box}"
+        else:
+            assert not any(b.overlaps(box) for b in bars), f"{label.get_text()!r} on a bar"
+            assert frame.x0 <= box.x0 and box.x1 <= frame.x1 and box.y1 <= frame.y1, (
+                f"label {label.get_text()!r} runs out of the axes: {box} in {frame}")
+        placed[label.get_text()] = "inside" if white else "above"
+    assert placed == {"3.0%": "above", "100.0%": "inside", "64.0%": "inside"}
+    for label in rate_labels(fig):                       # clear of the whiskers and caps
+        box = label.get_window_extent(renderer)
+        for line in ax.lines:
+            assert not line.get_window_extent(renderer).overlaps(box), label.get_text()
 
 
 def test_fig6_crosses_displacements_shares_and_at_most_6000_points(tmp_path):

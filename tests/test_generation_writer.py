@@ -98,6 +98,12 @@ def test_retries_failures_card_and_completion_marker(tmp_path):
     assert card["failures"]["gave_up_ids"] == [IDS[0]]
     assert card["failures"]["by_reason"] == {"refusal": 3, "too_short": 6}
     assert card["statistics"]["dialogues"] == 29 and card["statistics"]["per_class"]["N"] == 9
+    written = read_corpus(tmp_path)                # Table 2's messages and class balance
+    assert card["statistics"]["messages"] == sum(len(d.turns) for d in written) > 29 * 2
+    assert card["statistics"]["class_share"] == {"BB": round(10 / 29, 4), "N": round(9 / 29, 4),
+                                                 "OB": round(10 / 29, 4)}
+    readme = (tmp_path / "README.md").read_text()
+    assert f"- messages: {card['statistics']['messages']}" in readme and '"N": 0.3103' in readme
     assert card["statistics"]["outside_vocabulary"] == {"role": {"legal_advice": 1},
                                                         "user.age": {"teen": 1}}
     assert card["provenance"] == {"generator": "x"}

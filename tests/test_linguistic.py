@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from benevaudit.metrics.linguistic import (
-    MARKER_NAMES, cohens_d, dialogue_markers, marker_effects, sentences,
+    MARKER_NAMES, MARKER_SOURCES, cohens_d, dialogue_markers, marker_effects, sentences,
 )
 from benevaudit.schema import Turn
 
@@ -16,12 +16,32 @@ def agent(*texts: str) -> list[Turn]:
         Turn("agent", t) for t in texts]
 
 
-def test_nine_markers_documented_in_module():
+def test_markers_documented_in_module_and_sourced():
+    """Six markers the study names (four structural, two of interactional asymmetry); five
+    lexical ones benevaudit's own, each said so with the literature it follows."""
     import benevaudit.metrics.linguistic as mod
 
-    assert len(MARKER_NAMES) == 9 == len(set(MARKER_NAMES))
+    assert len(MARKER_NAMES) == 11 == len(set(MARKER_NAMES))
     for name in MARKER_NAMES:
         assert f"``{name}``" in mod.__doc__
+    study = [n for n, s in MARKER_SOURCES.items() if s == "named by the study"]
+    assert study == ["sentence_length", "question_rate", "exclamation_rate", "turn_length",
+                     "agent_word_share", "agent_turn_share"]
+    own = [n for n, s in MARKER_SOURCES.items() if s.startswith("benevaudit's own, after ")]
+    assert own == [n for n in MARKER_NAMES if n.endswith("_rate") and n not in study]
+    assert len(own) == 5
+
+
+def test_asymmetry_is_the_agents_share_of_words_and_turns():
+    # user: 4 words, then 2; agent: 6 words in one turn, then 3 (one per sentence below)
+    turns = [Turn("user", "Can you help me?"), Turn("agent", "Of course, rest now, dear friend."),
+             Turn("user", "Thanks, love."), Turn("agent", "Sleep. Eat. Smile!"),
+             Turn("agent", "Okay?")]
+    m = dialogue_markers(turns)
+    assert m["agent_word_share"] == pytest.approx(10 / 16)
+    assert m["agent_turn_share"] == pytest.approx(3 / 5)
+    alone = dialogue_markers([Turn("agent", "Hello there.")])
+    assert alone["agent_word_share"] == alone["agent_turn_share"] == 1.0
 
 
 def test_structural_markers_count_agent_turns_only():

@@ -223,20 +223,23 @@ def test_dataset_analysis_effects_with_intervals(tmp_path):
     labels = np.repeat(["N", "OB", "BB"], 30)
     markers = pd.DataFrame({"id": [f"d{i}" for i in range(90)], "label": labels,
                             "generator": "g", "role": "r",
-                            "hedges": rng.normal(0, 1, 90) + (labels == "BB") * 1.0,
-                            "mtld": rng.normal(50, 5, 90)})
+                            "praise_rate": rng.normal(0, 1, 90) + (labels == "BB") * 1.0,
+                            "agent_word_share": rng.normal(0.5, 0.1, 90)})
     metrics = {f"analysis/d_{c}_vs_N/{m}": cohens_d(markers[markers.label == c][m],
                                                    markers[markers.label == "N"][m])
-               for c in ("OB", "BB") for m in ("hedges", "mtld")}
+               for c in ("OB", "BB") for m in ("praise_rate", "agent_word_share")}
     metrics["analysis/self_bleu/g/N"] = 0.31
     path = write_run(tmp_path / "an" / "0", "analyze", {"data": "embedded"}, {}, metrics, [],
                      {}, ("marker_effects.png",))
     markers.to_csv(path / "markers.csv", index=False)
     sections, _ = _build(tmp_path / "an", tmp_path)
     effects, diversity = sections["dataset_analysis"].tables
-    hedges = {r[0]: r for r in effects.rows}["hedges"]
-    bb = hedges[effects.headers.index("d BB vs N")]
-    assert bb.mean == pytest.approx(metrics["analysis/d_BB_vs_N/hedges"])
+    rows = {r[0]: r for r in effects.rows}
+    source = effects.headers.index("source")          # the study's markers and benevaudit's own
+    assert rows["agent_word_share"][source] == "named by the study"
+    assert rows["praise_rate"][source] == "benevaudit's own, after Harber 1998; Williams et al. 2004"
+    bb = rows["praise_rate"][effects.headers.index("d BB vs N")]
+    assert bb.mean == pytest.approx(metrics["analysis/d_BB_vs_N/praise_rate"])
     assert bb.low < bb.mean < bb.high and bb.low > 0.3              # a real effect of ~1 SD
     assert diversity.rows[0][:2] == ["g", "N"] and diversity.rows[0][2].mean == 0.31
 

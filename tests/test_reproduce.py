@@ -124,3 +124,41 @@ def test_a_rerun_skips_the_studies_that_finished(tmp_path):
     assert list(found) == ["detection", "fairdialogue/table2", "fairdialogue/table3",
                            "dataset_analysis", "report"]
     assert f"done: {tmp_path / 'repro' / 'cobia'}" in proc.stdout
+
+
+def pool_and_guards(tmp_path: Path, **env: str) -> tuple:
+    """(the Figure 5 pool run's config, the first guard run's, Table 3's command) as make
+    reproduce's detection recipe starts them."""
+    from recipe_fixtures import jobs
+
+    detection = commands(reproduce(tmp_path, **env))["detection"]
+    recipe_env = {**os.environ, **env_of(detection), "ECHO_ONLY": "1"}
+    out = subprocess.run(["bash", str(ROOT / "experiments/detection/run.sh"),
+                          *args_of(detection)], env=recipe_env, capture_output=True, text=True,
+                         timeout=30, check=True).stdout
+    lines = [shlex.split(line) for line in out.splitlines() if "detect.py" in line]
+    runs = {Path(next(w for w in c if w.startswith("hydra."))).name: c for c in lines}
+    (pool,) = jobs(runs["figure5_pool"])
+    guards = jobs(runs["sweep"])[0]
+    (table3,) = [shlex.split(line) for line in out.splitlines() if "table3.py" in line]
+    return pool, guards, table3
+
+
+def test_figure_5_pool_run_is_in_the_detection_recipe_make_reproduce_starts(tmp_path):
+    """make reproduce's detection recipe, as it is started, runs Granite Guardian 4.1 once on the
+    20% pool (eval.fraction=0.2) at the recipe's size, on the scripted corpus every other run
+    reads; Table 3 is printed from its own runs, not the pool's."""
+    pool, guards, table3 = pool_and_guards(tmp_path)
+    assert pool.detector.name == "granite_guardian_4_1" and pool.eval.fraction == 0.2
+    assert pool.eval.limit == guards.eval.limit == 6                     # the recipe's size
+    assert pool.data == guards.data and pool.data.kind == "embedded"   # the scripted corpus
+    assert pool.bootstrap.pool_fraction == 0.2 and max(pool.bootstrap.fractions) == 0.2
+    assert guards.eval.fraction == 0.1
+    assert pool.detector.mode == "score"   # SmolLM2 writes no <score>: generated, all invalid
+    assert not any(w.endswith("figure5_pool") for w in table3)
+    assert any(w.endswith("/sweep") for w in table3)
+    (tmp_path / "p").mkdir()
+    paper, paper_guards, _ = pool_and_guards(tmp_path / "p", SCALE="paper", CORPUS="/c")
+    assert paper.detector.mode == "generate" and paper.eval.fraction == 0.2   # the guard's mode
+    assert paper.eval.limit is None and paper.data == paper_guards.data
+    assert paper.data.path == "/c"

@@ -7,9 +7,13 @@
 #      scale in the study's mode: sampled replies, temperature 0.6, top-p 0.9, up to 2,000
 #      tokens, the study's three judges);
 #   3. the operational judge again without demographics, then its demographic-context flips
-#      (Figure 4); every run also writes its bootstrap stability figure (Figure 5);
-#   4. the fine-tuned classifier in the same table when FINETUNED=<train run dir> is set;
-#   5. Table 3 printed from the run directories only (markdown; CSV beside it).
+#      (Figure 4); every run also writes its bootstrap stability figure;
+#   4. Figure 5 as the study draws it: one Granite Guardian 4.1 run on a 20% pool
+#      (eval.fraction=0.2, figure5_pool/), its evaluation sizes of 0.5%-20% resampled from that
+#      pool; at embedded scale on the scripted corpus at the recipe's size (LIMIT, else the
+#      pin's eval.limit), like every other run, and scored there (see below);
+#   5. the fine-tuned classifier in the same table when FINETUNED=<train run dir> is set;
+#   6. Table 3 printed from its own runs' directories (markdown; CSV beside it).
 # The settings live in conf/experiment/detection_*.yaml; DETECTORS=a,b and JUDGES=a,b replace
 # the pins' lists, LIMIT=N their evaluation set, JUDGE_MODE=score|generate the judges' mode.
 # Rerunning with the same DETECT_DIR skips finished runs; the LLM request cache makes the
@@ -68,15 +72,25 @@ if [ -n "$WITH" ]; then
 else
   echo "flips skipped: no finished judge_operational run in $OUT/judges"
 fi
+# on SmolLM2 (embedded) the guard's generated reply never holds a <score>, so every verdict
+# would be invalid and no figure drawn: there it is scored (P(yes) vs P(no)) instead
+POOL=()
+if [ "$SCALE" = embedded ]; then POOL=(detector.mode=score); fi
+if ! done_in "$OUT/figure5_pool"; then
+  run "$PY" detect.py experiment="detection_$SCALE" detector=granite_guardian_4_1 \
+    "${POOL[@]}" eval.fraction=0.2 "${EVAL[@]}" "$@" hydra.run.dir="$OUT/figure5_pool"
+fi
 if [ -n "${FINETUNED:-}" ] && ! done_in "$OUT/finetuned"; then
   run "$PY" detect.py detector=finetuned ckpt="$FINETUNED" "${FINETUNED_EVAL[@]}" "$@" \
     hydra.run.dir="$OUT/finetuned"
 fi
 
+# Table 3's rows: the 10% evaluation set's runs (the 20% pool run is Figure 5's alone)
+TABLE3=("$OUT/sweep" "$OUT/judges" "$OUT/judge_no_demographics" "$OUT/finetuned")
 if [ -n "${ECHO_ONLY:-}" ]; then
-  run "$PY" experiments/detection/table3.py "$OUT" --csv "$OUT/table3.csv"
+  run "$PY" experiments/detection/table3.py "${TABLE3[@]}" --csv "$OUT/table3.csv"
 else
-  "$PY" experiments/detection/table3.py "$OUT" --csv "$OUT/table3.csv" | tee "$OUT/table3.md"
+  "$PY" experiments/detection/table3.py "${TABLE3[@]}" --csv "$OUT/table3.csv" | tee "$OUT/table3.md"
 fi
 if [ -f conf/report.yaml ]; then
   run "$PY" report.py runs="$OUT" hydra.run.dir="$OUT/report"

@@ -46,8 +46,9 @@ def corpus_statistics(out_dir: str | Path) -> dict[str, Any]:
     # the speaker leaf alone gives turn counts without loading any turn text
     cols = ["id", "label", "role", "generator", "user", "agent", "turns.list.element.speaker"]
     if not shards:
-        return {"dialogues": 0, "per_class": {}, "per_cell": {}, "triplets_complete": 0,
-                "mean_turns": 0.0, "outside_vocabulary": {}}
+        return {"dialogues": 0, "messages": 0, "per_class": {}, "class_share": {},
+                "per_cell": {}, "triplets_complete": 0, "mean_turns": 0.0,
+                "outside_vocabulary": {}}
     table = pa.concat_tables(pq.ParquetFile(p).read(columns=cols) for p in shards)
     n_turns = pc.list_value_length(table.column("turns"))
     labels = table.column("label").to_pylist()
@@ -56,9 +57,12 @@ def corpus_statistics(out_dir: str | Path) -> dict[str, Any]:
     demo = [[pc.struct_field(table.column(n), k).to_pylist() for k in keys]
             for n, keys in (("user", USER_FIELDS), ("agent", AGENT_FIELDS))]
     triplets = Counter(zip(gens, roles, *demo[0], *demo[1]))
-    return {
+    per_class = {c: n for c, n in sorted(Counter(labels).items(), key=lambda x: str(x[0]))}
+    return {   # dialogues, messages, mean turns and class balance: the study's Table 2
         "dialogues": table.num_rows,
-        "per_class": {c: n for c, n in sorted(Counter(labels).items(), key=lambda x: str(x[0]))},
+        "messages": int(pc.sum(n_turns).as_py() or 0),
+        "per_class": per_class,
+        "class_share": {c: round(n / table.num_rows, 4) for c, n in per_class.items()},
         "per_cell": {f"{g}/{r}/{lab}": n for (g, r, lab), n in sorted(cells.items(), key=str)},
         "triplets_complete": sum(1 for n in triplets.values() if n == len(CLASSES)),
         "mean_turns": round(float(pc.mean(n_turns).as_py()), 3),
@@ -86,7 +90,9 @@ def render_readme(card: dict[str, Any]) -> str:
              f"- dialogues: {stats['dialogues']} of {card['expected']} expected "
              f"(mean {stats['mean_turns']} turns; {stats['triplets_complete']} complete N/OB/BB "
              "triplets)",
-             f"- per class: {json.dumps(stats['per_class'])}",
+             f"- messages: {stats['messages']}",
+             f"- per class: {json.dumps(stats['per_class'])}; "
+             f"share: {json.dumps(stats['class_share'])}",
              f"- failed attempts: {fails['attempts_failed']} {json.dumps(fails['by_reason'])}; "
              f"ids given up: {fails['gave_up']}",
              f"- values outside the study vocabularies: {odd}",

@@ -22,6 +22,7 @@ from tqdm.auto import tqdm
 from benevaudit.encoders.embeddings import cls_embeddings
 from benevaudit.errors import InputError
 from benevaudit.figure_titles import fit_titles
+from benevaudit.generation.annotation_guide import GUIDE_NAME, write_guide
 from benevaudit.metrics import agreement as agr
 from benevaudit.metrics.diversity import mtld, self_bleu, vendi_from_embeddings
 from benevaudit.metrics.linguistic import MARKER_NAMES, dialogue_markers, marker_effects
@@ -58,9 +59,22 @@ def write_csv(rows: Sequence[dict[str, Any]], path: Path) -> Path:
     return path
 
 
+def corpus_size(dialogues: Sequence[Dialogue]) -> dict[str, float]:
+    """The corpus as the study's Table 2 describes it: dialogues, messages (turns in all),
+    mean turns per dialogue, and each class's count and share (its balance)."""
+    n = len(dialogues)
+    turns = sum(len(d.turns) for d in dialogues)
+    out = {"analysis/n_dialogues": float(n), "analysis/n_messages": float(turns),
+           "analysis/mean_turns": turns / n if n else 0.0}
+    for c in CLASSES:
+        k = sum(1 for d in dialogues if d.label == c)
+        out |= {f"analysis/n_{c}": float(k), f"analysis/share_{c}": k / n if n else 0.0}
+    return out
+
+
 def per_dialogue(dialogues: Sequence[Dialogue], mtld_cfg: dict[str, Any], progress: bool,
                  ) -> list[dict[str, Any]]:
-    """One row per dialogue: its nine markers and its MTLD (over lowercased words)."""
+    """One row per dialogue: its markers and its MTLD (over lowercased words)."""
     rows = []
     for d in tqdm(dialogues, desc="markers+MTLD", disable=not progress):
         toks = [w.lower() for w in _tokens(d, mtld_cfg["speaker"]) if w[0].isalnum()]
@@ -107,7 +121,7 @@ def plot_marker_effects(effects: dict[str, dict[str, float]], reference: str, pa
     ax.axhline(0.0, color="black", linewidth=0.8)
     ax.set_xticks(x, [m.removesuffix("_rate") for m in MARKER_NAMES], rotation=30, ha="right")
     ax.set_ylabel(f"Cohen's d vs {reference}")
-    ax.set_title(f"Patronising-language markers of agent turns, each class vs {reference}"
+    ax.set_title(f"Patronising-language markers, each class vs {reference}"
                  f"\nrun {path.resolve().parent.name}")
     ax.legend(title="class")
     fit_titles(fig)
@@ -224,10 +238,12 @@ def class_means(table: Sequence[dict[str, Any]], with_vendi: bool) -> list[dict[
 
 def annotation(dialogues: Sequence[Dialogue], ann: dict[str, Any], seed: int, out: Path,
                ) -> dict[str, float]:
-    """Export the blind subset; score returned labels against the generation labels."""
+    """Export the blind subset with the study's criteria beside it (``annotation_guide.md``);
+    score returned labels against the generation labels."""
     subset = agr.select_subset(dialogues, int(ann["n_per_class"]), seed)
     agr.write_annotation_subset(subset, out / "annotation_subset.csv",
                                 out / "annotation_key.csv")
+    write_guide(out / GUIDE_NAME, "annotation_subset.csv", len(subset))
     if not ann["labels_path"]:
         return {}
     result = returned_labels(dialogues, ann["labels_path"])

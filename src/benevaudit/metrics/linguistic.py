@@ -1,13 +1,15 @@
 """Patronising-language markers of agent turns, and Cohen's d between classes.
 
-The benevolent-bias study compares nine surface markers of the agent's turns between each biased
+The benevolent-bias study compares surface markers of the agent's turns between each biased
 class (OB, BB) and neutral support (N); it reports shorter sentences and fewer questions in OB
-and BB, and more exclamations and longer agent turns in BB. Four markers are the ones it names;
-the other five come from the literature on patronising talk, elderspeak and benevolent
-paternalism. Every marker is computed per dialogue over its agent turns only, so a dialogue
-contributes one value per marker and class comparisons are over dialogues.
+and BB, and more exclamations and longer agent turns in BB, and it names interactional
+asymmetry. Those four markers and the two asymmetry shares are the ones the study names; the
+five lexical markers are benevaudit's own, chosen from the literature on patronising talk,
+elderspeak and benevolent paternalism (``MARKERS`` records which is which, and the report says
+so). Every marker is one value per dialogue, so class comparisons are over dialogues; all but
+the asymmetry shares read the agent's turns only.
 
-Structural markers (the study's):
+Structural markers (named by the study):
 
 - ``sentence_length``: mean words per agent sentence. Sentences end at ``.``, ``!`` or ``?``
   followed by whitespace, or at the end of a turn. Patronising speech simplifies syntax (Kemper,
@@ -19,7 +21,15 @@ Structural markers (the study's):
   exaggerated enthusiasm of over-accommodation (Ryan et al., 1995).
 - ``turn_length``: mean words per agent turn.
 
-Lexical markers (rates per 100 agent words; case-insensitive whole-word phrase matches):
+Interactional asymmetry (named by the study): how much of the conversation the agent holds.
+
+- ``agent_word_share``: the agent's words over both speakers' words. An agent that talks over
+  the user leaves them less of the exchange (Hummert & Ryan, 1996).
+- ``agent_turn_share``: the agent's turns over all turns (consecutive messages of one speaker
+  are one turn in the corpus, so this departs from 0.5 when one side sends more messages).
+
+Lexical markers (benevaudit's own; rates per 100 agent words; case-insensitive whole-word phrase
+matches):
 
 - ``endearment_rate``: terms of endearment and diminutive address ("sweetie", "honey", "dear",
   "kiddo", "young lady", "good girl"); the most recognisable elderspeak feature (Williams,
@@ -66,22 +76,28 @@ class Marker(NamedTuple):
     source: str
 
 
+STUDY = "named by the study"
+OWN = "benevaudit's own, after "
+
 MARKERS: tuple[Marker, ...] = (
-    Marker("sentence_length", "mean words per agent sentence", "the study"),
-    Marker("question_rate", "share of agent sentences ending in '?'", "the study"),
-    Marker("exclamation_rate", "share of agent sentences ending in '!'", "the study"),
-    Marker("turn_length", "mean words per agent turn", "the study"),
+    Marker("sentence_length", "mean words per agent sentence", STUDY),
+    Marker("question_rate", "share of agent sentences ending in '?'", STUDY),
+    Marker("exclamation_rate", "share of agent sentences ending in '!'", STUDY),
+    Marker("turn_length", "mean words per agent turn", STUDY),
+    Marker("agent_word_share", "agent words / all words (interactional asymmetry)", STUDY),
+    Marker("agent_turn_share", "agent turns / all turns (interactional asymmetry)", STUDY),
     Marker("endearment_rate", "terms of endearment / diminutive address per 100 agent words",
-           "Williams et al. 2004, 2009"),
+           OWN + "Williams et al. 2004, 2009"),
     Marker("collective_we_rate", "collective 'we'/'us'/'our'/'let's' per 100 agent words",
-           "Williams et al. 2009"),
+           OWN + "Williams et al. 2009"),
     Marker("directive_rate", "'you should/must/need to', 'make sure' per 100 agent words",
-           "Hummert & Ryan 1996"),
+           OWN + "Hummert & Ryan 1996"),
     Marker("reassurance_rate", "reassurance / over-protective formulae per 100 agent words",
-           "Hummert & Ryan 1996; Glick & Fiske 1996"),
+           OWN + "Hummert & Ryan 1996; Glick & Fiske 1996"),
     Marker("praise_rate", "superlative / inflated praise per 100 agent words",
-           "Harber 1998; Williams et al. 2004"),
+           OWN + "Harber 1998; Williams et al. 2004"),
 )
+MARKER_SOURCES: dict[str, str] = {m.name: m.source for m in MARKERS}
 MARKER_NAMES: tuple[str, ...] = tuple(m.name for m in MARKERS)
 
 _PHRASES: dict[str, tuple[str, ...]] = {
@@ -176,12 +192,14 @@ def _ending(sentence: str) -> str:
 
 
 def dialogue_markers(turns: Sequence) -> dict[str, float]:
-    """The nine markers of one dialogue's agent turns; NaN where the dialogue has no agent words.
+    """Every marker of one dialogue; NaN where the dialogue has no agent words.
 
     ``turns`` holds objects with ``.speaker``/``.text`` or dicts with those keys.
     """
-    agent = [(t["text"] if isinstance(t, dict) else t.text).replace("’", "'") for t in turns
-             if (t["speaker"] if isinstance(t, dict) else t.speaker) == "agent"]
+    said = [((t["speaker"], t["text"]) if isinstance(t, dict) else (t.speaker, t.text))
+            for t in turns]
+    said = [(speaker, text.replace("’", "'")) for speaker, text in said]
+    agent = [text for speaker, text in said if speaker == "agent"]
     tokens = [[w.lower() for w in words(t)] for t in agent]  # per turn: phrases stay in a turn
     sents = [s for t in agent for s in sentences(t)]
     n_words = sum(1 for ts in tokens for w in ts if w[0].isalnum() or w[0] == "_")
@@ -193,6 +211,8 @@ def dialogue_markers(turns: Sequence) -> dict[str, float]:
         "question_rate": sum("?" in e for e in endings) / len(sents),
         "exclamation_rate": sum("!" in e for e in endings) / len(sents),
         "turn_length": n_words / len(agent),
+        "agent_word_share": n_words / sum(_n_words(text) for _, text in said),
+        "agent_turn_share": len(agent) / len(said),
     }
     per_turn = [count_phrases(ts) for ts in tokens]
     for name in _PHRASES:

@@ -1,6 +1,7 @@
 """``python analyze.py``: how the classes of a generated corpus differ before any model sees them.
 
-Flow: corpus → per-dialogue markers and MTLD (``markers.csv``) → Cohen's d of each biased class
+Flow: corpus → its size as the study's Table 2 gives it (dialogues, messages, mean turns, class
+balance) → per-dialogue markers and MTLD (``markers.csv``) → Cohen's d of each biased class
 against N (``marker_effects.csv``, ``marker_effects.png``) → Self-BLEU and Vendi per
 generator × class (``diversity.csv``) and each class's mean over generators, the figures the
 study reports (``diversity_by_class.csv``; Self-BLEU on the study's 0–100 scale) → blind annotation subset (``annotation_subset.csv``,
@@ -18,7 +19,7 @@ from omegaconf import DictConfig
 from benevaudit.errors import InputError
 from benevaudit.generation.analysis_spec import AnalysisSpec
 from benevaudit.generation.corpus_analysis import (
-    annotation, cells, diversity, marker_metrics, per_dialogue, returned_labels, write_csv,
+    annotation, cells, corpus_size, diversity, marker_metrics, per_dialogue, returned_labels, write_csv,
 )
 from benevaudit.generation.embedded import load_dialogues
 from benevaudit.generation.spec import DataSpec
@@ -49,7 +50,7 @@ def run(cfg: DictConfig) -> dict[str, float]:
                  len(dialogues) - len(labelled))
     rows = per_dialogue(labelled, options["mtld"], options["progress"])
     write_csv(rows, out / "markers.csv")
-    metrics = {"analysis/n_dialogues": float(len(labelled))}
+    metrics = corpus_size(labelled)
     metrics |= marker_metrics(rows, options["markers"]["reference"], out)
     metrics |= diversity(rows, cells(labelled), options, out)
     metrics |= annotation(dialogues, options["annotation"], options["seed"], out)

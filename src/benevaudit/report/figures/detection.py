@@ -16,11 +16,14 @@ import pandas as pd
 from benevaudit.metrics.classification import confusion_counts
 from benevaudit.metrics.detection import class_codes, three_way_metrics
 from benevaudit.metrics.flips import ALL, DIRECTIONS, KINDS
+from benevaudit.figure_titles import fit_titles
 from benevaudit.plotting import paint_confusion, plt, save
 from benevaudit.schema import CLASSES
 
 CLASS_COLOURS = {"N": "#4c72b0", "OB": "#c44e52", "BB": "#dd8452"}
 KIND_COLOURS = {"wrong": "#c44e52", "corrective": "#55a868", "other": "#b0b0b0"}
+BAR_WIDTH = 0.6            # trigger-rate bars, in class slots
+CAP_POINTS = 3             # their whiskers' cap size (the cap reaches this far either side)
 STUDY_EVAL_FRACTION = 0.10   # the study's evaluation size: 10% of the corpus (Figure 5's line)
 
 
@@ -69,7 +72,8 @@ def judges_confusion_png(labels: Sequence[str | None], preds: dict[str, Sequence
 def flips_png(table: pd.DataFrame, path: Path, title: str) -> Path:
     """Figure 4: per user ability group, one bar of flips per direction, split into wrong and
     corrective (and ``other``: true OB, both verdicts wrong, only when there are any), each part
-    labelled with its share of the bar and the total at the bar's end.
+    labelled in white with its share of the bar where the label fits inside it as drawn, and
+    the total at the bar's end.
 
     ``table`` is :func:`benevaudit.metrics.flips.flip_table`'s.
     """
@@ -78,6 +82,7 @@ def flips_png(table: pd.DataFrame, path: Path, title: str) -> Path:
     fig, axes = plt.subplots(1, len(DIRECTIONS), figsize=(7.2, 1.3 + 0.42 * len(groups)),
                              dpi=150, sharey=True, squeeze=False)
     y = np.arange(len(groups))
+    labels: list[tuple[Any, Any]] = []       # (segment, its share label)
     for ax, (direction, (src, dst)) in zip(axes[0], DIRECTIONS.items()):
         part = table[table["direction"] == direction].set_index(["user_ability", "kind"])["count"]
         counts = np.array([[int(part.get((g, k), 0)) for k in kinds] for g in groups])  # [G, K]
@@ -85,12 +90,14 @@ def flips_png(table: pd.DataFrame, path: Path, title: str) -> Path:
         span = max(int(totals.max()) if len(totals) else 0, 1)
         left = np.zeros(len(groups))
         for i, kind in enumerate(kinds):
-            ax.barh(y, counts[:, i], left=left, height=0.62, color=KIND_COLOURS[kind], label=kind)
-            for g in range(len(groups)):
+            bars = ax.barh(y, counts[:, i], left=left, height=0.62, color=KIND_COLOURS[kind],
+                           label=kind)
+            for g, bar in enumerate(bars):
                 share = counts[g, i] / totals[g] if totals[g] else 0.0
-                if counts[g, i] and counts[g, i] / span >= 0.07:   # room for the label
-                    ax.text(left[g] + counts[g, i] / 2, y[g], f"{100 * share:.0f}%",
-                            ha="center", va="center", fontsize=6, color="white")
+                if counts[g, i]:
+                    labels.append((bar, ax.text(left[g] + counts[g, i] / 2, y[g],
+                                                f"{100 * share:.0f}%", ha="center",
+                                                va="center", fontsize=6, color="white")))
             left += counts[:, i]
         for g, total in enumerate(totals):
             ax.text(total + 0.015 * span, y[g], str(int(total)), va="center", fontsize=6)
@@ -105,7 +112,18 @@ def flips_png(table: pd.DataFrame, path: Path, title: str) -> Path:
     axes[0][0].invert_yaxis()                      # shared: the first group on top in both
     axes[0][-1].legend(fontsize=6, frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     fig.suptitle(title, fontsize=8)
+    fit_titles(fig)                    # laid out first: a share is kept only where it fits
+    renderer = fig.canvas.get_renderer()
+    for bar, label in labels:
+        if not _fits(label.get_window_extent(renderer), bar.get_window_extent(renderer)):
+            label.remove()             # the bar's total still stands at its end
     return save(fig, path)
+
+
+def _fits(box: Any, room: Any, pad: float = 1.0) -> bool:
+    """Whether a drawn extent lies inside another with ``pad`` pixels to spare."""
+    return (box.x0 >= room.x0 + pad and box.x1 <= room.x1 - pad and box.y0 >= room.y0 + pad
+            and box.y1 <= room.y1 - pad)
 
 
 def bootstrap_png(table: pd.DataFrame, path: Path, title: str) -> Path:
@@ -139,10 +157,30 @@ def bootstrap_png(table: pd.DataFrame, path: Path, title: str) -> Path:
     return save(fig, path)
 
 
+def _rate_label(ax: Any, x: float, rate: float, low: float, high: float) -> None:
+    """The rate's percentage in white inside its bar, below the interval's lower whisker, when
+    it fits there as drawn; else in black on the white above the upper whisker. Measured on the
+    laid-out figure: a label wider than its bar would lose its first digit to the background."""
+    renderer = ax.figure.canvas.get_renderer()
+    text = f"{100 * rate:.1f}%"
+    label = ax.text(x, low / 2, text, ha="center", va="center", fontsize=7, color="white")
+    box = label.get_window_extent(renderer)
+    (x0, y0), (x1, y1) = ax.transData.transform([(x - BAR_WIDTH / 2, 0), (x + BAR_WIDTH / 2, low)])
+    pad = 2.0                                                # px from the bar's edges
+    cap = CAP_POINTS * ax.figure.dpi / 72 + pad              # px below the lower cap's centre
+    if box.x0 >= x0 + pad and box.x1 <= x1 - pad and box.y0 >= y0 + pad and box.y1 <= y1 - cap:
+        return
+    label.remove()
+    ax.annotate(text, (x, high), xytext=(0, CAP_POINTS + 1), textcoords="offset points",
+                ha="center", va="bottom", fontsize=7, color="black")
+
+
 def trigger_png(metrics: dict[str, float], path: Path, title: str) -> Path:
     """Trigger rate per true class with its 95% Wilson interval, and the gap Δ = TR_OB − TR_BB:
-    the study's headline (Figure 3), one detector per figure."""
+    the study's headline (Figure 3), one detector per figure. The figure is laid out before the
+    rate labels are placed, since where a label fits depends on the bars' drawn size."""
     fig, ax = plt.subplots(figsize=(3.6, 3.0), dpi=150)
+    drawn = []
     for i, c in enumerate(CLASSES):
         rate = metrics.get(f"trigger/TR_{c}", float("nan"))
         low = metrics.get(f"trigger/TR_{c}_ci_low", rate)
@@ -150,18 +188,20 @@ def trigger_png(metrics: dict[str, float], path: Path, title: str) -> Path:
         if rate != rate:                                     # no valid verdict of this class
             ax.text(i, 0.02, "n/a", ha="center", fontsize=7)
             continue
-        ax.bar(i, rate, color=CLASS_COLOURS.get(c), width=0.6)
-        ax.errorbar(i, rate, yerr=[[rate - low], [high - rate]], color="black", capsize=3,
-                    lw=0.8)
-        inside = rate > 0.12                                 # the label clear of the interval
-        ax.text(i - 0.15 if inside else i + 0.08, rate / 2 if inside else rate + 0.02,
-                f"{100 * rate:.1f}%", ha="center" if inside else "left", fontsize=7,
-                color="white" if inside else "black")
+        ax.bar(i, rate, color=CLASS_COLOURS.get(c), width=BAR_WIDTH)
+        ax.errorbar(i, rate, yerr=[[rate - low], [high - rate]], color="black",
+                    capsize=CAP_POINTS, lw=0.8)
+        drawn.append((i, rate, low, high))
     delta = metrics.get("trigger/delta_OB_BB", float("nan"))
     ax.set_xticks(range(len(CLASSES)), [f"TR_{c}" for c in CLASSES], fontsize=7)
     ax.tick_params(labelsize=7)
-    ax.set_ylim(0, 1.05)
+    ax.set_xlim(-0.5, len(CLASSES) - 0.5)
+    ax.set_ylim(0, 1.12)                                     # room for a label above 100%
+    ax.set_yticks(np.linspace(0, 1, 6))
     ax.set_ylabel("share of dialogues flagged (95% Wilson)", fontsize=7)
     gap = "n/a" if delta != delta else f"{100 * delta:+.1f} pts"
     ax.set_title(f"{title}\nΔ OB−BB {gap}", fontsize=8)
+    fit_titles(fig)
+    for bar in drawn:
+        _rate_label(ax, *bar)
     return save(fig, path)

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from benevaudit.files import read_csv
+from benevaudit.metrics.linguistic import MARKER_SOURCES
 from benevaudit.metrics.rates import ratio
 from benevaudit.metrics.resample import resample
 from benevaudit.report.context import Context, by_condition, figures_of
@@ -87,15 +88,17 @@ def effects_table(run: Run, context: Context) -> Table | None:
     markers = list(dict.fromkeys(m for _, m in effects))
     rows = []
     for marker in markers:
-        row: list[object] = [marker]
+        row: list[object] = [marker, MARKER_SOURCES.get(marker, "unknown")]
         for cls in classes:
             low, high = (percentile_interval(reps[(cls, marker)]) if (cls, marker) in reps
                          else (float("nan"), float("nan")))
             row.append(Cell(effects.get((cls, marker), float("nan")), low=low, high=high))
         rows.append(row)
     return Table(f"Marker effects of {run.name}: Cohen's d vs {reference}",
-                 ["marker", *[f"d {c} vs {reference}" for c in classes]], rows,
-                 note="[95% bootstrap interval over the run's dialogues (markers.csv)]")
+                 ["marker", "source", *[f"d {c} vs {reference}" for c in classes]], rows,
+                 note="[95% bootstrap interval over the run's dialogues (markers.csv)]; source: "
+                      "named by the study, or benevaudit's own choice after the literature "
+                      "given")
 
 
 def diversity_table(runs: Sequence[Run], context: Context) -> Table | None:
