@@ -23,6 +23,8 @@ import subprocess
 import sys
 import time
 
+from harness import emit, parse
+
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 LIGHTNING = {"32": "32-true", "bf16": "bf16-mixed"}
@@ -143,6 +145,7 @@ def step_times(args: argparse.Namespace) -> None:
     for k, v in med.items():
         print(f"  {k:<11}{v:>8.2f} s/step")
     print(f"  bf16-mixed / fp32 = {med['bf16-mixed'] / med['fp32']:.1f}x")
+    emit({"fp32_s_per_step": med["fp32"], "bf16_s_per_step": med["bf16-mixed"]})
 
 
 def child(args: argparse.Namespace) -> None:
@@ -183,6 +186,7 @@ def compare(args: argparse.Namespace) -> dict[str, float]:
           f"{'PASS' if ratio >= 1.0 else 'FAIL'}")
     print(f"peak RSS benevaudit / hf_trainer = {mem:.3f} (bar: <= 1.05) "
           f"{'PASS' if mem <= 1.05 else 'FAIL'}")
+    emit({"throughput_ratio": ratio, "memory_ratio": mem})
     return {"throughput_ratio": ratio, "memory_ratio": mem}
 
 
@@ -201,7 +205,7 @@ def main() -> None:
                    help="time single optimiser steps at fp32 and bf16 autocast instead")
     p.add_argument("--steps", type=int, default=3)
     p.add_argument("--side", choices=["benevaudit", "hf_trainer"], help=argparse.SUPPRESS)
-    args = p.parse_args()
+    args = parse(p, {"n": 16, "batch": 8, "max_length": 64, "repeats": 1, "steps": 1})
     if args.precision == "auto":
         from benevaudit.precision import resolve_precision
 
