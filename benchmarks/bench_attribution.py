@@ -24,6 +24,9 @@ import subprocess
 import sys
 import tempfile
 import time
+
+from harness import emit, parse
+
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
@@ -112,7 +115,8 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     p.add_argument("--precision", default="auto",
                    help="auto (as training resolves it), 32-true, bf16-mixed or 16-mixed")
     p.add_argument("--only", choices=["batched", "single", "ig"], help=argparse.SUPPRESS)
-    args = p.parse_args(argv)
+    args = parse(p, {"dialogues": 4, "ig_dialogues": 1, "max_length": 64, "batch_size": 4,
+                     "n_steps": 4}, argv)
     from benevaudit.precision import resolve_precision
 
     args.precision = resolve_precision(args.precision, "cpu" if args.device == "cpu" else "gpu")
@@ -140,6 +144,7 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     print(f"speed-up vs IG: {vs_ig:.1f}x (bar 25x) {'PASS' if vs_ig >= 25 else 'FAIL'}")
     print(f"speed-up vs one at a time: {vs_single:.1f}x (bar 3x) "
           f"{'PASS' if vs_single >= 3 else 'FAIL'}")
+    emit({"speedup_vs_ig": vs_ig, "speedup_vs_single": vs_single})
     return {"speedup_vs_ig": vs_ig, "speedup_vs_single": vs_single}
 
 

@@ -33,6 +33,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from harness import emit, parse
+
 from benevaudit.llm.prefix_floor import distinct_prefix_tokens  # the floor of exact reuse
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -114,7 +116,7 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=None)
     parser.add_argument("--count-only", type=Path, metavar="RUN_DIR",
                         help="count prefill tokens for a finished run; load no model")
-    args = parser.parse_args()
+    args = parse(parser, {"items": 1, "max_tokens": 2})
     if args.data is None:
         from benevaudit.probes.cobia.stand_in import write_stand_in
 
@@ -157,6 +159,8 @@ def main() -> None:
           f" ratio {(target_s + off_s) / (target_s + on_s):.2f}x")
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"peak resident memory: {peak:.0f} MiB")
+    emit({"judge_prefill_fewer": off_tok / max(on_tok, 1), "judge_wall_ratio": off_s / on_s,
+          "run_wall_ratio": (target_s + off_s) / (target_s + on_s), "peak_rss_mib": peak})
 
 
 if __name__ == "__main__":

@@ -24,8 +24,11 @@ import platform
 import resource
 import subprocess
 import time
+from pathlib import Path
 
+from harness import emit, parse
 
+ROOT = Path(__file__).resolve().parents[1]
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
@@ -45,10 +48,17 @@ def machine() -> str:
 
 
 def dialogues(n: int, turns: int, corpus: str | None) -> list:
-    from benevaudit.generation.embedded import load_dialogues
+    """The ``data`` block as the pipelines read it: conf/data's own file, checked by its spec,
+    so a key the loader comes to need is never missing here."""
+    from omegaconf import OmegaConf
 
-    data = ({"kind": "corpus", "path": corpus} if corpus else
-            {"kind": "embedded", "size": 480, "seed": 42, "signal": 0.8})
+    from benevaudit.generation.embedded import load_dialogues
+    from benevaudit.generation.spec import DataSpec
+
+    block = OmegaConf.to_container(OmegaConf.load(
+        ROOT / "conf" / "data" / ("corpus.yaml" if corpus else "embedded.yaml")))
+    block.update({"path": corpus} if corpus else {"size": 480, "seed": 42, "signal": 0.8})
+    data = DataSpec.of(block, "data").as_dict()
     found = load_dialogues(data, os.environ.get("BENEVAUDIT_CACHE", "outputs/cache"))
     picked = [d for d in found if len(d.turns) == turns][:n]
     if len(picked) < n:
@@ -57,7 +67,7 @@ def dialogues(n: int, turns: int, corpus: str | None) -> list:
     return picked
 
 
-def bench_prefix(kind: str, ds: list, threads: int, repeats: int) -> None:
+def bench_prefix(kind: str, ds: list, threads: int, repeats: int) -> dict[str, float]:
     """Reuse on vs off, alternating, best wall time of each. A guard that writes its verdict
     also gets a third arm, reuse forced on, beside the backend's own choice between reuse and
     padded batches (see ``HFChatModel._reuse_pays``)."""
@@ -90,6 +100,7 @@ def bench_prefix(kind: str, ds: list, threads: int, repeats: int) -> None:
                for d in ds for u in make_units(d, "context")]
     floor = distinct_prefix_tokens(prompts)
     units = len(scores["reuse"])
+    figures = {f"{kind}/floor_fewer": naive / floor}
     print(f"{kind:17s} {len(ds)} dialogues, {units} context units ({det.mode}); naive "
           f"{naive:,} prompt tokens, {best['naive']:.1f} s; floor of any exact reuse "
           f"{floor:,} ({naive / floor:.2f}x fewer)")
@@ -102,13 +113,15 @@ def bench_prefix(kind: str, ds: list, threads: int, repeats: int) -> None:
             same = (f"same verdict (or both invalid) on "
                     f"{sum(a == b for a, b in zip(flags[name], flags['naive']))}/{units} units")
         fewer, faster = naive / run, best["naive"] / best[name]
+        figures |= {f"{kind}/{name}/fewer": fewer, f"{kind}/{name}/faster": faster}
         print(f"  {name:6s}: {run:,} prompt tokens run ({fewer:.2f}x fewer), {best[name]:.1f} s "
               f"({faster:.2f}x faster); {same}; bars: prefill >= 4x fewer "
               f"{'PASS' if fewer >= 4 else 'FAIL'}, wall >= 2x faster "
               f"{'PASS' if faster >= 2 else 'FAIL'}")
+    return figures
 
 
-def bench_judge(ds: list, threads: int, max_tokens: int) -> None:
+def bench_judge(ds: list, threads: int, max_tokens: int) -> dict[str, float]:
     from benevaudit.detectors.judges import JudgeDetector
     from benevaudit.llm import Sampling
     from benevaudit.llm.hf import HFChatModel
@@ -135,6 +148,7 @@ def bench_judge(ds: list, threads: int, max_tokens: int) -> None:
           f"reply labelled ({len(ds) - len(both)}/{len(ds)} replies invalid); labels score "
           f"{[x.pred for x in a]} generate {[y.pred for y in b]}")
     print(f"  bar: score mode >= 10x cheaper per dialogue {'PASS' if t_slow >= 10 * t_fast else 'FAIL'}")
+    return {"judge/generate_over_score": t_slow / t_fast, "judge/same_label": agree}
 
 
 def main() -> None:
@@ -151,15 +165,18 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--gen-max-tokens", type=int, default=2000)
     parser.add_argument("--skip-judge", action="store_true")
-    args = parser.parse_args()
+    args = parse(parser, {"dialogues": 1, "repeats": 1, "gen_max_tokens": 8,
+                          "turns": 10})
     print(f"machine: {machine()}; load average {os.getloadavg()[0]:.1f}")
     ds = dialogues(args.dialogues, args.turns, args.corpus)
+    figures: dict[str, float] = {}
     for kind in args.guards:
-        bench_prefix(kind, ds, args.threads, args.repeats)
+        figures |= bench_prefix(kind, ds, args.threads, args.repeats)
     if not args.skip_judge:
-        bench_judge(ds, args.threads, args.gen_max_tokens)
+        figures |= bench_judge(ds, args.threads, args.gen_max_tokens)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"peak RSS {peak:.0f} MiB")
+    emit(figures | {"peak_rss_mib": peak})
 
 
 if __name__ == "__main__":

@@ -19,6 +19,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from harness import emit, parse
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -49,6 +51,7 @@ def bench(limit: int, out: Path) -> None:
     print(f"dialogues: {limit:,}  wall: {seconds:.1f} s  rate: {limit / seconds:,.0f} dialogues/s  "
           f"peak RSS: {rss_mib:,.0f} MiB  on disk: {size_mib:,.0f} MiB  "
           f"target 180 s -> ratio {seconds / 180 * 362_880 / limit:.2f} (scaled to full size)")
+    emit({"dialogues_per_s": limit / seconds, "peak_rss_mib": rss_mib, "disk_mib": size_mib})
     shutil.rmtree(run_dir, ignore_errors=True)
 
 
@@ -58,7 +61,7 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=Path(tempfile.gettempdir()) / "bench-corpus")
     ap.add_argument("--profile", type=int, default=0, help="profile composing N dialogues")
     ap.add_argument("--keep", action="store_true", help="keep the corpus directory")
-    args = ap.parse_args()
+    args = parse(ap, {"limit": 300})
     if args.profile:
         profile_composition(args.profile)
         return

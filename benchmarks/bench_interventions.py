@@ -34,6 +34,8 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
+from harness import emit, parse
+
 ROOT = Path(__file__).resolve().parents[1]
 FULL = 362_880
 STEPS = {
@@ -270,7 +272,7 @@ def main() -> None:
     p.add_argument("--only", nargs="*", default=list(STEPS), choices=list(STEPS))
     p.add_argument("--child", choices=list(STEPS), help=argparse.SUPPRESS)
     p.add_argument("--corpus", help=argparse.SUPPRESS)
-    args = p.parse_args()
+    args = parse(p, {"n": 300, "baseline_n": 60, "repeat": 1})
     if args.repeat is None:
         args.repeat = 1 if args.n > 100_000 else 3
     if args.child:
@@ -279,6 +281,7 @@ def main() -> None:
     print(f"{'intervention':<12} {'messages/s':>11} {'wall s':>7} {'per-row':>8} {'ratio':>6} "
           f"{'CPU s':>7} {'per-row':>8} {'ratio':>6} {'RSS GiB':>8} {'Arrow GiB':>9}  same output",
           flush=True)
+    figures: dict[str, float] = {}
     for name in args.only:
         cmd = [sys.executable, __file__, "--child", name, "--corpus", str(path), "--n",
                str(args.n), "--baseline-n", str(min(args.baseline_n, args.n)), "--repeat",
@@ -291,9 +294,11 @@ def main() -> None:
               f"{row_wall:>8.1f} {row_wall / r['seconds']:>5.1f}× {r['cpu']:>7.1f} {row_cpu:>8.1f} "
               f"{row_cpu / r['cpu']:>5.1f}× {r['rss_gib']:>8.2f} {r['arrow_gib']:>9.2f}  "
               f"{r.get('same_output', '-')}", flush=True)
+        figures |= {f"{name}/wall_ratio": row_wall / r["seconds"], f"{name}/rss_gib": r["rss_gib"]}
     print(f"({r['rows']:,} dialogues, {os.cpu_count()} CPUs; per-row time extrapolated from "
           f"{min(args.baseline_n, args.n):,}; CPU s = process CPU time, fair on a busy machine; "
           "goal: ratio ≥ 5×, RSS < 4 GiB)")
+    emit(figures)
 
 
 if __name__ == "__main__":

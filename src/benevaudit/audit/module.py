@@ -70,6 +70,26 @@ class DialogueClassifier(L.LightningModule):
         super().optimizer_step(epoch, batch_idx, optimizer, optimizer_closure)
         optimizer.zero_grad(set_to_none=True)
 
+    def _scaled(self) -> bool:
+        """Whether gradients reach the optimiser scaled (fp16 mixed precision's loss scaler)."""
+        return str(self.trainer.precision).startswith("16")
+
+    def configure_gradient_clipping(self, optimizer: Any, gradient_clip_val: float | None = None,
+                                    gradient_clip_algorithm: str | None = None) -> None:
+        """Clip as Lightning does, also beside a fused optimiser under bf16-mixed. Lightning
+        refuses any fused optimiser under mixed precision, since with a loss scaler the step
+        unscales internally; bf16 has no scaler, so the gradients are already true ones and
+        ``clip_grad_norm_`` over them is the same clipping (Lightning's own call)."""
+        if self._scaled() or not gradient_clip_val:
+            return super().configure_gradient_clipping(optimizer, gradient_clip_val,
+                                                       gradient_clip_algorithm)
+        params = [p for group in optimizer.param_groups for p in group["params"]]
+        if gradient_clip_algorithm in (None, "norm"):
+            torch.nn.utils.clip_grad_norm_(params, gradient_clip_val)
+        else:
+            torch.nn.utils.clip_grad_value_(params, gradient_clip_val)
+        return None
+
     def configure_optimizers(self) -> dict[str, Any]:
         decay, no_decay = [], []
         for name, p in self.model.named_parameters():
@@ -77,11 +97,11 @@ class DialogueClassifier(L.LightningModule):
                 (no_decay if p.ndim < 2 or "LayerNorm" in name else decay).append(p)
         # the fused kernel updates each parameter in one pass: no per-step temporaries the size
         # of the model (the foreach default holds several), and it is what transformers' Trainer
-        # uses. Full precision only: Lightning refuses gradient clipping with a fused optimizer
-        # under mixed precision (it would unscale internally), and the recipe clips at 1.0
-        full = str(self.trainer.precision).startswith(("32", "64"))
-        fused = full and all(p.device.type in ("cpu", "cuda") and p.dtype.is_floating_point
-                             for p in decay + no_decay)
+        # uses. Not under a gradient scaler (16-mixed): a fused step unscales internally, after
+        # the recipe's clipping at 1.0 would have read scaled gradients
+        fused = not self._scaled() and all(
+            p.device.type in ("cpu", "cuda") and p.dtype.is_floating_point
+            for p in decay + no_decay)
         opt = torch.optim.AdamW(
             [{"params": decay, "weight_decay": self.hparams.weight_decay},
              {"params": no_decay, "weight_decay": 0.0}], lr=self.hparams.lr, fused=fused)

@@ -1,0 +1,61 @@
+"""The training loop's speed-ups compute what the study's recipe computes: the fused AdamW step
+under bf16-mixed (clipped by the module, since Lightning refuses a fused optimiser under any
+mixed precision) ends in the same weights and logged loss as the foreach step Lightning clips."""
+
+from __future__ import annotations
+
+import json
+from types import SimpleNamespace
+
+import lightning as L
+import pytest
+import torch
+
+from benevaudit.audit.module import DialogueClassifier
+
+
+def tiny_module() -> DialogueClassifier:
+    from benevaudit.encoders.models import load_classifier
+
+    model = load_classifier("tiny", seed=0)
+    return DialogueClassifier("tiny", json.loads(model.config.to_json_string()), lr=1e-3,
+                              model=model)
+
+
+@pytest.mark.parametrize("precision, fused", [("32-true", True), ("bf16-mixed", True),
+                                              ("16-mixed", False)])
+def test_fused_adamw_wherever_no_loss_scaler_sits_before_the_step(precision, fused):
+    module = tiny_module()
+    module._trainer = SimpleNamespace(precision=precision, estimated_stepping_batches=10)
+    assert module.configure_optimizers()["optimizer"].defaults["fused"] is fused
+
+
+def fit(force_foreach: bool, clip: float) -> tuple[dict[str, torch.Tensor], float, bool]:
+    """Four bf16-mixed steps on fixed batches; the weights, the last logged loss, fused."""
+    torch.manual_seed(0)
+    module = tiny_module()
+    if force_foreach:  # the loop before: foreach AdamW, clipped by Lightning's precision plugin
+        module._scaled = lambda: True
+    g = torch.Generator().manual_seed(1)
+    batches = [{"input_ids": torch.randint(1000, 2000, (4, 16), generator=g),
+                "attention_mask": torch.ones(4, 16, dtype=torch.long),
+                "labels": torch.randint(0, 3, (4,), generator=g)} for _ in range(4)]
+    trainer = L.Trainer(accelerator="cpu", devices=1, max_steps=4, precision="bf16-mixed",
+                        gradient_clip_val=clip, logger=False, enable_checkpointing=False,
+                        enable_progress_bar=False, enable_model_summary=False)
+    loader = torch.utils.data.DataLoader(batches, batch_size=None)
+    trainer.fit(module, train_dataloaders=loader)
+    fused = bool(trainer.optimizers[0].defaults["fused"])
+    state = {k: v.detach().clone() for k, v in module.model.state_dict().items()}
+    return state, float(trainer.callback_metrics["train/loss"]), fused
+
+
+def test_fused_bf16_step_gives_the_weights_and_loss_of_the_foreach_step():
+    ours, loss, fused = fit(force_foreach=False, clip=0.05)
+    before, loss_before, fused_before = fit(force_foreach=True, clip=0.05)
+    assert fused and not fused_before
+    assert loss == pytest.approx(loss_before, rel=1e-5)
+    for name, value in ours.items():
+        torch.testing.assert_close(value, before[name], rtol=1e-4, atol=1e-6, msg=name)
+    unclipped, _, _ = fit(force_foreach=False, clip=0.0)   # the clipping bites at 0.05
+    assert any(not torch.allclose(unclipped[k], ours[k], rtol=1e-4, atol=1e-6) for k in ours)
