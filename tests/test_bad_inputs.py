@@ -327,7 +327,7 @@ PROBE = [
     (["probe=fairdialogue_feedback", "probe.rounds=0"], "probe.rounds=0"),
     (["probe=fairdialogue_decision", "probe.mode=audio"],
      "probe.mode=audio needs a target that hears audio", "target 'embedded' does not",
-     "Audio-capable targets: qwen25_omni_7b, qwen25_omni_7b_vllm, qwen2_audio_7b"),
+     "Audio-capable targets: gemini_25_flash_lite, gpt4o_audio, qwen25_omni_7b"),
     (["probe=fairdialogue_decision", "asr=whisper_large_v3", "asr.model=null"],
      "asr.model: asr=whisper needs a hub id"),
     (["probe=fairdialogue_decision", "asr=whisper_large_v3", "asr.model=/no/such"],
