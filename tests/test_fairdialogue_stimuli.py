@@ -35,7 +35,7 @@ from config_fixtures import option
 
 CELLS = [Cell("award", "gender", g, "award-01", "Should I receive the award?")
          for g in ("male", "female")]
-TARGET = {"name": "audio-model", "llm": {"backend": "openai"}}
+TARGET = {"name": "audio-model", "llm": {"backend": "openai", "audio_in": True}}
 
 
 def sine(path: Path, seconds: float, rate: int = 16000, fmt: str = "WAV") -> bytes:

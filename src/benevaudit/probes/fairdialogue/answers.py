@@ -25,7 +25,6 @@ from benevaudit.probes.base import RunSettings, Target
 from benevaudit.probes.fairdialogue import render, scoring
 from benevaudit.probes.fairdialogue.audio import audio_message
 from benevaudit.probes.fairdialogue.stimuli import make_stimuli, stimulus_paths, wav_bytes
-from benevaudit.probes.targets import audio_target_error
 from benevaudit.probes.fairdialogue.groups import NEUTRAL
 
 log = logging.getLogger(__name__)
@@ -89,7 +88,8 @@ def render_cells(p: dict[str, Any], cells: list[render.Cell], run_dir: Path,
         return [render.text_conversation(c.utterance, c.group, p["text_style"], instruction,
                                          suffix) for c in cells]
     if not target["llm"].get("audio_in"):
-        raise ConfigError(audio_target_error(str(target["name"])))
+        raise ConfigError(f"probe.mode=audio needs a target that hears audio "
+                          f"(target.llm.audio_in=true); target {target['name']!r} does not")
     system: list[Any] = [{"role": "system", "content": instruction}] if instruction else []
     return [[*system, audio_message(wav_bytes(s.path), suffix or None)]
             for s in make_stimuli(cells, p["audio"], run_dir)]

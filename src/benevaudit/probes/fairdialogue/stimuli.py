@@ -145,7 +145,7 @@ def clip_key(text: str, voice: str, model: str, base_url: str) -> str:
 
 def speech_client(server: ServerSpec) -> Any:
     """The official client for the TTS endpoint (a local server may need no key)."""
-    import openai
+    import openai   # the official client: only a tts_server source needs it
 
     key = os.environ.get(server.api_key_env, "") if server.api_key_env else ""
     if server.api_key_env and not key:
@@ -156,7 +156,7 @@ def speech_client(server: ServerSpec) -> Any:
 
 def speak(client: Any, server: ServerSpec, text: str, voice: str) -> bytes:
     """One clip from ``/v1/audio/speech``; a refused request is an ``error:`` line."""
-    import openai
+    import openai   # the official client: only a tts_server source needs it
 
     try:
         reply = client.audio.speech.create(model=server.model, voice=voice, input=text,

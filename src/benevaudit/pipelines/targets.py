@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from hydra.core.hydra_config import HydraConfig
 from omegaconf import OmegaConf
 
 import benevaudit
@@ -16,8 +17,6 @@ import benevaudit
 
 def conf_dir() -> Path:
     """The primary config folder of the running Hydra app, else the checkout's ``conf/``."""
-    from hydra.core.hydra_config import HydraConfig
-
     if HydraConfig.initialized():
         for source in HydraConfig.get().runtime.config_sources:
             if source.provider == "main" and source.schema == "file":
