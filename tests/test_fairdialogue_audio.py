@@ -114,8 +114,7 @@ def test_audio_mode_needs_an_audio_capable_backend():
     from benevaudit.probes.fairdialogue.render import Cell
 
     cell = Cell("award", "gender", "male", "award-01", UTTERANCE)
-    with pytest.raises(ConfigError, match=r"target 'embedded' does not\. Audio-capable "
-                       r"targets: .*qwen25_omni_7b, .*qwen2_audio_7b"):
+    with pytest.raises(ConfigError, match=r"target 'embedded' does not"):
         render_cells({**option("probe", "fairdialogue_decision"), "mode": "audio"}, [cell],
                      Path("."), {"name": "embedded", "llm": {"backend": "hf"}})
 
