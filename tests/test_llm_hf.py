@@ -36,7 +36,8 @@ def model(smollm2_dir: Path):
     # other make decoding ten times slower
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
-    yield build_chat_model("hf", model="embedded:smollm2", device="cpu", batch_size=4)
+    # the backend itself, under the counting wrapper every built model gets
+    yield build_chat_model("hf", model="embedded:smollm2", device="cpu", batch_size=4).model
     torch.set_num_threads(threads)
 
 

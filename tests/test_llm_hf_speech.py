@@ -33,7 +33,7 @@ def qwen2_audio_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def speech_model(folder: Path, **extra: Any) -> HFSpeechChatModel:
     model = build_from_block({"backend": "hf", "model": str(folder), "audio_in": True,
-                              "device": "cpu", "cache": None, **extra})
+                              "device": "cpu", "cache": None, **extra}).model  # under the counter
     assert isinstance(model, HFSpeechChatModel)
     return model
 
