@@ -130,7 +130,8 @@ def test_an_earlier_sqlite_cache_is_migrated_and_kept(tmp_path) -> None:
     requests from the directory beside it, and the file itself is left as it was."""
     legacy = tmp_path / "requests.sqlite"
     inner = ScriptedChatModel()
-    keys = [request_key(inner, "chat", c, Sampling().__dict__) for c in CONVS]
+    earlier = {k: v for k, v in Sampling().__dict__.items() if k != "server_defaults"}
+    keys = [request_key(inner, "chat", c, earlier) for c in CONVS]
     db = sqlite3.connect(legacy)
     db.execute("PRAGMA journal_mode=WAL")
     db.execute("CREATE TABLE IF NOT EXISTS requests (key TEXT PRIMARY KEY, kind TEXT, value TEXT)")
