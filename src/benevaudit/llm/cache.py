@@ -76,7 +76,7 @@ class CachedChatModel(ChatModel):
         return self.cache.get_many(keys) if self.cache is not None else {}
 
     def _ask(self, kind: str, keys: list[str], todo: list[int], send: Any,
-             encode: Any) -> dict[str, object]:
+             encode: Any) -> dict[int, object]:
         """Send the misses; keep every answer that came back, also when some failed. A
         backend that reports each reply as it arrives (``on_reply``: the ``openai`` backend's
         chat) has it stored at once, so a run killed mid-call re-sends none answered."""
@@ -98,9 +98,10 @@ class CachedChatModel(ChatModel):
         finally:
             if streams:
                 setattr(self.model, "on_reply", None)   # noqa: B010
-        fresh = {keys[todo[j]]: encode(a) for j, a in answers.items()}
+        # by position: two equal requests in one call each keep the reply sent for them
+        fresh = {todo[j]: encode(a) for j, a in answers.items()}
         if self.cache is not None:
-            self.cache.put_many(kind, {keys[todo[j]]: fresh[keys[todo[j]]]
+            self.cache.put_many(kind, {keys[todo[j]]: fresh[todo[j]]
                                        for j in answers if j not in stored})
         self.misses += len(todo)
         if error is not None:
@@ -119,14 +120,15 @@ class CachedChatModel(ChatModel):
         keys = [request_key(self.model, "chat", c, extra) for c in conversations]
         found = self._lookup(keys)
         todo = [i for i, k in enumerate(keys) if k not in found]
-        fresh: dict[str, object] = {}
+        fresh: dict[int, object] = {}
         self.hits += len(keys) - len(todo)
         if todo:
             fresh = self._ask("chat", keys, todo, lambda: self.model.chat(
                 [conversations[i] for i in todo], sampling),
                 lambda r: dataclasses.asdict(dataclasses.replace(r, cached=False)))
-        return [Completion(**_fields(fresh[k])) if k in fresh
-                else Completion(**{**_fields(found[k]), "cached": True}) for k in keys]
+        return [Completion(**_fields(fresh[i])) if i in fresh
+                else Completion(**{**_fields(found[k]), "cached": True})
+                for i, k in enumerate(keys)]
 
     def score(self, conversations: Sequence[Conversation], choices: Sequence[str]) -> np.ndarray:
         keys = [request_key(self.model, "score", c, list(choices)) for c in conversations]
@@ -134,9 +136,10 @@ class CachedChatModel(ChatModel):
         todo = [i for i, k in enumerate(keys) if k not in found]
         self.hits += len(keys) - len(todo)
         if todo:
-            found.update(self._ask("score", keys, todo, lambda: self.model.score(
+            fresh = self._ask("score", keys, todo, lambda: self.model.score(
                 [conversations[i] for i in todo], choices),   # [len(todo), C]
-                lambda row: [float(x) for x in row]))
+                lambda row: [float(x) for x in row])
+            found.update({keys[i]: row for i, row in fresh.items()})
         return np.array([found[k] for k in keys], dtype=np.float64).reshape(len(keys), len(choices))
 
     def close(self) -> None:
