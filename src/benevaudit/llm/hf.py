@@ -190,16 +190,7 @@ class HFChatModel(ChatModel):
     def _completion(self, prompt: list[int], row: list[int], sampling: Sampling,
                     seed: int | None = None) -> Completion:
         """Cut a generated row at end-of-turn or a stop string and count its tokens."""
-        finish, n = "length", len(row)
-        for k, tok in enumerate(row):
-            if tok in self.eos_ids:
-                finish, n = "stop", k + 1
-                break
-        text = self.tokenizer.decode([t for t in row[:n] if t not in self.eos_ids],
-                                     skip_special_tokens=True)
-        for stop in sampling.stop:
-            if stop and stop in text:
-                text, finish = text.split(stop)[0], "stop"
+        text, finish, n = cut_reply(self.tokenizer, self.eos_ids, row, sampling.stop)
         return Completion(text, finish, len(prompt), n, seed=seed)
 
     # ---- score ------------------------------------------------------------------------------
@@ -276,6 +267,22 @@ class HFChatModel(ChatModel):
     def _extend(self, ids: torch.Tensor, cache: Any) -> torch.Tensor:
         """Logits ``[1, T, V]`` of ``ids`` run on top of ``cache`` (extended in place)."""
         return self.model(input_ids=ids, use_cache=True, **{self.cache_arg: cache}).logits
+
+
+def cut_reply(tokenizer: Any, eos_ids: Sequence[int], row: list[int],
+              stops: Sequence[str]) -> tuple[str, str, int]:
+    """(text, finish reason, generated tokens) of a row cut at end-of-turn or a stop string;
+    shared with the speech backend."""
+    finish, n = "length", len(row)
+    for k, tok in enumerate(row):
+        if tok in eos_ids:
+            finish, n = "stop", k + 1
+            break
+    text = tokenizer.decode([t for t in row[:n] if t not in eos_ids], skip_special_tokens=True)
+    for stop in stops:
+        if stop and stop in text:
+            text, finish = text.split(stop)[0], "stop"
+    return text, finish, n
 
 
 def _eos_ids(tokenizer: Any, model: Any) -> list[int]:

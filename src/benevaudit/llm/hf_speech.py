@@ -27,6 +27,7 @@ import numpy as np
 import torch
 
 from benevaudit.llm.audio_in import SpeechPrompt, check_seconds, encode_wav, speech_prompt
+from benevaudit.llm.hf import cut_reply
 from benevaudit.llm.base import (
     ChatModel,
     Completion,
@@ -193,16 +194,7 @@ class HFSpeechChatModel(ChatModel):
 
     def _completion(self, width: int, row: list[int], sampling: Sampling,
                     wave: np.ndarray | None, seed: int | None) -> Completion:
-        finish, n = "length", len(row)
-        for k, tok in enumerate(row):
-            if tok in self.eos_ids:
-                finish, n = "stop", k + 1
-                break
-        text = self.tokenizer.decode([t for t in row[:n] if t not in self.eos_ids],
-                                     skip_special_tokens=True)
-        for stop in sampling.stop:
-            if stop and stop in text:
-                text, finish = text.split(stop)[0], "stop"
+        text, finish, n = cut_reply(self.tokenizer, self.eos_ids, row, sampling.stop)
         audio = (base64.b64encode(encode_wav(wave, OMNI_RATE)).decode("ascii")
                  if wave is not None and wave.size else None)
         return Completion(text, finish, width, n, seed=seed, audio=audio)
