@@ -28,6 +28,8 @@ from typing import Any
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from harness import emit, parse  # noqa: E402
 
 
 def stimulus_cells(limit: int | None) -> list[Any]:
@@ -134,9 +136,8 @@ def asr_rtf(wavs: list[Path], max_new_tokens: int) -> dict[str, float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--smoke", action="store_true", help="two scenarios per task kind")
     parser.add_argument("--out", default=None, help="write results.json here")
-    args = parser.parse_args()
+    args = parse(parser, {})
     from benevaudit.probes.fairdialogue.audio import espeak_path
 
     cells = stimulus_cells(1 if args.smoke else None)
@@ -154,6 +155,9 @@ def main() -> None:
         if wavs:
             results["asr_tiny_whisper"] = asr_rtf(wavs, 8 if args.smoke else 32)
     print(json.dumps(results, indent=2))
+    emit({f"{part}/{name}": value for part, figures in results.items()
+          if isinstance(figures, dict) for name, value in figures.items()
+          if isinstance(value, (int, float)) and not isinstance(value, bool)})
     if args.out:
         Path(args.out).mkdir(parents=True, exist_ok=True)
         (Path(args.out) / "results.json").write_text(json.dumps(results, indent=2) + "\n")

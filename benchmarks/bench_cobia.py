@@ -134,7 +134,8 @@ def main() -> None:
     items = load_items(args.data, seed=0, limit=args.items).items
     pairs = [(item, m) for item in items for m in ("hcc", "scc")]
     conversations = [attacks.build(m, item, 0, attacks.Switches(), 10) for item, m in pairs]
-    model = build_chat_model("hf", model="embedded:smollm2", device="cpu", threads=args.threads)
+    model = build_chat_model("hf", model="embedded:smollm2", device="cpu",
+                             threads=args.threads).model  # the backend, not its counting wrapper
 
     tokenised = [prompt_ids(model.tokenizer, c) for c in conversations]
     naive, cached = sum(map(len, tokenised)), distinct_prefix_tokens(tokenised)

@@ -31,6 +31,9 @@ from pathlib import Path
 from typing import Any
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from harness import emit, parse  # noqa: E402
+
 BATCH = 16
 VALUE = {"text": "A reply of a few sentences, as a target gives. " * 8, "finish_reason": "stop",
          "prompt_tokens": 40, "completion_tokens": 60, "cached": False, "seed": None,
@@ -137,8 +140,9 @@ def cached_sweep(kind: str, path: Path, n: int) -> float:
     return n / best
 
 
-def cache_figures(n: int, root: Path) -> None:
+def cache_figures(n: int, root: Path) -> dict[str, float]:
     print(f"request cache: {n} keys per process, batches of {BATCH}, on {root}")
+    ratios = {}
     print(f"{'':28s}{'segments':>12s}{'sqlite':>12s}{'segments/sqlite':>17s}")
     for label, workers, write in (("write, 1 writer", 1, True), ("write, 8 writers", 8, True),
                                   ("read, 1 reader", 1, False), ("read, 8 readers", 8, False)):
@@ -150,11 +154,14 @@ def cache_figures(n: int, root: Path) -> None:
             figures[kind] = rate(kind, path, workers, n, write)
         print(f"{label + ' (keys/s)':28s}{figures['files']:12,.0f}{figures['sqlite']:12,.0f}"
               f"{figures['files'] / figures['sqlite']:16.2f}x")
+        ratios[label.replace(", ", "/").replace(" ", "_")] = figures["files"] / figures["sqlite"]
     sweep = {kind: cached_sweep(kind, root / f"sweep-{kind}" / ("requests" if kind == "files"
                                                                else "r.sqlite"), n)
              for kind in ("files", "sqlite")}
     print(f"{'cached sweep (replies/s)':28s}{sweep['files']:12,.0f}{sweep['sqlite']:12,.0f}"
           f"{sweep['files'] / sweep['sqlite']:16.2f}x")
+    ratios["cached_sweep"] = sweep["files"] / sweep["sqlite"]
+    return {f"segments_vs_sqlite/{k}": v for k, v in ratios.items()}
 
 
 def start_server() -> tuple[subprocess.Popen[bytes], str]:
@@ -179,7 +186,7 @@ def start_server() -> tuple[subprocess.Popen[bytes], str]:
     raise SystemExit("vLLM server did not become healthy")
 
 
-def server_figures(requests: int) -> None:
+def server_figures(requests: int) -> dict[str, float]:
     from benevaudit.llm import Sampling, build_chat_model
 
     proc, url = start_server()
@@ -189,7 +196,7 @@ def server_figures(requests: int) -> None:
         build_chat_model("openai", model="embedded:smollm2", base_url=url).chat(
             convs[:2], Sampling(max_tokens=8))                     # warm-up
         print(f"vLLM server (CPU, embedded SmolLM2-135M): {requests} requests, 16 tokens each")
-        base = None
+        base, out = None, {}
         for concurrency in (1, 4, 16):
             model = build_chat_model("openai", model="embedded:smollm2", base_url=url,
                                      concurrency=concurrency)
@@ -199,6 +206,8 @@ def server_figures(requests: int) -> None:
             base = base or per_s
             print(f"  concurrency {concurrency:2d}: {per_s:6.2f} requests/s "
                   f"({per_s / base:.2f}x concurrency 1)")
+            out[f"server/concurrency_{concurrency}_vs_1"] = per_s / base
+        return out
     finally:
         proc.terminate()
         proc.wait(timeout=60)
@@ -209,12 +218,11 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=32, help="requests per concurrency")
     parser.add_argument("--keys", type=int, default=2000, help="cache keys per process")
     parser.add_argument("--dir", default=None, help="where the caches go (default: a temp dir)")
-    parser.add_argument("--smoke", action="store_true", help="tiny sizes, a quick check")
-    args = parser.parse_args()
-    keys, requests = (64, 4) if args.smoke else (args.keys, args.requests)
+    args = parse(parser, {"keys": 64, "requests": 4})
+    keys, requests = args.keys, args.requests
     root = Path(tempfile.mkdtemp(prefix="bench-serving-", dir=args.dir))
     try:
-        cache_figures(keys, root)
+        figures = cache_figures(keys, root)
     finally:
         shutil.rmtree(root, ignore_errors=True)
     try:
@@ -223,8 +231,9 @@ def main() -> None:
         if not args.smoke:
             raise SystemExit("the server figures need vLLM: run with .venv-vllm/bin/python")
         print("vLLM server: skipped (vLLM not installed)")
+        emit(figures)
         return
-    server_figures(requests)
+    emit({**figures, **server_figures(requests)})
 
 
 if __name__ == "__main__":

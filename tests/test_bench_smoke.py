@@ -48,3 +48,11 @@ def test_smoke_sizes_are_defaults_an_option_overrides() -> None:
     assert vars(harness.parse(parser(), sizes, ["--smoke"])) == {"n": 16, "batch": 8, "smoke": True}
     assert harness.parse(parser(), sizes, ["--smoke", "--n", "4"]).n == 4
 
+
+
+def test_every_benchmark_uses_the_harness() -> None:
+    """A benchmark written without ``--smoke`` through the harness, or without ``emit``, would
+    only fail once CI's smoke tier ran it: caught here, in the default tier."""
+    lacking = [p.name for p in sorted((ROOT / "benchmarks").glob("bench_*.py"))
+               if not all(f"{call}(" in p.read_text() for call in ("parse", "emit"))]
+    assert not lacking, f"benchmarks not on benchmarks/harness.py: {lacking}"
