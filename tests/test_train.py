@@ -6,8 +6,10 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+import torch
 from hydra import compose, initialize_config_dir
 
+from benevaudit.audit.module import DialogueClassifier
 from benevaudit.errors import ConfigError
 from benevaudit.pipelines import train
 
@@ -60,11 +62,25 @@ def test_trigger_rates_match_the_predictions(trained):
     assert saved["trigger/delta_OB_BB"] == pytest.approx(
         saved["trigger/TR_OB"] - saved["trigger/TR_BB"])
 
-def test_resume_from_last_continues(tmp_path):
-    first = train.run(cfg_for(tmp_path, "trainer.max_epochs=1"))
-    steps = first["train/optimizer_steps"]
-    second = train.run(cfg_for(tmp_path, "trainer.max_epochs=2", "resume=last"))
+def test_resume_from_last_continues_from_the_last_step_not_the_best(tmp_path, monkeypatch):
+    """A step too small to move a weight keeps validation macro-F1 flat, so the best checkpoint
+    stays at the first validation; ``last.ckpt`` must still be the last step (past the last
+    validation: 9 batches, validated after 4 and 8), and a resumed run trains only after it."""
+    flat = ("optim.lr=1.0e-12", "trainer.val_check_interval=0.5")
+    first = train.run(cfg_for(tmp_path, "trainer.max_epochs=1", *flat))
+    steps = int(first["train/optimizer_steps"])
+    saved = tmp_path / "run" / "checkpoints"
+    [best] = saved.glob("best-*.ckpt")
+    step_of = lambda p: torch.load(p, map_location="cpu", weights_only=False)["global_step"]  # noqa: E731
+    assert step_of(best) < steps == step_of(saved / "last.ckpt")
+
+    calls = []
+    step = DialogueClassifier.training_step
+    monkeypatch.setattr(DialogueClassifier, "training_step",
+                        lambda self, *a: calls.append(1) or step(self, *a))
+    second = train.run(cfg_for(tmp_path, "trainer.max_epochs=2", "resume=last", *flat))
     assert second["train/optimizer_steps"] == 2 * steps
+    assert len(calls) == steps   # the second epoch only, not again from the best step
 
 
 def test_missing_resume_checkpoint_fails_clearly(tmp_path):

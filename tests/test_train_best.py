@@ -4,9 +4,8 @@ A learning rate that ramps into divergence (the warm-up spans the whole run, up 
 size a random 2-layer BERT cannot bear) makes validation macro-F1 peak early and then fall,
 so the last weights are worse than the best; ``test/*``, ``predictions.parquet`` and
 ``model/`` must then all be the best checkpoint's. The fit's final weights are saved just
-before the restore (``last.ckpt`` cannot stand for them: Lightning >= 2.6 rewrites it only
-when a top-k checkpoint is written, so with ``save_top_k=1`` it holds the best step's weights).
-"""
+before the restore, so the test reads the weights the fit ended with whatever the checkpoint
+callbacks keep."""
 
 import csv
 import json

@@ -69,11 +69,40 @@ def split_accumulation(trainer_cfg: dict[str, Any], batch_size: int) -> dict[str
             "effective_batch": batch_size * accumulate}
 
 
+class LastCheckpoint(ModelCheckpoint):
+    """``last.ckpt``: the newest state, rewritten at every validation and where the fit ends.
+
+    Lightning >= 2.6 rewrites a callback's ``save_last`` file only when that callback writes a
+    top-k checkpoint, so ``resume=last`` would restart from the best step and redo every step
+    since. Unmonitored with ``save_top_k=1``, this callback keeps its single newest checkpoint
+    under the name ``last`` instead."""
+
+    def __init__(self, dirpath: Path) -> None:
+        super().__init__(dirpath=str(dirpath), filename=self.CHECKPOINT_NAME_LAST, monitor=None,
+                         save_top_k=1, enable_version_counter=False)
+
+    def on_train_end(self, trainer: Any, pl_module: Any) -> None:
+        """Also the steps after the last validation (an epoch whose batches the validation
+        interval does not divide), so a longer resumed fit starts where this one stopped."""
+        if trainer.fast_dev_run:
+            return
+        path = str(Path(str(self.dirpath)) / f"{self.CHECKPOINT_NAME_LAST}{self.FILE_EXTENSION}")
+        trainer.save_checkpoint(path, self.save_weights_only)
+        self.best_model_path = path
+
+
+def checkpoints(ck: dict[str, Any], dirpath: Path) -> list[ModelCheckpoint]:
+    """The best checkpoint(s) on the monitored metric, then ``last.ckpt`` when ``save_last``
+    (second, so the file it writes carries the best callback's state of the same validation)."""
+    save_last = bool(ck.pop("save_last"))
+    best = ModelCheckpoint(dirpath=str(dirpath), filename="best-{step}",
+                           auto_insert_metric_name=False, save_last=False, **ck)
+    return [best, LastCheckpoint(dirpath)] if save_last else [best]
+
+
 def build_trainer(trainer_cfg: dict[str, Any], callbacks_cfg: dict[str, Any], out: Path,
                   logger: Any) -> Any:
-    ck = dict(callbacks_cfg["checkpoint"])
-    callbacks = [ModelCheckpoint(dirpath=str(out / "checkpoints"), filename="best-{step}",
-                                 auto_insert_metric_name=False, **ck)]
+    callbacks: list[Any] = checkpoints(dict(callbacks_cfg["checkpoint"]), out / "checkpoints")
     if callbacks_cfg["early_stopping"]:
         callbacks.append(EarlyStopping(**callbacks_cfg["early_stopping"]))
     if logger:
@@ -87,7 +116,7 @@ def restore_best(trainer: Any, module: Any, precision: str, batch: dict[str, int
     """Load the best (else the last) checkpoint's weights into ``module``; the ``train/*``
     figures of the fit."""
     ck = trainer.checkpoint_callback
-    best = ck.best_model_path or ck.last_model_path
+    best = ck.best_model_path or trainer.checkpoint_callbacks[-1].best_model_path
     module.load_state_dict(torch.load(best, map_location="cpu", weights_only=True)["state_dict"])
     return {"train/best_val_macro_f1": float(ck.best_model_score or 0),
             "train/optimizer_steps": float(trainer.global_step),
