@@ -2,12 +2,16 @@
 
 Same model (packaged MiniLM unless --model), same training dialogues, sequence length, batch
 size, precision and number of optimiser steps; each side runs in its own subprocess so peak
-memory is its own. Prints samples/s for each, the ratio (bar: >= 1.0) and peak RSS (bar: within
-5% of the Trainer's). ``--precision auto`` resolves as training does (bf16 only on a CPU that
-computes it natively). ``--step-times`` instead times single optimiser steps of the classifier at
+memory is its own, and the sides alternate ``--repeats`` times so a load change on a shared
+machine hits both. Prints samples/s for each, the throughput ratio of each repeat's pair as a
+median with its range (bar: >= 1.0), the same for CPU time, and peak RSS (bar: within 5% of the
+Trainer's). ``--precision auto`` resolves as training does (bf16 only on a CPU that computes it
+natively). ``--compile`` adds the same loop with ``torch.compile`` on the classifier (dropout
+drawn by the eager generator, so the same masks), against eager both over the whole fit and per
+step once compiled. ``--step-times`` instead times single optimiser steps of the classifier at
 fp32 and at bf16 autocast, alternating, which shows what emulated bf16 costs on this CPU.
 
-    python benchmarks/bench_train.py [--n 160] [--batch 16] [--max-length 256] [--precision auto] [--repeats 3]
+    python benchmarks/bench_train.py [--n 160] [--batch 16] [--max-length 256] [--precision auto] [--repeats 3] [--compile]
     python benchmarks/bench_train.py --step-times [--steps 3]
 """
 
@@ -52,7 +56,7 @@ def dialogues(n: int, cache: str) -> list:
     return read_corpus(ensure_scripted_sample(cache, size=n, seed=7))[:n]
 
 
-def ours(args: argparse.Namespace) -> dict:
+def ours(args: argparse.Namespace, compiled: bool = False) -> dict:
     """The framework's loop as ``train.py`` builds it (module, data module, Lightning Trainer)."""
     import lightning as L
 
@@ -65,15 +69,30 @@ def ours(args: argparse.Namespace) -> dict:
     module = DialogueClassifier(args.model, {}, model=load_classifier(args.model))
     dm = DialogueDataModule({"train": data}, tok, args.max_length, 128, batch_size=args.batch)
     dm.setup()
+    if compiled:
+        import torch._inductor.config as inductor
+
+        inductor.fallback_random = True  # dropout from the eager generator: the eager masks
+        module.model.compile()
+    ends: list[float] = []
+
+    class Clock(L.Callback):
+        """Ends of optimiser steps, so per-step time can leave out the first (compilation)."""
+
+        def on_train_batch_end(self, *_: object) -> None:
+            ends.append(time.perf_counter())
+
     trainer = L.Trainer(accelerator="cpu", devices=1, max_epochs=1, logger=False,
                         enable_checkpointing=False, enable_progress_bar=False,
                         enable_model_summary=False, gradient_clip_val=1.0,
                         precision=LIGHTNING[args.precision], limit_val_batches=0,
-                        log_every_n_steps=5)
+                        log_every_n_steps=5, callbacks=[Clock()])
     t, cpu = time.perf_counter(), time.process_time()
     trainer.fit(module, train_dataloaders=dm.train_dataloader())
+    steady = (ends[-1] - ends[0]) / max(1, len(ends) - 1)
     return {"seconds": time.perf_counter() - t, "cpu_seconds": time.process_time() - cpu,
-            "samples": len(data)}
+            "samples": len(data), "steady_step_seconds": steady,
+            "loss": float(trainer.callback_metrics["train/loss"])}
 
 
 def plain_trainer(args: argparse.Namespace) -> dict:
@@ -154,46 +173,78 @@ def child(args: argparse.Namespace) -> None:
     import torch
 
     torch.manual_seed(0)
-    result = (ours if args.side == "benevaudit" else plain_trainer)(args)
+    if args.side == "hf_trainer":
+        result = plain_trainer(args)
+    else:
+        result = ours(args, compiled=args.side == "compiled")
     result["peak_rss_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print("RESULT " + json.dumps(result))
 
 
+def run_side(args: argparse.Namespace, side: str) -> dict:
+    cmd = [sys.executable, __file__, "--side", side, "--n", str(args.n), "--batch",
+           str(args.batch), "--max-length", str(args.max_length), "--precision",
+           args.precision, "--model", args.model, "--cache", args.cache]
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    return json.loads(out.split("RESULT ", 1)[1].splitlines()[0])
+
+
+def spread(values: list[float]) -> str:
+    """A ratio as its median over the repeats, with their range."""
+    return f"{statistics.median(values):.2f}x [{min(values):.2f}-{max(values):.2f}]"
+
+
 def compare(args: argparse.Namespace) -> dict[str, float]:
-    """Alternate the two sides ``--repeats`` times; the fastest run of each counts."""
+    """Alternate the sides ``--repeats`` times; each ratio is taken within one repeat."""
     dialogues(args.n, args.cache)  # write the sample once, outside the timings
-    results: dict[str, dict] = {}
-    sides = ["hf_trainer", "benevaudit"]
-    for r in range(args.repeats):  # alternate so a load change on a shared machine hits both
-        for side in sides if r % 2 == 0 else sides[::-1]:
-            cmd = [sys.executable, __file__, "--side", side, "--n", str(args.n), "--batch",
-                   str(args.batch), "--max-length", str(args.max_length), "--precision",
-                   args.precision, "--model", args.model, "--cache", args.cache]
-            out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
-            res = json.loads(out.split("RESULT ", 1)[1].splitlines()[0])
-            best = results.setdefault(side, res)
-            best["seconds"] = min(best["seconds"], res["seconds"])
-            best["cpu_seconds"] = min(best["cpu_seconds"], res["cpu_seconds"])
-            best["peak_rss_mib"] = min(best["peak_rss_mib"], res["peak_rss_mib"])
+    sides = ["hf_trainer", "benevaudit"] + (["compiled"] if args.compile else [])
+    runs: dict[str, list[dict]] = {side: [] for side in sides}
+    loads = [os.getloadavg()[0]]
+    for r in range(args.repeats):  # rotate the order so a load change hits every side
+        for side in sides[r % len(sides):] + sides[:r % len(sides)]:
+            runs[side].append(run_side(args, side))
+        loads.append(os.getloadavg()[0])
     print(cpu_name())
     print(f"model={args.model} n={args.n} batch={args.batch} max_length={args.max_length} "
-          f"precision={LIGHTNING[args.precision]} (best of {args.repeats})")
+          f"precision={LIGHTNING[args.precision]} ({args.repeats} repeats, medians; load "
+          f"average {min(loads):.1f}-{max(loads):.1f})")
     print(f"{'loop':<12}{'samples/s':>12}{'seconds':>10}{'CPU s':>8}{'peak RSS MiB':>15}")
-    for side, r in results.items():
-        print(f"{side:<12}{r['samples'] / r['seconds']:>12.2f}{r['seconds']:>10.1f}"
-              f"{r['cpu_seconds']:>8.1f}{r['peak_rss_mib']:>15.0f}")
-    ours_r, hf = results["benevaudit"], results["hf_trainer"]
-    ratio = (ours_r["samples"] / ours_r["seconds"]) / (hf["samples"] / hf["seconds"])
-    mem = ours_r["peak_rss_mib"] / hf["peak_rss_mib"]
-    cpu_ratio = hf["cpu_seconds"] / ours_r["cpu_seconds"]  # the same samples on each side
-    print(f"throughput benevaudit / hf_trainer = {ratio:.2f}x (bar: >= 1.0) "
+    for side, rs in runs.items():
+        sec = statistics.median(r["seconds"] for r in rs)
+        print(f"{side:<12}{rs[0]['samples'] / sec:>12.2f}{sec:>10.1f}"
+              f"{statistics.median(r['cpu_seconds'] for r in rs):>8.1f}"
+              f"{min(r['peak_rss_mib'] for r in rs):>15.0f}")
+    hf, ours_r = runs["hf_trainer"], runs["benevaudit"]
+    ratios = [h["seconds"] / o["seconds"] for h, o in zip(hf, ours_r)]  # same samples each side
+    cpu_ratios = [h["cpu_seconds"] / o["cpu_seconds"] for h, o in zip(hf, ours_r)]
+    mem = min(o["peak_rss_mib"] for o in ours_r) / min(h["peak_rss_mib"] for h in hf)
+    ratio = statistics.median(ratios)
+    print(f"throughput benevaudit / hf_trainer = {spread(ratios)} (bar: >= 1.0) "
           f"{'PASS' if ratio >= 1.0 else 'FAIL'}")
-    print(f"CPU time hf_trainer / benevaudit = {cpu_ratio:.2f}x (fairer than wall time on a "
-          f"shared machine; load average {os.getloadavg()[0]:.1f})")
+    print(f"CPU time hf_trainer / benevaudit = {spread(cpu_ratios)} (steadier than wall time on "
+          "a shared machine)")
     print(f"peak RSS benevaudit / hf_trainer = {mem:.3f} (bar: <= 1.05) "
           f"{'PASS' if mem <= 1.05 else 'FAIL'}")
-    emit({"throughput_ratio": ratio, "cpu_time_ratio": cpu_ratio, "memory_ratio": mem})
-    return {"throughput_ratio": ratio, "memory_ratio": mem}
+    figures = {"throughput_ratio": ratio, "cpu_time_ratio": statistics.median(cpu_ratios),
+               "memory_ratio": mem}
+    if args.compile:
+        figures.update(compiled_figures(ours_r, runs["compiled"]))
+    emit(figures)
+    return figures
+
+
+def compiled_figures(eager: list[dict], compiled: list[dict]) -> dict[str, float]:
+    """``torch.compile`` against eager: the whole fit (compilation included), and per step
+    after the first (what a fit of many steps approaches)."""
+    whole = [e["seconds"] / c["seconds"] for e, c in zip(eager, compiled)]
+    steady = [e["steady_step_seconds"] / c["steady_step_seconds"]
+              for e, c in zip(eager, compiled)]
+    mem = min(c["peak_rss_mib"] for c in compiled) / min(e["peak_rss_mib"] for e in eager)
+    loss = max(abs(e["loss"] - c["loss"]) for e, c in zip(eager, compiled))
+    print(f"torch.compile / eager: whole fit {spread(whole)}, per step after the first "
+          f"{spread(steady)}, peak RSS {mem:.3f}, last logged loss differs by {loss:.1e}")
+    return {"compile_ratio": statistics.median(whole),
+            "compile_steady_ratio": statistics.median(steady), "compile_memory_ratio": mem}
 
 
 def main() -> None:
@@ -206,11 +257,14 @@ def main() -> None:
     p.add_argument("--model", default="packaged:minilm")
     p.add_argument("--cache", default="outputs/cache/bench")
     p.add_argument("--repeats", type=int, default=3,
-                   help="alternate the two sides this many times; the best run of each counts")
+                   help="alternate the sides this many times; ratios are medians over them")
+    p.add_argument("--compile", action="store_true",
+                   help="also the loop with torch.compile on the classifier, against eager")
     p.add_argument("--step-times", action="store_true",
                    help="time single optimiser steps at fp32 and bf16 autocast instead")
     p.add_argument("--steps", type=int, default=3)
-    p.add_argument("--side", choices=["benevaudit", "hf_trainer"], help=argparse.SUPPRESS)
+    p.add_argument("--side", choices=["benevaudit", "hf_trainer", "compiled"],
+                   help=argparse.SUPPRESS)
     args = parse(p, {"n": 16, "batch": 8, "max_length": 64, "repeats": 1, "steps": 1})
     if args.precision == "auto":
         from benevaudit.precision import resolve_precision

@@ -59,3 +59,21 @@ def test_fused_bf16_step_gives_the_weights_and_loss_of_the_foreach_step():
         torch.testing.assert_close(value, before[name], rtol=1e-4, atol=1e-6, msg=name)
     unclipped, _, _ = fit(force_foreach=False, clip=0.0)   # the clipping bites at 0.05
     assert any(not torch.allclose(unclipped[k], ours[k], rtol=1e-4, atol=1e-6) for k in ours)
+
+
+@pytest.mark.parametrize("scale", [1e-3, 1.0, 1e3, float("nan")])
+def test_clipping_gives_the_gradients_of_clip_grad_norm(scale):
+    """Within the bound the multiply by 1.0 is skipped; beside it, and for a non-finite norm,
+    the gradients are bit for bit those of ``torch.nn.utils.clip_grad_norm_``."""
+    from benevaudit.audit.module import clip_grad_norm
+
+    g = torch.Generator().manual_seed(0)
+    grads = [torch.randn(shape, generator=g) * scale for shape in [(64, 32), (32,), (7, 3, 5)]]
+    ours = [torch.nn.Parameter(torch.zeros_like(x)) for x in grads]
+    theirs = [torch.nn.Parameter(torch.zeros_like(x)) for x in grads]
+    for p, q, x in zip(ours, theirs, grads):
+        p.grad, q.grad = x.clone(), x.clone()
+    clip_grad_norm(ours, 1.0)
+    torch.nn.utils.clip_grad_norm_(theirs, 1.0)
+    for p, q in zip(ours, theirs):
+        assert torch.equal(p.grad, q.grad) or (p.grad.isnan().all() and q.grad.isnan().all())

@@ -27,6 +27,20 @@ def warmup_cosine(step: int, total: int, warmup: int) -> float:
     return 0.5 * (1.0 + math.cos(math.pi * min(1.0, progress)))
 
 
+def clip_grad_norm(params: list[torch.Tensor], max_norm: float) -> None:
+    """``torch.nn.utils.clip_grad_norm_`` without its multiply by exactly 1.0 when the norm is
+    within ``max_norm``: the same gradients, one pass over all of them fewer. Only on the CPU,
+    where reading the norm costs no device synchronisation; a non-finite norm multiplies as
+    ``clip_grad_norm_`` does."""
+    grads = [p.grad for p in params if p.grad is not None]
+    if not grads:
+        return
+    norm = torch.nn.utils.get_total_norm(grads)
+    on_cpu = all(g.device.type == "cpu" for g in grads)
+    if not on_cpu or not bool(max_norm / (norm + 1e-6) >= 1.0):
+        torch.nn.utils.clip_grads_with_norm_(params, max_norm, norm)
+
+
 class DialogueClassifier(L.LightningModule):
     def __init__(self, model_source: str, hf_config: dict[str, Any], lr: float = 2e-5,
                  weight_decay: float = 0.01, warmup_ratio: float = 0.06,
@@ -85,7 +99,7 @@ class DialogueClassifier(L.LightningModule):
                                                        gradient_clip_algorithm)
         params = [p for group in optimizer.param_groups for p in group["params"]]
         if gradient_clip_algorithm in (None, "norm"):
-            torch.nn.utils.clip_grad_norm_(params, gradient_clip_val)
+            clip_grad_norm(params, gradient_clip_val)
         else:
             torch.nn.utils.clip_grad_value_(params, gradient_clip_val)
         return None
