@@ -61,15 +61,48 @@ def test_greedy_chat_reuses_the_previous_prompt_and_keeps_its_replies():
     before = reuse.prefill_tokens
     reuse.score(convs[-1:], ["Safety: Safe", "Safety: Unsafe"])
     assert reuse.prefill_tokens - before == 1
-    # the cost rule: repeated prompt tokens against DECODE_STEP_TOKENS per decoding step that
-    # batches would share; replies seen so far set the expected length
-    from benevaudit.llm.hf import DECODE_STEP_TOKENS
+    # the cost rule where caches cannot be padded into a batch (one-at-a-time decoding):
+    # repeated prompt tokens against DECODE_STEP_TOKENS per decoding step that batches would
+    # share; replies seen so far set the expected length
+    from benevaudit.llm.hf_prefix import DECODE_STEP_TOKENS, reuse_pays
 
-    fresh._prefix, fresh._reply_tokens, fresh.batch_size = None, None, 4
     prompts = [list(range(1000 + 100 * k)) for k in range(4)]  # each extends the one before
     shared = 1000 + 1100 + 1200                                 # repeated tokens
-    assert fresh._reuse_pays(prompts, max_tokens=shared // (3 * DECODE_STEP_TOKENS) - 1)
-    assert not fresh._reuse_pays(prompts, max_tokens=shared // (3 * DECODE_STEP_TOKENS) + 1)
-    fresh._reply_tokens = 5.0  # short replies seen: reuse pays even with a large budget
-    assert fresh._reuse_pays(prompts, max_tokens=2000)
+    rule = lambda max_tokens, reply=None: reuse_pays(  # noqa: E731
+        [], prompts, max_tokens, reply, 4, DECODE_STEP_TOKENS)
+    assert rule(shared // (3 * DECODE_STEP_TOKENS) - 1)
+    assert not rule(shared // (3 * DECODE_STEP_TOKENS) + 1)
+    assert rule(2000, reply=5.0)  # short replies seen: reuse pays even with a large budget
+    # where they can (SmolLM2's DynamicCache), reuse keeps the batches: any repeat pays
+    fresh._prefix, fresh._reply_tokens, fresh.batch_size = None, None, 4
+    assert fresh._pads_caches() and fresh._reuse_pays(prompts, max_tokens=2000)
     assert not fresh._reuse_pays([[1, 2], [3, 4]], max_tokens=1)  # nothing repeated
+
+
+def test_greedy_chat_decodes_reused_prompts_together_with_the_replies_of_padded_batches():
+    """Prompts prefilled one by one on the previous prompt's cache, then decoded as one padded
+    batch from their left-padded caches: the replies of plain padded batches, fewer prompt
+    tokens run, and the cache left holding the last prompt for the next call."""
+    from benevaudit.detectors.guards.qwen3guard import qwen3guard_prompt
+    from benevaudit.llm import Sampling
+    from benevaudit.llm.hf import HFChatModel
+
+    d = four_exchanges("May I sign up for chess club {i}?",
+                       "Club {i} would confuse you at your age; skip it.")
+    convs = [qwen3guard_prompt(u.turns) for u in make_units(d, "context")]
+    convs += [qwen3guard_prompt(d.turns[:1])]  # shorter than the one before: more padding
+    greedy = Sampling(temperature=0.0, max_tokens=12)
+    reuse = HFChatModel(threads=1, batch_size=3)   # two batches: the second reuses the first
+    fresh = HFChatModel(threads=1, prefix_reuse=False, batch_size=5)
+    batched = []
+    reuse._generate_from_prefix = lambda *a: batched.append(a)  # must not decode one by one
+    got, want = reuse.chat(convs, greedy), fresh.chat(convs, greedy)
+    assert not batched
+    assert [c.text for c in got] == [c.text for c in want]
+    assert [c.completion_tokens for c in got] == [c.completion_tokens for c in want]
+    assert [c.finish_reason for c in got] == [c.finish_reason for c in want]
+    assert reuse.prompt_tokens == fresh.prompt_tokens
+    assert reuse.prefill_tokens < 0.75 * reuse.prompt_tokens
+    before = reuse.prefill_tokens
+    reuse.score(convs[-1:], ["Safety: Safe", "Safety: Unsafe"])
+    assert reuse.prefill_tokens - before == 1  # cached: all of the last prompt but its last token

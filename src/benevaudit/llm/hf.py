@@ -34,6 +34,8 @@ from benevaudit.llm.hf_prefix import (
     common_prefix,
     crop_to,
     empty_cache,
+    layer_states,
+    padded_cache,
     reuse_pays,
 )
 from benevaudit.llm.prompting import check_length, choice_ids, prompt_ids, set_chat_template
@@ -114,7 +116,10 @@ class HFChatModel(ChatModel):
         greedy = sampling.temperature == 0
         cap = self.max_model_len if sampling.max_tokens is None else sampling.max_tokens
         if greedy and self.prefix_reuse and self._reuse_pays(prompts, cap):
-            out = [self._generate_from_prefix(p, sampling) for p in prompts]
+            out = []
+            for start in range(0, len(prompts), self.batch_size):
+                out.extend(self._generate_reusing(prompts[start:start + self.batch_size],
+                                                  sampling))
         else:
             seeds = [request_seed(list(c), sampling.seed) for c in conversations]
             out = []
@@ -131,8 +136,37 @@ class HFChatModel(ChatModel):
         (prompt tokens repeating the prompt before them, the first against the cache) than it
         loses by not batching (``decode_step_tokens`` per extra decoding step)."""
         previous = self._prefix[0] if self._prefix is not None else []
+        step = 0 if self._pads_caches() and min(map(len, prompts)) > 1 else self.decode_step_tokens
         return reuse_pays(previous, prompts, max_tokens, self._reply_tokens,
-                          self.batch_size, self.decode_step_tokens)
+                          self.batch_size, step)
+
+    def _pads_caches(self) -> bool:
+        """Whether prompts' caches can be left-padded into one batch (then reuse loses no
+        batching): a ``DynamicCache`` of layers without sliding windows."""
+        return layer_states(empty_cache(self.model.config)) is not None
+
+    @torch.inference_mode()
+    def _generate_reusing(self, prompts: list[list[int]], sampling: Sampling
+                          ) -> list[Completion]:
+        """Greedy replies to ``prompts``, each prefilled (but for its last token) from the one
+        before's keys and values, then decoded together from their left-padded caches, the
+        last tokens in the batch's first step. One at a time where caches cannot be padded."""
+        if not self._pads_caches() or min(map(len, prompts)) < 2:
+            return [self._generate_from_prefix(p, sampling) for p in prompts]
+        rows = []
+        for p in prompts:
+            _, cache = self._prefill(p[:-1])  # the cache and self._prefix: p[:-1]
+            rows.append(layer_states(cache))
+            self._count(1, 0)                  # the last token, run in the batch below
+        ids, mask = left_pad(prompts, self.pad_id)                  # [B, T]
+        cache = padded_cache(self.model.config, rows)               # [B, H, T - 1, D] per layer
+        width = ids.shape[1]
+        gen = self.model.generate(input_ids=ids.to(self.device),
+                                  attention_mask=mask.to(self.device),
+                                  **{self.cache_arg: cache},
+                                  **self._generate_kwargs(sampling, width))
+        return [self._completion(p, row, sampling)
+                for p, row in zip(prompts, gen[:, width:].tolist(), strict=True)]
 
     @torch.inference_mode()
     def _generate_from_prefix(self, prompt: list[int], sampling: Sampling) -> Completion:
@@ -152,12 +186,8 @@ class HFChatModel(ChatModel):
     @torch.inference_mode()
     def _generate(self, prompts: list[list[int]], sampling: Sampling,
                   seeds: list[int]) -> list[Completion]:
-        width = max(len(p) for p in prompts)
-        ids = torch.full((len(prompts), width), self.pad_id, dtype=torch.long)  # [B, T]
-        mask = torch.zeros_like(ids)                                              # [B, T]
-        for row, p in enumerate(prompts):  # left padding: next token is the last column
-            ids[row, width - len(p):] = torch.tensor(p)
-            mask[row, width - len(p):] = 1
+        ids, mask = left_pad(prompts, self.pad_id)  # [B, T]
+        width = ids.shape[1]
         kwargs = self._generate_kwargs(sampling, width)
         sampled = sampling.temperature > 0
         if sampled:  # each row from its own seeded generator; generate then takes that token
@@ -267,6 +297,18 @@ class HFChatModel(ChatModel):
     def _extend(self, ids: torch.Tensor, cache: Any) -> torch.Tensor:
         """Logits ``[1, T, V]`` of ``ids`` run on top of ``cache`` (extended in place)."""
         return self.model(input_ids=ids, use_cache=True, **{self.cache_arg: cache}).logits
+
+
+def left_pad(prompts: Sequence[Sequence[int]], pad_id: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """Token ids and attention mask ``[B, T]``, padded on the left so that every row's next
+    token is the last column."""
+    width = max(len(p) for p in prompts)
+    ids = torch.full((len(prompts), width), pad_id, dtype=torch.long)
+    mask = torch.zeros_like(ids)
+    for row, p in enumerate(prompts):
+        ids[row, width - len(p):] = torch.tensor(p)
+        mask[row, width - len(p):] = 1
+    return ids, mask
 
 
 def cut_reply(tokenizer: Any, eos_ids: Sequence[int], row: list[int],

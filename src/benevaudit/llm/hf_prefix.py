@@ -4,11 +4,14 @@
 only the tokens after their longest common prefix. A detector reading an agent turn with its
 whole prior context sends one prompt per turn, each extending the previous one, so a dialogue
 of n turns costs about one prompt's prefill instead of n. Greedy ``chat`` (a guard writing its
-verdict over context units) runs its prompts one at a time from the previous prompt's cache
-when that saves more prefill than it loses decoding without batches: when the repeated prompt
-tokens outnumber ``DECODE_STEP_TOKENS`` times the extra decoding steps, counted from the replies
-seen so far (``max_tokens`` before the first). ``prefill_tokens`` (computed) and
-``prompt_tokens`` (what a prompt-by-prompt run computes) count the saving.
+verdict over context units) prefills its prompts one at a time from the previous prompt's cache,
+all but each prompt's last token, then decodes them together: the prompts' caches, left-padded
+into one batch cache (``padded_cache``), continue as a padded batch would, so reuse costs no
+batching. Where a cache cannot be padded so (sliding-window layers, releases before
+``DynamicCache`` had layers), the prompts decode one at a time, and reuse is taken only when the
+repeated prompt tokens outnumber ``DECODE_STEP_TOKENS`` times the extra decoding steps, counted
+from the replies seen so far (``max_tokens`` before the first). ``prefill_tokens`` (computed)
+and ``prompt_tokens`` (what a prompt-by-prompt run computes) count the saving.
 """
 
 from __future__ import annotations
@@ -61,4 +64,32 @@ def crop_to(cache: Any, length: int) -> Any:
     extra = cache.get_seq_length() - length
     if extra > 0:
         cache.crop(-extra)
+    return cache
+
+
+def layer_states(cache: Any) -> list[tuple[Any, Any]] | None:
+    """Each layer's (keys, values) ``[1, H, T, D]``, or None where the cache cannot be padded
+    into a batch (a sliding-window layer keeps a window, not every position)."""
+    layers = getattr(cache, "layers", None)
+    if layers is None or any(getattr(x, "is_sliding", False) or not hasattr(x, "keys")
+                             for x in layers):
+        return None
+    return [(x.keys, x.values) for x in layers]
+
+
+def padded_cache(config: Any, rows: Sequence[list[tuple[Any, Any]]]) -> Any:
+    """One batch KV cache from single-row ones, each left-padded (zeros) to the longest, as a
+    left-padded batch's prefill would have laid them out; the attention mask hides the pads."""
+    width = max(keys.shape[-2] for keys, _ in (row[0] for row in rows))
+    cache = empty_cache(config)
+    for layer in range(len(rows[0])):
+        k0, v0 = rows[0][layer]
+        keys = k0.new_zeros((len(rows), k0.shape[1], width, k0.shape[3]))    # [B, H, W, D]
+        values = v0.new_zeros((len(rows), v0.shape[1], width, v0.shape[3]))
+        for i, row in enumerate(rows):
+            k, v = row[layer]
+            n = k.shape[-2]
+            if n:
+                keys[i, :, width - n:], values[i, :, width - n:] = k[0], v[0]
+        cache.update(keys, values, layer)
     return cache
