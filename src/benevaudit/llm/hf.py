@@ -136,7 +136,8 @@ class HFChatModel(ChatModel):
         (prompt tokens repeating the prompt before them, the first against the cache) than it
         loses by not batching (``decode_step_tokens`` per extra decoding step)."""
         previous = self._prefix[0] if self._prefix is not None else []
-        step = 0 if self._pads_caches() and min(map(len, prompts)) > 1 else self.decode_step_tokens
+        short = min(map(len, prompts), default=0) < 2  # a prompt of one token has no cache
+        step = 0 if self._pads_caches() and not short else self.decode_step_tokens
         return reuse_pays(previous, prompts, max_tokens, self._reply_tokens,
                           self.batch_size, step)
 
