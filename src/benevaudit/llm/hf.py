@@ -35,6 +35,7 @@ from benevaudit.llm.hf_prefix import (
     crop_to,
     empty_cache,
     layer_states,
+    left_pad,
     padded_cache,
     reuse_pays,
 )
@@ -154,10 +155,10 @@ class HFChatModel(ChatModel):
         last tokens in the batch's first step. One at a time where caches cannot be padded."""
         if not self._pads_caches() or min(map(len, prompts)) < 2:
             return [self._generate_from_prefix(p, sampling) for p in prompts]
-        rows = []
+        rows: list[list[tuple[Any, Any]]] = []
         for p in prompts:
             _, cache = self._prefill(p[:-1])  # the cache and self._prefix: p[:-1]
-            rows.append(layer_states(cache))
+            rows.append(layer_states(cache) or [])
             self._count(1, 0)                  # the last token, run in the batch below
         ids, mask = left_pad(prompts, self.pad_id)                  # [B, T]
         cache = padded_cache(self.model.config, rows)               # [B, H, T - 1, D] per layer
@@ -298,18 +299,6 @@ class HFChatModel(ChatModel):
     def _extend(self, ids: torch.Tensor, cache: Any) -> torch.Tensor:
         """Logits ``[1, T, V]`` of ``ids`` run on top of ``cache`` (extended in place)."""
         return self.model(input_ids=ids, use_cache=True, **{self.cache_arg: cache}).logits
-
-
-def left_pad(prompts: Sequence[Sequence[int]], pad_id: int) -> tuple[torch.Tensor, torch.Tensor]:
-    """Token ids and attention mask ``[B, T]``, padded on the left so that every row's next
-    token is the last column."""
-    width = max(len(p) for p in prompts)
-    ids = torch.full((len(prompts), width), pad_id, dtype=torch.long)
-    mask = torch.zeros_like(ids)
-    for row, p in enumerate(prompts):
-        ids[row, width - len(p):] = torch.tensor(p)
-        mask[row, width - len(p):] = 1
-    return ids, mask
 
 
 def cut_reply(tokenizer: Any, eos_ids: Sequence[int], row: list[int],

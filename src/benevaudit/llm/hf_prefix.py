@@ -93,3 +93,17 @@ def padded_cache(config: Any, rows: Sequence[list[tuple[Any, Any]]]) -> Any:
                 keys[i, :, width - n:], values[i, :, width - n:] = k[0], v[0]
         cache.update(keys, values, layer)
     return cache
+
+
+def left_pad(prompts: Sequence[Sequence[int]], pad_id: int) -> tuple[Any, Any]:
+    """Token ids and attention mask ``[B, T]``, padded on the left so that every row's next
+    token is the last column: the layout ``padded_cache`` gives the prompts' caches."""
+    import torch  # heavy; loads on first use
+
+    width = max(len(p) for p in prompts)
+    ids = torch.full((len(prompts), width), pad_id, dtype=torch.long)
+    mask = torch.zeros_like(ids)
+    for row, p in enumerate(prompts):
+        ids[row, width - len(p):] = torch.tensor(p)
+        mask[row, width - len(p):] = 1
+    return ids, mask
