@@ -5,8 +5,11 @@ fields say the type and the valid range of every value the family reads; the YAM
 ``conf/`` holds the defaults, so a field has none unless some options lack the key. Such a field
 defaults to ``None`` (absent); it admits an explicit ``null`` only when its type says so
 (``Optional[...]``), since pydantic does not validate defaults.
-Keys a spec does not name pass through untouched (``extra="allow"``), so an option may carry
-what only its own code reads. Validation is strict: ``2.5`` is no integer, ``"nope"`` no flag.
+A key a spec does not name is refused (``extra="forbid"``), added with ``+`` or not: the error
+names the key, its block and the keys that block takes. A block with kinds (``probe``,
+``detector``, ``generator``, ``data``) is a union of one spec per kind told apart by a
+``Literal`` tag (``family``, ``kind``), so each kind lists only its own keys.
+Validation is strict: ``2.5`` is no integer, ``"nope"`` no flag.
 
 :meth:`Spec.of` validates a plain dict and turns the first failure into one
 :class:`~benevaudit.errors.ConfigError` that names the dotted key, the value and what was
@@ -21,7 +24,7 @@ import types
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 import annotated_types as at
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, Tag, ValidationError, model_validator
 from pydantic.fields import FieldInfo
 from typing_extensions import Self
 
@@ -39,7 +42,7 @@ SequenceLength = Annotated[int, Field(ge=3, le=512)]      # tokens incl. [CLS]/[
 class Spec(BaseModel):
     """One config block, typed. Subclasses list the keys their family reads."""
 
-    model_config = ConfigDict(strict=True, extra="allow", frozen=True, allow_inf_nan=False)
+    model_config = ConfigDict(strict=True, extra="forbid", frozen=True, allow_inf_nan=False)
 
     @classmethod
     def of(cls, data: Any, key: str = "") -> Self:
@@ -56,6 +59,21 @@ class Spec(BaseModel):
         return self.model_dump(exclude_unset=True)
 
 
+ELSEWHERE = ("task_name", "paths", "logger", "hydra")   # top-level keys read outside a run spec
+
+
+class RunSpec(Spec):
+    """An entrypoint's whole config: every top-level key but those read where they are used
+    (``ELSEWHERE``: the run directory's ``paths``, the ``logger``, Hydra's own)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def drop_elsewhere(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            return {k: v for k, v in data.items() if k not in ELSEWHERE}
+        return data
+
+
 def failure(cls: type[BaseModel], error: ValidationError, key: str, data: Any
             ) -> BenevauditError:
     """The first error of a validation as one benevaudit error naming the key."""
@@ -64,16 +82,137 @@ def failure(cls: type[BaseModel], error: ValidationError, key: str, data: Any
     if isinstance(cause, BenevauditError):          # a model_validator's own message
         return cause
     loc = [part for part in first["loc"]]
+    if first["type"] == "extra_forbidden":
+        return unknown_key(cls, key, loc, data)
+    if first["type"] in ("union_tag_invalid", "union_tag_not_found"):
+        return bad_tag(cls, key, loc, first)
     field, depth = field_at(cls, loc)
-    path = dotted(key, loc[:depth] if field is not None else loc)
-    value = first["input"] if field is None or depth == len(loc) else given(data, loc[:depth])
+    _, named = walk(cls, loc[:depth] if field is not None else loc)
+    path = dotted(key, named)
+    value = first["input"] if field is None or depth == len(loc) else given(data, named)
     if first["type"] == "missing":
         return ConfigError(f"{path} is required" + (f": expected {describe(field)}" if field else ""))
     if cause is not None:
         return ConfigError(f"{path}={value!r}: {cause}")
-    if first["type"] == "extra_forbidden":
-        return ConfigError(f"{path}: unknown key")
     return ConfigError(f"{path}={value!r}: expected {describe(field) if field else first['msg']}")
+
+
+TAGS = ("family", "kind", "backend")     # the fields that tell a block's kinds apart
+
+
+def walk(cls: type[BaseModel], loc: list[Any]) -> tuple[Any, list[Any]]:
+    """(the spec class that owns the last part of ``loc``, ``loc`` without union tags).
+
+    pydantic puts the tag of a tagged union into an error's location (``probe.cobia.x``); the
+    dotted key a person wrote has none (``probe.x``)."""
+    model: Any = cls
+    path: list[Any] = []
+    annotation: Any = None
+    for part in loc:
+        members = union_members(annotation)
+        if len(members) > 1 and isinstance(part, str) and is_tag(annotation, members, part):
+            chosen = picked(annotation, members, part)
+            annotation = chosen[0] if len(chosen) == 1 else Union[tuple(chosen)] if chosen else None
+            model = chosen[0] if len(chosen) == 1 else None
+            continue
+        path.append(part)
+        fields = getattr(model, "model_fields", None)
+        if isinstance(part, str) and fields is not None and part in fields:
+            annotation = fields[part].annotation
+        elif get_origin(annotation) is dict or isinstance(part, int):
+            args = get_args(unwrap(annotation)[0]) if annotation is not None else ()
+            annotation = args[-1] if args else None
+        else:
+            annotation = None
+        members = union_members(annotation)
+        model = members[0] if len(members) == 1 else None
+    return model, path
+
+
+def union_members(annotation: Any) -> list[type[BaseModel]]:
+    """The spec classes an annotation admits: ``X``, ``X | None``, a (tagged) union of them."""
+    if annotation is None:
+        return []
+    if isinstance(annotation, type):
+        return [annotation] if issubclass(annotation, BaseModel) else []
+    found: list[type[BaseModel]] = []
+    for arg in get_args(annotation):
+        for member in union_members(arg):
+            if member not in found:
+                found.append(member)
+    return found
+
+
+def is_tag(annotation: Any, members: list[type[BaseModel]], part: str) -> bool:
+    """Whether a location part picks a member of a union (its tag, or its class name where the
+    union has no tag) rather than naming a field."""
+    return bool(picked(annotation, members, part))
+
+
+def picked(annotation: Any, members: list[type[BaseModel]], part: str) -> list[type[BaseModel]]:
+    """The members of a union a location part picks: by ``Tag``, ``Literal`` tag or name."""
+    tagged = tags_in(annotation)
+    if part in tagged:
+        return [tagged[part]]
+    return [m for m in members if has_tag(m, part) or m.__name__ == part]
+
+
+def tags_in(annotation: Any) -> dict[str, type[BaseModel]]:
+    """``{tag: spec}`` of a union whose members are ``Annotated[spec, Tag(tag)]``."""
+    found: dict[str, type[BaseModel]] = {}
+    for arg in get_args(annotation):
+        if get_origin(arg) is Annotated:
+            inner, *meta = get_args(arg)
+            for item in meta:
+                if isinstance(item, Tag) and isinstance(inner, type):
+                    found[item.tag] = inner
+        found.update(tags_in(arg))
+    return found
+
+
+def has_tag(model: type[BaseModel], tag: str) -> bool:
+    return any(tag in values for values in tag_values(model).values())
+
+
+def tag_values(model: type[BaseModel]) -> dict[str, tuple[Any, ...]]:
+    """A kind's tags: ``{"family": ("cobia",)}``, from its ``Literal`` tag fields."""
+    found = {}
+    for name in TAGS:
+        field = model.model_fields.get(name)
+        if field is not None and get_origin(unwrap(field.annotation)[0]) is Literal:
+            found[name] = get_args(unwrap(field.annotation)[0])
+    return found
+
+
+def unknown_key(cls: type[BaseModel], key: str, loc: list[Any], data: Any) -> ConfigError:
+    """``probe.max_tokns: unknown key in probe (family=cobia); valid keys: …``."""
+    owner, path = walk(cls, loc[:-1])
+    try:
+        block = given(data, path)
+    except (KeyError, IndexError, TypeError):
+        block = None
+    where = dotted(key, path) or "the config"
+    full = dotted(key, [*path, loc[-1]])
+    if owner is None:
+        return ConfigError(f"{full}: unknown key in {where}")
+    tags = ", ".join(f"{name}={block[name]}" for name in TAGS
+                     if name in owner.model_fields and isinstance(block, dict) and name in block)
+    valid = sorted(f.alias or name for name, f in owner.model_fields.items())
+    return ConfigError(f"{full}: unknown key in {where}{f' ({tags})' if tags else ''}; valid "
+                       f"keys: {', '.join(valid)}")
+
+
+def bad_tag(cls: type[BaseModel], key: str, loc: list[Any], first: Any) -> ConfigError:
+    """A kind no spec has: ``detector.kind='x': expected one of [...]``."""
+    ctx = first.get("ctx") or {}
+    tag = str(ctx.get("discriminator", "kind")).strip("'")
+    tag = tag if tag.isidentifier() else "kind"      # a callable discriminator reads ``kind``
+    _, path = walk(cls, loc)
+    expected = [t.strip().strip("'") for t in str(ctx.get("expected_tags", "")).split(",")]
+    where = dotted(key, [*path, tag])
+    if first["type"] == "union_tag_not_found":
+        return ConfigError(f"{where} is required: expected one of {expected}")
+    return ConfigError(f"{where}={ctx.get('tag')!r}: expected one of {expected}")
 
 
 def given(data: Any, loc: list[Any]) -> Any:
@@ -84,15 +223,21 @@ def given(data: Any, loc: list[Any]) -> Any:
 
 
 def field_at(cls: type[BaseModel], loc: list[Any]) -> tuple[FieldInfo | None, int]:
-    """The field an error's location points at, and how many location parts name it."""
-    model: Any = cls
+    """The field an error's location points at, and how many location parts name it (a union's
+    tag counts as a part)."""
+    members: list[type[BaseModel]] = [cls]
+    annotation: Any = cls
     field = None
     for depth, part in enumerate(loc):
-        fields = getattr(model, "model_fields", None)
+        if len(members) > 1 and isinstance(part, str) and is_tag(annotation, members, part):
+            members = picked(annotation, members, part)
+            continue
+        fields = members[0].model_fields if len(members) == 1 else None
         if not isinstance(part, str) or fields is None or part not in fields:
             return field, depth
         field = fields[part]
-        model = spec_class(field.annotation)
+        annotation = field.annotation
+        members = union_members(annotation)
     return field, len(loc)
 
 

@@ -12,7 +12,7 @@ from hydra.types import RunMode
 from omegaconf import DictConfig, OmegaConf
 
 from benevaudit.report.tracking import build_logger
-from benevaudit.specs import Spec
+from benevaudit.specs import ELSEWHERE, Spec
 
 S = TypeVar("S", bound=Spec)
 
@@ -25,9 +25,11 @@ def plain(node: Any) -> Any:
 
 
 def validated(spec: type[S], cfg: DictConfig) -> S:
-    """The run's typed spec, from the keys it declares, each resolved; the rest (``paths``,
-    ``logger``, ``hydra``) are resolved where they are read. A key left ``???`` is missing."""
-    return spec.of({k: plain(cfg[k]) for k in spec.model_fields if k in cfg})
+    """The run's typed spec of every top-level key, each resolved, but those read where they
+    are used (``specs.ELSEWHERE``: ``paths``, ``logger``, ``hydra``); a key the spec does not
+    name (``+limt=3``) is refused. A key left ``???`` is missing."""
+    return spec.of({k: plain(cfg[k]) for k in cfg
+                    if k not in ELSEWHERE and not OmegaConf.is_missing(cfg, k)})
 
 
 def output_dir(cfg: DictConfig) -> Path:

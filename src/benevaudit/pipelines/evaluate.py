@@ -31,13 +31,13 @@ from benevaudit.pipelines.config import output_dir, plain, run_logger, validated
 from benevaudit.precision import resolve_precision, torch_device
 from benevaudit.report.tracking import finish_logger
 from benevaudit.schema import Dialogue
-from benevaudit.specs import NonNegativeInt, Spec
+from benevaudit.specs import NonNegativeInt, RunSpec, Spec
 from benevaudit.splits import SplitSpec, apply_split, by_split
 
 log = logging.getLogger(__name__)
 
 
-class FrozenRun(Spec):
+class FrozenRun(RunSpec):
     """What evaluate.py and attribute.py share: a saved classifier and the data it meets."""
 
     seed: NonNegativeInt

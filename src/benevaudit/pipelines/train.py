@@ -37,13 +37,13 @@ from benevaudit.precision import resolve_precision, torch_device
 from benevaudit.report.model_audit import audit_model
 from benevaudit.report.tracking import finish_logger, log_test_artifacts
 from benevaudit.schema import CLASSES, Dialogue
-from benevaudit.specs import NonNegativeInt, Spec
+from benevaudit.specs import NonNegativeInt, RunSpec, Spec
 from benevaudit.splits import SplitSpec, apply_split, by_split
 
 log = logging.getLogger(__name__)
 
 
-class TrainRun(Spec):
+class TrainRun(RunSpec):
     """Every block train.py reads, checked (files included) before any model work."""
 
     seed: NonNegativeInt

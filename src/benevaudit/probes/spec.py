@@ -1,7 +1,8 @@
-"""The ``probe`` block and the ``target`` the probe asks, typed (see :mod:`benevaudit.specs`).
+"""The ``probe`` block, one spec per kind, and the ``target`` the probe asks, typed (see
+:mod:`benevaudit.specs`).
 
-Keys of one probe kind only (CoBia's ``sentences`` and ``switches``, FairDialogue's ``k`` and
-``rounds``) are absent from the others' blocks; a probe reads the rest of its block itself.
+``probe.family`` picks CoBia or FairDialogue, and FairDialogue's ``probe.kind`` one of its
+three protocols; each spec lists its kind's keys only, so a misspelt key names the valid ones.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from typing import Annotated, Literal, Optional, Union
 from pydantic import Field, model_validator
 
 from benevaudit.llm.spec import LLMSpec, SamplingSpec
-from benevaudit.specs import Fraction, PositiveInt, Spec
+from benevaudit.specs import Fraction, NonNegativeInt, PositiveInt, Spec
 
 
 class SwitchesSpec(Spec):
@@ -44,31 +45,107 @@ class AnswersSpec(Spec):
     path: Optional[str]                   # a CSV of answers to score instead of asking
 
 
-class ProbeSpec(Spec):
-    """One probe option (``conf/probe/``): ``family`` and, for FairDialogue, ``kind``."""
+class CobiaData(Spec):
+    path: Optional[str]                   # a clone of the release, or its three JSON files
+    one_descriptor: Literal["skip", "same_category"]
+    category_map: Optional[dict[str, str]]
 
-    family: str
-    kind: str = None                      # type: ignore[assignment]  # FairDialogue
-    sentences: PositiveInt = None         # type: ignore[assignment]  # CoBia
-    max_tokens: Optional[PositiveInt] = None                          # CoBia: null, no cap
-    switches: SwitchesSpec = None         # type: ignore[assignment]  # CoBia
-    judges: dict[str, Optional[RaterSpec]] = None  # type: ignore[assignment]  # CoBia
-    neutral: bool = None                  # type: ignore[assignment]  # FairDialogue
-    k: PositiveInt = None                 # type: ignore[assignment]  # recommendation
-    rounds: PositiveInt = None            # type: ignore[assignment]  # feedback
-    sampling: ProbeSampling = None        # type: ignore[assignment]  # FairDialogue
-    answers: AnswersSpec = None           # type: ignore[assignment]  # FairDialogue
+
+class CobiaSpec(Spec):
+    """``probe=cobia*``: constructed-conversation attacks, scored by the judges."""
+
+    family: Literal["cobia"]
+    methods: Annotated[list[Literal["hcc", "scc", "zero_shot", "roleplay", "dan"]],
+                       Field(min_length=1)]
+    layout: Literal["auto", "official", "seeded"]
+    data: CobiaData
+    sentences: PositiveInt
+    switches: SwitchesSpec
+    dan_template: Optional[str]
+    human_labels: Optional[str]
+    max_tokens: Optional[PositiveInt]     # null: no cap
+    top_p: Fraction
+    judge_url: Optional[str] = None       # cobia_paper: the Ollama server its judges sit behind
+    judges: dict[str, Optional[RaterSpec]]
 
     @model_validator(mode="after")
-    def files_readable(self) -> ProbeSpec:
-        for name, rater in (self.judges or {}).items():
+    def files_readable(self) -> CobiaSpec:
+        for name, rater in self.judges.items():
             if rater is not None and rater.llm is not None:
                 rater.llm.check_files(f"probe.judges.{name}.llm")
         return self
 
     def asks_target(self) -> bool:
+        return True
+
+
+class VoiceSpec(Spec):
+    """espeak-ng settings of one group part's voice."""
+
+    language: Optional[str] = None
+    variant: Optional[str] = None
+    pitch: Optional[NonNegativeInt] = None
+    rate: Optional[PositiveInt] = None
+
+
+class AudioSpec(Spec):
+    voices: dict[str, VoiceSpec]
+
+
+class FairDialogueSpec(Spec):
+    """What the FairDialogue kinds share: how the group is conveyed, the answer format."""
+
+    family: Literal["fairdialogue"]
+    tasks: Annotated[list[str], Field(min_length=1)]
+    attributes: dict[str, Annotated[list[str], Field(min_length=1)]]
+    mode: Literal["text", "audio"]
+    text_style: Literal["system", "self_intro"]
+    neutral: bool
+    instruction: Optional[str]
+    suffix: str
+    sampling: ProbeSampling
+    answers: AnswersSpec
+    audio: AudioSpec
+
+    def asks_target(self) -> bool:
         """False when the probe scores a CSV of answers and loads no target."""
-        return not (self.answers is not None and self.answers.path)
+        return not self.answers.path
+
+
+class DecisionSpec(FairDialogueSpec):
+    kind: Literal["decision"]
+
+
+class PragSpec(Spec):
+    normalise: Literal["printed", "pairs"]
+
+
+class FairLLMSpec(Spec):
+    serp: Literal["langfair", "unit"]
+    prag: Literal["langfair", "pairs"]
+
+
+class RecommendationSpec(FairDialogueSpec):
+    kind: Literal["recommendation"]
+    k: PositiveInt
+    prag: PragSpec
+    fairllm: FairLLMSpec
+
+
+class FeedbackItems(Spec):
+    items_from: Optional[list[str]]       # decision run directories, or this target's answers
+
+
+class FeedbackSpec(FairDialogueSpec):
+    kind: Literal["feedback"]
+    rounds: PositiveInt
+    pushbacks: Optional[Annotated[list[str], Field(min_length=1)]]
+    feedback: FeedbackItems
+
+
+FairDialogueKinds = Annotated[Union[DecisionSpec, RecommendationSpec, FeedbackSpec],
+                              Field(discriminator="kind")]
+ProbeSpec = Annotated[Union[CobiaSpec, FairDialogueKinds], Field(discriminator="family")]
 
 
 class TargetSpec(Spec):
@@ -76,4 +153,6 @@ class TargetSpec(Spec):
     names (``company``, ``model_company``)."""
 
     name: str
+    company: Optional[str]               # null: the released DAN is skipped
+    model_company: Optional[str]
     llm: LLMSpec
