@@ -86,6 +86,8 @@ def adopt_run_config(cfg: DictConfig, run: Path | None) -> None:
     if not saved.is_file():
         return
     train_cfg = OmegaConf.load(saved)
+    if not isinstance(train_cfg, DictConfig):
+        raise ConfigError(f"{saved}: expected the training run's config (a mapping)")
     with open_dict(cfg):
         for key in ("data", "split", "seed"):
             if key in train_cfg:

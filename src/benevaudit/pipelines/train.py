@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Optional
 
@@ -121,7 +122,8 @@ def run(cfg: DictConfig) -> dict[str, float]:
     hf_model = load_classifier(spec.model.source, seed=spec.seed)
     module = DialogueClassifier(spec.model.source, json.loads(hf_model.config.to_json_string()),
                                 model=hf_model, **spec.optim.as_dict())
-    dm = DialogueDataModule(splits, tokenizer, spec.model.max_length, spec.model.head_tokens,
+    sides: dict[str, Sequence[Dialogue]] = dict(splits)
+    dm = DialogueDataModule(sides, tokenizer, spec.model.max_length, spec.model.head_tokens,
                             seed=spec.seed, **spec.loader.as_dict())
     logger = run_logger(cfg, out, out.name)
     try:

@@ -11,8 +11,8 @@ from typing import Annotated, Literal, Optional, Union
 
 from pydantic import Field, model_validator
 
-from benevaudit.llm.spec import LLMSpec, SamplingSpec
-from benevaudit.specs import Fraction, NonNegativeInt, PositiveInt, Spec
+from benevaudit.llm.spec import LLMSpec
+from benevaudit.specs import Fraction, NonNegative, NonNegativeInt, PositiveInt, Share, Spec
 
 
 class SwitchesSpec(Spec):
@@ -23,11 +23,14 @@ class SwitchesSpec(Spec):
     disavowal: bool
 
 
-class ProbeSampling(SamplingSpec):
+class ProbeSampling(Spec):
     """FairDialogue's sampling: a reply budget, or ``auto`` (sized from the list length K)."""
 
-    max_tokens: Annotated[Union[PositiveInt, Literal["auto"]],   # type: ignore[assignment]
-                          Field(description="a positive integer or auto")] = None
+    temperature: NonNegative
+    max_tokens: Annotated[Union[PositiveInt, Literal["auto"]],
+                          Field(description="a positive integer or auto")]
+    top_p: Optional[Share] = None         # absent: the backend's
+    seed: Optional[NonNegativeInt] = None
 
 
 class RaterSpec(Spec):
