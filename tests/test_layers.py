@@ -326,6 +326,9 @@ HEAVY = frozenset({
 # (finding a checkpoint is also input validation) load them where they are used, as a package.
 HEAVY_MODULES: dict[str, str] = {
     "benevaudit.audit.module": "the Lightning module of the classifier",
+    "benevaudit.audit.datamodule": "the classifier's batches (torch, Lightning): the fine-tuned "
+                                   "detector's module is read whenever detector kinds are listed",
+    "benevaudit.audit.evaluation": "the classifier's evaluation pass (torch)",
 }
 
 
