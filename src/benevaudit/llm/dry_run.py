@@ -22,6 +22,7 @@ import logging
 from collections import deque
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +37,9 @@ from benevaudit.llm.prefix_floor import PrefixTrie
 log = logging.getLogger(__name__)
 PLACEHOLDER = "{reply}"
 DERIVED = ("judge", "unit")   # identity keys a request reading another's reply adds to its own
-_ACTIVE: list[RequestLog] = []
+# The request log models record into, for the code running within ``recording``: a context
+# variable, so each thread and task sees its own and nothing outlives the ``with`` block.
+_RECORDING: ContextVar[RequestLog | None] = ContextVar("dry_run_request_log", default=None)
 
 
 def _key(obj: Any) -> str:
@@ -268,16 +271,16 @@ def model_for_block(block: dict[str, Any]) -> DryRunChatModel:
 @contextmanager
 def recording(request_log: RequestLog) -> Iterator[RequestLog]:
     """Within it, every model built from an ``llm`` block records into ``request_log``."""
-    _ACTIVE.append(request_log)
+    token = _RECORDING.set(request_log)
     try:
         yield request_log
     finally:
-        _ACTIVE.remove(request_log)
+        _RECORDING.reset(token)
         request_log.close()
 
 
 def active() -> RequestLog | None:
-    return _ACTIVE[-1] if _ACTIVE else None
+    return _RECORDING.get()
 
 
 @contextmanager
