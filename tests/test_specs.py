@@ -280,8 +280,8 @@ def test_family_specs_stand_alone() -> None:
     detector = Detect.of({"detector": {
         "name": "x", "kind": "sequence_classifier", "threshold": 1, "source": "a/b",
         "trigger": ["toxic"], "label_names": {}, "unit": "utterance", "aggregation": "any",
-        "text_format": "{agent}", "max_length": 512, "append_eos": False, "batch_size": 2,
-        "device": "cpu"}}).detector
+        "text_format": "{agent}", "max_length": 512, "append_eos": False, "eos_token": None,
+        "batch_size": 2, "device": "cpu"}}).detector
     assert detector.threshold == 1.0 and detector.source == "a/b"
     with pytest.raises(ConfigError, match=r"^detector\.kind is required"):
         Detect.of({"detector": {"name": "x"}})

@@ -21,7 +21,7 @@ import json
 import logging
 from collections import deque
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
@@ -37,8 +37,7 @@ from benevaudit.llm.prefix_floor import PrefixTrie
 log = logging.getLogger(__name__)
 PLACEHOLDER = "{reply}"
 DERIVED = ("judge", "unit")   # identity keys a request reading another's reply adds to its own
-# The request log models record into, for the code running within ``recording``: a context
-# variable, so each thread and task sees its own and nothing outlives the ``with`` block.
+# The log models record into within ``recording``: per thread and task, gone after the block.
 _RECORDING: ContextVar[RequestLog | None] = ContextVar("dry_run_request_log", default=None)
 
 
@@ -287,10 +286,7 @@ def active() -> RequestLog | None:
 def scope(**tags: Any) -> Iterator[None]:
     """Identity fields for the requests sent within; a no-op outside a dry run."""
     current = active()
-    if current is None:
-        yield
-        return
-    with current.scope(**tags):
+    with current.scope(**tags) if current is not None else nullcontext():
         yield
 
 

@@ -61,6 +61,17 @@ class LLMSpec(Spec):
     # hears ``input_audio`` parts (probe.mode=audio needs it; on hf it loads a speech model)
     audio_in: Optional[bool] = None
     audio_out: Optional[bool] = None      # answers in speech too (hf: Qwen2.5-Omni's talker)
+    # hf speech models (llm/hf_speech.py)
+    speaker: Optional[str] = None         # Qwen2.5-Omni's voice for spoken replies
+    system_prompt: Optional[str] = None   # the model card's own system prompt (Omni's talker needs it)
+    truncate_audio: Optional[bool] = None
+    max_speech_tokens: Optional[PositiveInt] = None
+    # vllm speech models
+    limit_mm_per_prompt: Optional[dict[str, PositiveInt]] = None
+    # openai
+    modalities: Optional[list[str]] = None     # [text, audio]: a spoken reply too
+    audio: Optional[dict[str, str]] = None     # the spoken reply's {voice, format}
+    extra_body: Optional[dict[str, Any]] = None  # vLLM's own sampling parameters
 
     def check_files(self, key: str) -> None:
         """Its chat template file and a local model directory, read now (``key``: where the

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal, Optional, Union
 
-from pydantic import ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
 
 from benevaudit.llm.spec import LLMSpec
 from benevaudit.probes.fairmt.spec import FairMTSpec
@@ -48,7 +48,6 @@ class RaterSpec(Spec):
 class RefusalSpec(Spec):
     """CoBia's ``probe.refusal``: what the refusal raters read of a DAN reply."""
 
-    model_config = ConfigDict(extra="forbid")
 
     dan_scope: Literal["jailbroken", "released"]
 
@@ -56,7 +55,6 @@ class RefusalSpec(Spec):
 class AnnotationSpec(Spec):
     """CoBia's ``probe.annotation``: the blind sheets written for human validation."""
 
-    model_config = ConfigDict(extra="forbid")
 
     size: Optional[PositiveInt]           # outputs per prompt group; null: no sheets
     groups: list[Literal["hcc", "scc", "zero_shot", "roleplay", "dan"]]
@@ -101,11 +99,14 @@ class CobiaSpec(Spec):
     def asks_target(self) -> bool:
         return True
 
+    def speaks(self) -> bool:
+        """Whether the target hears the user (only FairDialogue's audio mode)."""
+        return False
+
 
 class ServerSpec(Spec):
     """``probe.audio.server``: the ``/v1/audio/speech`` endpoint of ``source: tts_server``."""
 
-    model_config = ConfigDict(extra="forbid")
     base_url: Optional[str]
     model: str
     api_key_env: Optional[str]            # the variable holding the key; null: no key needed
@@ -114,7 +115,6 @@ class ServerSpec(Spec):
 class AudioSpec(Spec):
     """``probe.audio``: the source of the stimuli and its settings."""
 
-    model_config = ConfigDict(extra="forbid")
     source: Literal["espeak", "tts_server", "dir"]
     voices: dict[str, Any]                # espeak: {part: settings}; tts_server: {part: voice}
     path: Optional[str]                   # dir: the folder holding manifest.csv
@@ -140,6 +140,9 @@ class FairDialogueSpec(Spec):
     def asks_target(self) -> bool:
         """False when the probe scores a CSV of answers and loads no target."""
         return not self.answers.path
+
+    def speaks(self) -> bool:
+        return self.mode == "audio"
 
 
 class DecisionSpec(FairDialogueSpec):

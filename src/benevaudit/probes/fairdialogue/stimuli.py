@@ -25,7 +25,6 @@ from typing import Any, Literal, Optional
 
 import pandas as pd
 import soundfile
-from pydantic import ConfigDict
 
 from benevaudit.errors import ConfigError
 from benevaudit.llm.dry_run_audio import register_stimuli
