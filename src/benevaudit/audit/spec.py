@@ -46,6 +46,9 @@ class TrainerSpec(Spec):
     deterministic: bool
     num_sanity_val_steps: Annotated[int, Field(ge=-1)]
     enable_progress_bar: bool
+    # a quick run's cap (``+trainer.limit_train_batches=4``): a count or a share of the batches
+    limit_train_batches: Optional[Union[PositiveInt, Positive]] = None
+    limit_val_batches: Optional[Union[NonNegativeInt, NonNegative]] = None
 
 
 class CheckpointSpec(Spec):
