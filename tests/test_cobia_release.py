@@ -172,19 +172,21 @@ def test_the_keyword_rule_keeps_the_joined_literals_unless_corrected(tmp_path):
 
 def test_judge_variants_follow_the_judges_folder_and_asking_without_it_is_an_error(tmp_path):
     from benevaudit.probes.cobia.options import raters_of
+    from benevaudit.probes.spec import CobiaSpec
 
-    spec = option("probe", "cobia")
-    for judge in spec["judges"].values():
+    block = option("probe", "cobia")
+    for judge in block["judges"].values():
         judge["llm"] = {"backend": "scripted"}
+    spec = CobiaSpec.of(block, "probe")
     with_files = locate(make_clone(tmp_path / "a"))
     assert [j.variant for j in raters_of(spec, with_files)] == [
         "release", "release", "granite_release", "keywords_release"]
     without = locate(make_clone(tmp_path / "b", judges=False))
     assert [j.variant for j in raters_of(spec, without)] == [
         "project", "project", "social_bias", "llm"]
-    spec["judges"]["bias"]["variant"] = "release"
+    block["judges"]["bias"]["variant"] = "release"
     with pytest.raises(ConfigError, match="judges/ folder") as err:
-        raters_of(spec, without)
+        raters_of(CobiaSpec.of(block, "probe"), without)
     assert "\n" not in str(err.value)
 
 
