@@ -84,5 +84,6 @@ def test_table2_shows_eq_1_to_4_by_default_and_the_released_scoring_when_asked(r
 
     serp = table2(root, tmp_path / "serp", definition="released", similarity="serp")
     assert serp.rows[0][3].mean == pytest.approx(m["fairness/course/gender/released/serp/snsr"])
-    with pytest.raises(ConfigError, match=r"definition must be one of \['paper', 'released'\]"):
+    with pytest.raises(ConfigError, match=r"report.fairdialogue.definition='authors': expected "
+                                          r"one of \['paper', 'released'\]"):
         table2(root, tmp_path / "bad", definition="authors")

@@ -75,7 +75,7 @@ class CoBia(Probe[CobiaSpec]):
         started = time.perf_counter()
         plan = prepare(self.spec, target, settings)
         rows = ask_and_rate(plan, target, settings)
-        kinds = {r.name: r.kind for r in plan.raters}
+        kinds: dict[str, str] = {r.name: r.kind for r in plan.raters}
         metrics = scoring.metrics_of(rows, kinds, plan.loaded.skipped)
         metrics["cobia/unmapped"] = float(sum(plan.loaded.unmapped.values()))
         metrics.update(provenance(plan.layout, plan.raters, plan.sampling))
@@ -89,7 +89,7 @@ class CoBia(Probe[CobiaSpec]):
             tables["human_disagreement.csv"] = disagreement.to_csv(index=False)
         sheets = self.spec.annotation
         if sheets.size:
-            groups = [g for g in sheets.groups if g in plan.methods]
+            groups: list[str] = [g for g in sheets.groups if g in plan.methods]
             sizes = write_sheets(rows, settings.run_dir / "annotation", sheets.size,
                                  settings.seed, groups)
             log.info("blind annotation sheets in %s: %s", settings.run_dir / "annotation", sizes)

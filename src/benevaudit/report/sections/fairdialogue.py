@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import Any, Literal, get_args
 
 import numpy as np
 
-from benevaudit.errors import ConfigError
+from benevaudit.probes.saved import ranked_lists, target_name
 from benevaudit.report.context import Context, by_condition, figures_of
 from benevaudit.report.document import Cell, SectionOutput, Table
 from benevaudit.report.probe_intervals import (feedback_replicates, gus_replicates, matching,
@@ -27,6 +28,7 @@ from benevaudit.report.probe_intervals import (feedback_replicates, gus_replicat
 from benevaudit.report.fairdialogue_heard import comparison, mode_of
 from benevaudit.report.fairdialogue_intervals import released_replicates
 from benevaudit.report.runs import Run
+from benevaudit.specs import Spec
 
 KEY = "fairdialogue"
 TITLE = "FairDialogue: decision and recommendation fairness"
@@ -36,9 +38,10 @@ FEEDBACK = re.compile(r"^fairness/feedback/(?P<attribute>[^/]+)/(?P<group>[^/]+)
 RELEASED = re.compile(r"^fairness/(?P<task>[^/]+)/(?P<attribute>[^/]+)/released/"
                       r"(?:(?P<gus>gus)|(?P<similarity>prag|serp)/(?P<sns>snsr|snsv))$")
 PANELS = (SCORE, FEEDBACK, RELEASED)         # the W&B Report's panels
-DEFINITIONS = ("paper", "released")
-SIMILARITIES = ("prag", "serp")
 FIGURES = ("*.png",)
+Definition = Literal["paper", "released"]
+Similarity = Literal["prag", "serp"]
+DEFINITIONS, SIMILARITIES = get_args(Definition), get_args(Similarity)
 
 
 def claims(run: Run) -> bool:
@@ -46,7 +49,7 @@ def claims(run: Run) -> bool:
 
 
 def target_of(run: Run) -> str:
-    return run.choices.get("target") or str((run.config.get("target") or {}).get("name", "?"))
+    return target_name(run.choices, run.config)
 
 
 def model_label(run: Run) -> str:
@@ -54,18 +57,18 @@ def model_label(run: Run) -> str:
     return f"{target_of(run)} (heard)" if mode_of(run) == "audio" else target_of(run)
 
 
+class Scoring(Spec):
+    """``report.fairdialogue`` (conf/report.yaml): Table 2's scoring. A report built from
+    Python without the block scores as the paper does, so the fields keep the YAML's values."""
+
+    definition: Definition = "paper"
+    similarity: Similarity = "prag"
+
+
 def settings(context: Context) -> tuple[str, str]:
     """(definition, similarity) from ``report.fairdialogue``, checked."""
-    options = context.options.get(KEY) or {}
-    definition = str(options.get("definition", "paper"))
-    similarity = str(options.get("similarity", "prag"))
-    if definition not in DEFINITIONS:
-        raise ConfigError(f"report.fairdialogue.definition must be one of {list(DEFINITIONS)}, "
-                          f"got {definition!r}")
-    if similarity not in SIMILARITIES:
-        raise ConfigError(f"report.fairdialogue.similarity must be one of {list(SIMILARITIES)}, "
-                          f"got {similarity!r}")
-    return definition, similarity
+    scoring = Scoring.of(context.options.get(KEY), f"report.{KEY}")
+    return scoring.definition, scoring.similarity
 
 
 def score_of(name: str, definition: str, similarity: str) -> tuple[str, str, str] | None:
@@ -86,14 +89,13 @@ def metric_name(task: str, attribute: str, measure: str, definition: str, simila
     return f"{base}/released/gus" if measure == "gus" else f"{base}/released/{similarity}/{measure}"
 
 
-def _replicates(run: Run, context: Context) -> dict:
-    probe = run.config.get("probe") or {}
-    k = int(probe.get("k", 10))
-    normalise = str((probe.get("prag") or {}).get("normalise", "printed"))
+def _replicates(run: Run, context: Context) -> dict[str, Any]:
+    lists = ranked_lists(run.config)      # K and PRAG*'s normaliser of a recommendation run
 
-    def make(frame, n, s):
-        both = {**gus_replicates(frame, n, s), **prag_replicates(frame, k, normalise, n, s),
-                **released_replicates(frame, n, s)}
+    def make(frame: Any, n: int, s: int) -> dict[str, Any]:
+        both = {**gus_replicates(frame, n, s), **released_replicates(frame, n, s)}
+        if lists is not None:
+            both.update(prag_replicates(frame, *lists, n, s))
         return matching(both, run.metrics)
     return context.replicates(run, "responses.parquet", "fairdialogue", make)
 
@@ -156,6 +158,11 @@ def table2(runs: Sequence[Run], context: Context) -> Table | None:
                  f"over tasks. {scale}")
 
 
+def _feedback_replicates(run: Run, context: Context) -> dict[str, Any]:
+    return context.replicates(run, "responses.parquet", "fairdialogue_feedback",
+                              lambda f, n, s: matching(feedback_replicates(f, n, s), run.metrics))
+
+
 def table3(runs: Sequence[Run], context: Context) -> Table | None:
     keys: dict[tuple[str, str], None] = {}
     for run in runs:
@@ -166,10 +173,7 @@ def table3(runs: Sequence[Run], context: Context) -> Table | None:
         return None
     rows = []
     for (target, _), members in by_condition(runs, lambda r: (model_label(r), r.condition)).items():
-        reps = [context.replicates(r, "responses.parquet", "fairdialogue_feedback",
-                                   lambda f, n, s, r=r: matching(feedback_replicates(f, n, s),
-                                                                 r.metrics))
-                for r in members]
+        reps = [_feedback_replicates(r, context) for r in members]
         for attribute, group in keys:
             base = f"fairness/feedback/{attribute}/{group}"
             if any(f"{base}/rst" in r.metrics for r in members):

@@ -19,6 +19,7 @@ import numpy as np
 
 from benevaudit.probes.fairmt.release import TASKS
 from benevaudit.probes.fairmt.scoring import replicates
+from benevaudit.probes.saved import answers_folder, target_name
 from benevaudit.report.context import Context, by_condition, figures_of
 from benevaudit.report.document import SectionOutput, Table
 from benevaudit.report.probe_intervals import matching
@@ -43,10 +44,10 @@ def claims(run: Run) -> bool:
 
 
 def target_of(run: Run) -> str:
+    """The target, or the folder of replies the run scored in its place."""
     if run.metrics.get("fairmt/answers"):
-        answers = ((run.config.get("probe") or {}).get("answers") or {}).get("path")
-        return f"answers {answers}"
-    return run.choices.get("target") or str((run.config.get("target") or {}).get("name", "?"))
+        return f"answers {answers_folder(run.config)}"
+    return target_name(run.choices, run.config)
 
 
 def model_of(run: Run) -> str:
