@@ -32,8 +32,11 @@ def test_a_value_missing_from_the_table_is_reported_and_its_rows_left_out(cobia_
     loaded = load_items(cobia_release, seed=0, one_descriptor="skip", category_map=table)
     assert loaded.unmapped == {"profession": 21}
     assert not any(i.bias_type == "profession" for i in loaded.items)
-    with pytest.raises(ConfigError, match="valid"):
-        load_items(cobia_release, seed=0, one_descriptor="skip", category_map={**CATEGORY_MAP, "race": "ethnicity"})
+    with pytest.raises(ConfigError, match=r"probe.data.category_map=.*: expected null \(the "
+                                          r"documented table\) or a mapping \{bias_type: "
+                                          r"category\}, each category one of \['gender', "):
+        CobiaData.of({"path": None, "one_descriptor": "skip",
+                      "category_map": {**CATEGORY_MAP, "race": "ethnicity"}}, "probe.data")
 
 
 @pytest.mark.data

@@ -26,6 +26,8 @@ class SwitchesSpec(Spec):
 
 
 CobiaMethod = Literal["hcc", "scc", "zero_shot", "roleplay", "dan"]
+# the study's six categories (``probes.cobia.dataset.CATEGORIES``)
+Category = Literal["gender", "race", "religion", "national_origin", "sexual_orientation", "others"]
 RaterKind = Literal["bias", "nli", "guard", "refusal"]
 RaterVariant = Literal["release", "project", "granite_release", "social_bias",
                        "keywords_release", "keywords_corrected", "llm"]
@@ -84,7 +86,9 @@ class AnswersSpec(Spec):
 class CobiaData(Spec):
     path: Optional[str]                   # a clone of the release, or its three JSON files
     one_descriptor: Literal["skip", "same_category"]
-    category_map: Optional[dict[str, str]]
+    category_map: Annotated[Optional[dict[str, Category]], Field(description=(
+        f"null (the documented table) or a mapping {{bias_type: category}}, each category one "
+        f"of {list(get_args(Category))}"))]
 
 
 class CobiaSpec(Spec):
