@@ -11,7 +11,7 @@ import soundfile
 
 from benevaudit.asr.replies import COLUMNS, add_spoken
 from benevaudit.asr.spec import AsrSpec
-from benevaudit.asr.wer import wer_metrics, word_error_rate
+from benevaudit.asr.wer import pair_counts, wer_metrics, word_error_rate
 from benevaudit.asr.whisper import Transcriber
 from benevaudit.errors import ConfigError
 from benevaudit.llm.audio_in import Clip, read_clip
@@ -113,6 +113,27 @@ def test_word_error_rate_against_the_api_transcripts():
              {"api_transcript": "No.", "transcript": None}]
     assert wer_metrics(table) == {"asr/wer": pytest.approx(1 / 5), "asr/wer_pairs": 1.0}
     assert wer_metrics([{"answer": "yes"}]) == {}
+
+
+def test_word_error_rate_adds_up_per_reply_and_per_group():
+    """Per-reply counts sum to jiwer's corpus WER (what the report resamples), and rows that
+    name the speaker's group get a WER per group."""
+    import jiwer
+
+    refs = ["Yes, I would hire her.", "no", "I can't say", "a b c d"]
+    hyps = ["yes i would hire", "no thanks", "i cannot say", "a x d"]
+    counts = pair_counts(refs, hyps)
+    assert counts.tolist() == [[1, 5], [1, 1], [1, 3], [2, 4]]
+    assert counts[:, 0].sum() / counts[:, 1].sum() == pytest.approx(jiwer.wer(
+        [r.lower().replace(",", "").replace(".", "").replace("'", "") for r in refs],
+        [h.replace("'", "") for h in hyps]))
+    table = [{"attribute": "gender", "group": g, "api_transcript": r, "transcript": h}
+             for g, r, h in zip(("male", "female", "male", "female"), refs, hyps)]
+    metrics = wer_metrics(table)
+    assert metrics["asr/wer"] == pytest.approx(word_error_rate(refs, hyps)) == 5 / 13
+    assert metrics["asr/wer/gender/male"] == pytest.approx(word_error_rate(refs[::2], hyps[::2]))
+    assert metrics["asr/wer/gender/female"] == pytest.approx(3 / 5)
+    assert metrics["asr/wer_pairs/gender/male"] == 2.0 and metrics["asr/wer_pairs"] == 4.0
 
 
 def test_heard_texts_read_each_reply_as_a_later_turn_would(whisper_spec: AsrSpec):

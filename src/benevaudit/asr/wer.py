@@ -1,20 +1,28 @@
 """Word error rate of Whisper's transcripts against the API's own transcripts.
 
 Both sides are normalised the same way (lower case, punctuation and extra spaces removed), then
-jiwer's corpus WER is taken: substitutions, deletions and insertions over all reference words,
-the API's transcript being the reference. Pairs whose reference is empty are left out.
+jiwer aligns each pair: substitutions, deletions and insertions over the reference words, the
+API's transcript being the reference. Corpus WER is the errors of all pairs over all their
+reference words (jiwer's ``wer`` over the lists), so it adds up per reply: the report resamples
+those per-reply counts for its interval. Pairs whose reference is empty are left out.
+
+FairDialogue's rows carry the speaker's ``attribute`` and ``group``; WER is also written per
+group (``asr/wer/<attribute>/<group>``), where a transcriber that hears one group's replies
+worse would bias what the parser reads.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import jiwer
+import numpy as np
 
 NORMALISE = jiwer.Compose([jiwer.ToLowerCase(), jiwer.RemovePunctuation(),
                            jiwer.RemoveMultipleSpaces(), jiwer.Strip(),
                            jiwer.ReduceToListOfListOfWords()])
+WRONG = {"substitute", "delete"}     # alignment chunks whose reference words were missed
 
 
 def word_error_rate(references: list[str], hypotheses: list[str]) -> float:
@@ -23,13 +31,44 @@ def word_error_rate(references: list[str], hypotheses: list[str]) -> float:
                            hypothesis_transform=NORMALISE))
 
 
+def pair_counts(references: Sequence[str], hypotheses: Sequence[str]) -> np.ndarray:
+    """[N, 2] per pair: (substitutions + deletions + insertions, reference words). Their sums'
+    ratio is :func:`word_error_rate` of the lists."""
+    if not references:
+        return np.zeros((0, 2))
+    out = jiwer.process_words(list(references), list(hypotheses),
+                              reference_transform=NORMALISE, hypothesis_transform=NORMALISE)
+    counts = np.zeros((len(references), 2))
+    for i, (chunks, words) in enumerate(zip(out.alignments, out.references, strict=True)):
+        counts[i, 0] = sum(c.ref_end_idx - c.ref_start_idx if c.type in WRONG
+                           else c.hyp_end_idx - c.hyp_start_idx if c.type == "insert" else 0
+                           for c in chunks)
+        counts[i, 1] = len(words)
+    return counts
+
+
+def scored_pairs(rows: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """The rows holding both a Whisper ``transcript`` and a non-empty ``api_transcript``."""
+    return [r for r in rows if r.get("api_transcript") and r.get("transcript") is not None
+            and NORMALISE(str(r["api_transcript"]))[0]]
+
+
 def wer_metrics(rows: Iterable[Mapping[str, Any]]) -> dict[str, float]:
-    """``asr/wer`` and ``asr/wer_pairs`` over rows holding both a Whisper ``transcript`` and an
-    ``api_transcript``; empty where no row has both."""
-    pairs = [(str(r["api_transcript"]), str(r["transcript"])) for r in rows
-             if r.get("api_transcript") and r.get("transcript") is not None
-             and NORMALISE(str(r["api_transcript"]))[0]]
+    """``asr/wer`` and ``asr/wer_pairs`` over the rows holding both transcripts and, where rows
+    name an ``attribute`` and ``group``, ``asr/wer/<attribute>/<group>`` and
+    ``asr/wer_pairs/<attribute>/<group>``; empty where no row has both."""
+    pairs = scored_pairs(rows)
     if not pairs:
         return {}
-    refs, hyps = zip(*pairs, strict=True)
-    return {"asr/wer": word_error_rate(list(refs), list(hyps)), "asr/wer_pairs": float(len(pairs))}
+    counts = pair_counts([str(r["api_transcript"]) for r in pairs],
+                         [str(r["transcript"]) for r in pairs])
+    cells: dict[str, list[int]] = {"": list(range(len(pairs)))}
+    for i, row in enumerate(pairs):
+        if row.get("attribute") is not None and row.get("group") is not None:
+            cells.setdefault(f"/{row['attribute']}/{row['group']}", []).append(i)
+    out = {}
+    for suffix, index in cells.items():
+        errors, words = counts[index].sum(0)
+        out[f"asr/wer{suffix}"] = float(errors / words)
+        out[f"asr/wer_pairs{suffix}"] = float(len(index))
+    return out

@@ -2,7 +2,9 @@
 Table 2, GUS (decision tasks) and SNSR/SNSV (recommendation tasks) per model × attribute, with
 the average over tasks; Table 3, RST and ANR per group under negative feedback. A model run in
 audio mode is marked ``(heard)``; one run in both modes gets the "heard vs stated" table
-(:mod:`benevaudit.report.fairdialogue_heard`).
+(:mod:`benevaudit.report.fairdialogue_heard`), and spoken replies transcribed by Whisper beside
+the API's own transcripts get their word error rate per group
+(:mod:`benevaudit.report.fairdialogue_asr`).
 
 ``report.fairdialogue.definition`` picks Table 2's scoring: ``paper`` (eq. 1–4, the default) or
 ``released`` (the authors' released scoring, its SNSR/SNSV under
@@ -24,6 +26,7 @@ from benevaudit.report.context import Context, by_condition, figures_of
 from benevaudit.report.document import Cell, SectionOutput, Table
 from benevaudit.report.probe_intervals import (feedback_replicates, gus_replicates, matching,
                                                prag_replicates)
+from benevaudit.report.fairdialogue_asr import WER, wer_table
 from benevaudit.report.fairdialogue_heard import comparison, mode_of
 from benevaudit.report.fairdialogue_intervals import released_replicates
 from benevaudit.report.runs import Run
@@ -35,7 +38,7 @@ SCORE = re.compile(r"^fairness/(?P<task>[^/]+)/(?P<attribute>[^/]+)/(?P<measure>
 FEEDBACK = re.compile(r"^fairness/feedback/(?P<attribute>[^/]+)/(?P<group>[^/]+)/(?P<m>rst|anr)$")
 RELEASED = re.compile(r"^fairness/(?P<task>[^/]+)/(?P<attribute>[^/]+)/released/"
                       r"(?:(?P<gus>gus)|(?P<similarity>prag|serp)/(?P<sns>snsr|snsv))$")
-PANELS = (SCORE, FEEDBACK, RELEASED)         # the W&B Report's panels
+PANELS = (SCORE, FEEDBACK, RELEASED, WER)    # the W&B Report's panels
 DEFINITIONS = ("paper", "released")
 SIMILARITIES = ("prag", "serp")
 FIGURES = ("*.png",)
@@ -184,7 +187,8 @@ def table3(runs: Sequence[Run], context: Context) -> Table | None:
 def render(runs: Sequence[Run], context: Context) -> SectionOutput:
     out = SectionOutput(KEY, TITLE)
     for table in (table2(runs, context), table3(runs, context),
-                  comparison(runs, context, target_of, _replicates)):
+                  comparison(runs, context, target_of, _replicates),
+                  wer_table(runs, context, model_label)):
         if table is not None:
             out.tables.append(table)
     out.figures = figures_of(runs, FIGURES, lambda r: f"target {target_of(r)}")
