@@ -38,7 +38,8 @@ class LLMSpec(Spec):
     cache: Optional[str] = None
     # hears ``input_audio`` parts (probe.mode=audio needs it; on hf it loads a speech model)
     audio_in: Optional[bool] = None
-    audio_out: Optional[bool] = None      # answers in speech too (hf: Qwen2.5-Omni's talker)
+    audio_out: Optional[bool] = None      # answers in speech too (hf: Qwen2.5-Omni's talker;
+    #                                       openai: modalities with audio)
 
     def check_files(self, key: str) -> None:
         """Its chat template file and a local model directory, read now (``key``: where the
