@@ -87,6 +87,8 @@ def test_report_shows_whispers_word_error_rate_per_group_with_intervals(
     server = serve(replies(heard))
     out = run_probe(tmp_path, server.url, whisper_dir)
     assert len(server.bodies) == 4 and server.bodies[0]["modalities"] == ["text", "audio"]
+    for body in server.bodies:     # what the API receives: greedy, one completion
+        assert body["temperature"] == 0 and body.get("n", 1) == 1, body
     responses = pd.read_parquet(out / "responses.parquet")
     assert (responses["transcript"] == heard).all() and (responses["answer"] == heard).all()
     assert set(responses["asr_model"]) == {"whisper_large_v3"}

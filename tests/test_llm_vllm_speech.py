@@ -52,11 +52,21 @@ def conversations() -> list[list[Any]]:
             for seconds, rate in ((2.0, 22050), (0.7, 44100), (1.3, 16000))]
 
 
-def test_vllm_hears_the_same_clips_as_hf(engine: Any, checkpoint: Path) -> None:
+def test_vllm_hears_the_same_clips_as_hf(engine: Any, checkpoint: Path,
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
     hf = build_from_block({"backend": "hf", "model": str(checkpoint), "audio_in": True,
                            "device": "cpu", "cache": None, "batch_size": 1})
     convs = conversations()
+    llm, received = engine.model.llm, []
+    generate = llm.generate
+
+    def spy(prompts: Any, params: Any, **kwargs: Any) -> Any:   # the engine's own generate
+        received.extend(params)
+        return generate(prompts, params, **kwargs)
+    monkeypatch.setattr(llm, "generate", spy)
     served = engine.chat(convs, Sampling(max_tokens=6))
+    # what the engine decodes with: greedy (temperature 0), one sequence, the reply cap
+    assert [(p.temperature, p.n, p.max_tokens) for p in received] == [(0.0, 1, 6)] * 3
     local = hf.chat(convs, Sampling(max_tokens=6))
     # 2 s at 16 kHz is 50 audio tokens; 0.7 s is 18; 1.3 s is 33: the same prompt lengths
     assert [c.prompt_tokens for c in served] == [c.prompt_tokens for c in local]
