@@ -90,5 +90,6 @@ def wer_table(runs: Sequence[Run], context: Context, label: Callable[[Run], str]
     return Table("Spoken replies: Whisper's word error rate against the API's own transcripts",
                  ["Model", "Probe", "Attribute", "Group", "WER", "Replies"], rows,
                  note="Replies: those that came with both transcripts, per seed (the API's "
-                 "transcript is the reference; lower case, punctuation removed). Mean ± std over seeds (n), [95% bootstrap "
-                 "interval over items]. The answers parsed are Whisper's transcripts.")
+                 "transcript is the reference; lower case, punctuation removed). Mean ± std "
+                 "over seeds (n), [95% bootstrap interval over items]. The answers parsed are "
+                 "Whisper's transcripts.")
