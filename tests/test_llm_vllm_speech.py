@@ -100,4 +100,5 @@ def test_vllm_qwen25_omni_without_torchvision_is_one_error_line(tmp_path: Path) 
                           "cache": None, "max_model_len": 1024})
     message = str(err.value)
     assert message.startswith(f"llm.model={folder}: Qwen2.5-Omni on vllm needs torchvision")
-    assert "\n" not in message
+    assert "\n" not in message and message.endswith("use target=qwen2_audio_7b_vllm, "
+                                                     "which needs none")

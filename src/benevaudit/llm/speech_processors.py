@@ -30,11 +30,12 @@ def has_torchvision() -> bool:
 def torchvision_error(model: str, model_type: str, backend: str) -> str:
     """The one line for ``model`` (of ``model_type``) on ``backend`` without torchvision."""
     name = NEEDS_TORCHVISION.get(model_type, model_type)
+    other = "qwen2_audio_7b_vllm" if backend == "vllm" else "qwen2_audio_7b"
     return (f"llm.model={model}: {name} on {backend} needs torchvision (its processor, "
             "transformers' Qwen2_5OmniProcessor, holds a video processor that transformers "
             "builds only with torchvision, even for audio), and it is not installed; install "
             "the torchvision built for this torch (torch 2.13: torchvision 0.28), or use "
-            "target=qwen2_audio_7b, which needs none")
+            f"target={other}, which needs none")
 
 
 def model_type_of(model: str) -> str | None:
