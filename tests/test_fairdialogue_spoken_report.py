@@ -100,6 +100,7 @@ def test_report_shows_whispers_word_error_rate_per_group_with_intervals(
     assert metrics["asr/wer/gender/male"] > 0.5
     assert metrics["asr/wer/gender/female"] < metrics["asr/wer/gender/male"]
     assert metrics["asr/wer_pairs"] == 4 and metrics["asr/wer_pairs/gender/male"] == 2
+    assert (out / "wer.png").read_bytes()[:4] == b"\x89PNG"
 
     files = build_report([tmp_path / "runs"], tmp_path / "report", n_resamples=200)
     section = next(s for s in files.sections if s.key == "fairdialogue")
@@ -115,3 +116,4 @@ def test_report_shows_whispers_word_error_rate_per_group_with_intervals(
         assert wer.mean == pytest.approx(metrics[name])
         assert wer.low < wer.high and wer.low <= wer.mean <= wer.high   # over the 2 items
         assert count == str(int(metrics[name.replace("asr/wer", "asr/wer_pairs")]))
+    assert "wer.png" in [f.path.name for f in section.figures]

@@ -19,6 +19,8 @@ from typing import Any
 import jiwer
 import numpy as np
 
+from benevaudit.metrics.resample import resample
+
 NORMALISE = jiwer.Compose([jiwer.ToLowerCase(), jiwer.RemovePunctuation(),
                            jiwer.RemoveMultipleSpaces(), jiwer.Strip(),
                            jiwer.ReduceToListOfListOfWords()])
@@ -53,6 +55,36 @@ def scored_pairs(rows: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
             and NORMALISE(str(r["api_transcript"]))[0]]
 
 
+def group_cells(pairs: Sequence[Mapping[str, Any]]) -> dict[str, list[int]]:
+    """Metric-name suffix -> the pairs it covers: ``""`` all, ``/<attribute>/<group>`` each
+    speaker group where rows name one."""
+    cells: dict[str, list[int]] = {"": list(range(len(pairs)))}
+    for i, row in enumerate(pairs):
+        if row.get("attribute") is not None and row.get("group") is not None:
+            cells.setdefault(f"/{row['attribute']}/{row['group']}", []).append(i)
+    return cells
+
+
+def wer_resamples(rows: Iterable[Mapping[str, Any]], n_resamples: int, seed: int
+                  ) -> dict[str, tuple[float, np.ndarray]]:
+    """``asr/wer`` and ``asr/wer/<attribute>/<group>`` as (value, [R] bootstrap resamples):
+    per-reply (errors, reference words) summed over items (``task``, ``item``) drawn with
+    replacement, an item's replies under every group together."""
+    pairs = scored_pairs(rows)
+    if not pairs:
+        return {}
+    counts = pair_counts([str(r["api_transcript"]) for r in pairs],
+                         [str(r["transcript"]) for r in pairs])            # [N, 2]
+    items = np.array([f"{r.get('task')}\x1f{r.get('item')}" for r in pairs], dtype=object)
+    out = {}
+    for suffix, index in group_cells(pairs).items():
+        units = np.unique(items[index], return_inverse=True)[1]
+        sums = resample(units, counts[index], n_resamples, seed)          # [R, 2]
+        full = counts[index].sum(0)
+        out[f"asr/wer{suffix}"] = (float(full[0] / full[1]), sums[:, 0] / sums[:, 1])
+    return out
+
+
 def wer_metrics(rows: Iterable[Mapping[str, Any]]) -> dict[str, float]:
     """``asr/wer`` and ``asr/wer_pairs`` over the rows holding both transcripts and, where rows
     name an ``attribute`` and ``group``, ``asr/wer/<attribute>/<group>`` and
@@ -62,12 +94,8 @@ def wer_metrics(rows: Iterable[Mapping[str, Any]]) -> dict[str, float]:
         return {}
     counts = pair_counts([str(r["api_transcript"]) for r in pairs],
                          [str(r["transcript"]) for r in pairs])
-    cells: dict[str, list[int]] = {"": list(range(len(pairs)))}
-    for i, row in enumerate(pairs):
-        if row.get("attribute") is not None and row.get("group") is not None:
-            cells.setdefault(f"/{row['attribute']}/{row['group']}", []).append(i)
     out = {}
-    for suffix, index in cells.items():
+    for suffix, index in group_cells(pairs).items():
         errors, words = counts[index].sum(0)
         out[f"asr/wer{suffix}"] = float(errors / words)
         out[f"asr/wer_pairs{suffix}"] = float(len(index))

@@ -18,6 +18,7 @@ from pydantic import model_validator
 
 from benevaudit.files import write_atomically, write_text_atomically
 from benevaudit.asr.spec import AsrSpec
+from benevaudit.asr.figure import wer_figure
 from benevaudit.asr.wer import wer_metrics
 from benevaudit.errors import ConfigError
 from benevaudit.llm.spec import ModelRun
@@ -77,6 +78,8 @@ def run(cfg: DictConfig) -> dict[str, float]:
     try:
         result = probe.run(target, settings)
         result.metrics.update(wer_metrics(result.rows))   # Whisper vs the API's transcripts
+        if (draw := wer_figure(result.rows, run.target.name, run.seed)) is not None:
+            result.figures["wer.png"] = draw
         write_run(out, result)
         if logger:
             logger.log_metrics({k: v for k, v in result.metrics.items() if v == v})

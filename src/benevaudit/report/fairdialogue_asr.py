@@ -18,8 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from benevaudit.asr.wer import pair_counts, scored_pairs
-from benevaudit.metrics.resample import resample
+from benevaudit.asr.wer import wer_resamples
 from benevaudit.report.context import Context, by_condition
 from benevaudit.report.document import Table
 from benevaudit.report.probe_intervals import matching
@@ -31,27 +30,11 @@ ALL = "all"
 
 def wer_replicates(frame: pd.DataFrame, n_resamples: int, seed: int
                    ) -> dict[str, tuple[float, np.ndarray]]:
-    """``asr/wer`` and ``asr/wer/<attribute>/<group>`` as (full-sample value, [R] resamples):
-    per-reply (errors, reference words) summed over items drawn with replacement."""
+    """``asr/wer`` and ``asr/wer/<attribute>/<group>`` of a run's ``responses.parquet`` as
+    (full-sample value, [R] resamples over items)."""
     if not {"api_transcript", "transcript"} <= set(frame.columns):
         return {}
-    pairs = scored_pairs(frame.to_dict("records"))
-    if not pairs:
-        return {}
-    counts = pair_counts([str(r["api_transcript"]) for r in pairs],
-                         [str(r["transcript"]) for r in pairs])            # [N, 2]
-    items = np.array([f"{r.get('task')}\x1f{r.get('item')}" for r in pairs], dtype=object)
-    cells: dict[str, list[int]] = {"": list(range(len(pairs)))}
-    for i, row in enumerate(pairs):
-        if row.get("attribute") is not None and row.get("group") is not None:
-            cells.setdefault(f"/{row['attribute']}/{row['group']}", []).append(i)
-    out = {}
-    for suffix, index in cells.items():
-        units = pd.factorize(items[index])[0]
-        sums = resample(units, counts[index], n_resamples, seed)          # [R, 2]
-        full = counts[index].sum(0)
-        out[f"asr/wer{suffix}"] = (float(full[0] / full[1]), sums[:, 0] / sums[:, 1])
-    return out
+    return wer_resamples(frame.to_dict("records"), n_resamples, seed)
 
 
 def run_replicates(run: Run, context: Context) -> dict[str, np.ndarray]:
