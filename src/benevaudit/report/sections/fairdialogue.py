@@ -117,6 +117,13 @@ def cell_of(members: Sequence[Run], reps: Sequence[dict], name: str, context: Co
     return context.cell([members[i] for i in have], name, [reps[i] for i in have])
 
 
+def task_mean(values: Sequence[float]) -> float:
+    """The average over tasks of the finite values; NaN where no task has one (every answer
+    of a model unparseable)."""
+    finite = [v for v in values if np.isfinite(v)]
+    return float(np.mean(finite)) if finite else float("nan")
+
+
 def table2(runs: Sequence[Run], context: Context) -> Table | None:
     definition, similarity = settings(context)
     cols: dict[tuple[str, str], None] = {}
@@ -138,9 +145,8 @@ def table2(runs: Sequence[Run], context: Context) -> Table | None:
             if not any(n in r.metrics for n in names for r in members):
                 continue
             cells = [cell_of(members, reps, n, context) for n in names]
-            avgs = [Cell(float(np.nanmean([c.mean for (t, m), c in zip(columns, cells)
-                                           if m == measure] or [np.nan])))
-                    for measure in measures]
+            avgs = [Cell(task_mean([c.mean for (t, m), c in zip(columns, cells)
+                                    if m == measure])) for measure in measures]
             rows.append([target, attribute, *cells, *avgs])
     headers = ["Model", "Attribute", *[f"{t} {m.upper()}" for t, m in columns],
                *[f"avg {m.upper()}" for m in measures]]
