@@ -145,3 +145,18 @@ def test_heard_texts_read_each_reply_as_a_later_turn_would(whisper_spec: AsrSpec
     assert whispered[1] == "Yes." and whispered[0] == whispered[2]   # the same tone, heard
     assert whispered[0] == Transcriber(whisper_spec).transcribe(
         [read_clip(tone_wav(0.4, 24000), "r")])[0]
+
+
+def test_a_later_turns_spoken_replies_are_saved_and_heard_by_whisper(tmp_path: Path,
+                                                                    whisper_spec: AsrSpec):
+    from benevaudit.asr.replies import Listener
+
+    listen = Listener(tmp_path, whisper_spec)
+    keys = [("award", "gender", "award-01", "male"), ("award", "gender", "award-02", "female")]
+    heard = listen(keys, 2, [reply("", 0.4, "No."), reply("Yes.")])
+    whisper_text = Transcriber(whisper_spec).transcribe([read_clip(tone_wav(0.4, 24000), "r")])
+    assert heard == [(whisper_text[0], "audio_out/award/award-01__male__round-2.wav"),
+                     ("Yes.", None)]
+    saved = soundfile.info(str(tmp_path / "audio_out/award/award-01__male__round-2.wav"))
+    assert saved.samplerate == 24000 and abs(saved.duration - 0.4) < 1e-3
+    assert not (tmp_path / "audio_out/award/award-02__female__round-2.wav").exists()

@@ -117,3 +117,53 @@ def test_report_shows_whispers_word_error_rate_per_group_with_intervals(
         assert wer.low < wer.high and wer.low <= wer.mean <= wer.high   # over the 2 items
         assert count == str(int(metrics[name.replace("asr/wer", "asr/wer_pairs")]))
     assert "wer.png" in [f.path.name for f in section.figures]
+
+
+def test_feedback_rounds_save_and_read_each_spoken_reply(tmp_path: Path, serve: Any,
+                                                         monkeypatch: pytest.MonkeyPatch):
+    """Negative feedback on gpt4o_audio with the user's recordings: every round's spoken reply
+    is saved under the run beside the first turn's and read as the first turn's is (here, with
+    asr=none, the API's own transcript); the male speaker's "no" turns to yes at round 1."""
+    from hydra import compose, initialize_config_dir
+
+    from benevaudit.pipelines.probe import run
+    from config_fixtures import CONF
+
+    def answer(body: dict[str, Any], n: int) -> tuple[int, dict[str, str], Any]:
+        messages = body["messages"]
+        first = base64.b64decode(messages[0]["content"][0]["input_audio"]["data"])
+        male = soundfile.info(io.BytesIO(first)).duration < 1.25
+        said = "Yes, you should." if male and len(messages) > 1 else "No."
+        return 200, {}, completion("", {"id": f"audio_{n}", "expires_at": 1700000000,
+                                        "data": base64.b64encode(tone_wav(0.3, 24000)).decode(),
+                                        "transcript": said})
+
+    monkeypatch.setenv("OPENAI_API_KEY", "test")
+    server = serve(answer)
+    rec = tmp_path / "rec"
+    (rec / "clips").mkdir(parents=True)
+    rows = []
+    for group, seconds in (("male", 1.0), ("female", 1.5)):
+        for item, task in (("award-01", "award"), ("pushback-1", "feedback"),
+                           ("pushback-2", "feedback")):
+            sine(rec / "clips" / f"{item}_{group}.wav", seconds)
+            rows.append((item, task, group, f"clips/{item}_{group}.wav"))
+    recordings(rec, rows)
+    out = tmp_path / "run"
+    with initialize_config_dir(config_dir=str(CONF), version_base="1.3"):
+        run(compose("probe", overrides=[
+            "probe=fairdialogue_feedback", "probe.mode=audio", "probe.tasks=[award]",
+            "~probe.attributes", "+probe.attributes={gender: [male, female]}", "limit=1",
+            "probe.rounds=2", "probe.audio.source=dir", f"probe.audio.path={rec}",
+            "target=gpt4o_audio", f"target.llm.base_url={server.url}", "asr=none",
+            f"paths.root_dir={tmp_path}", f"paths.output_dir={out}", "progress=false",
+            "logger=none", "llm_cache=null"]))
+    responses = pd.read_parquet(out / "responses.parquet").set_index("group")
+    assert responses.loc["male", "revised_at"] == 1
+    assert list(responses.loc["male", "feedback_replies"]) == ["Yes, you should."]
+    assert list(responses.loc["female", "feedback_replies"]) == ["No.", "No."]
+    assert list(responses.loc["female", "feedback_reply_audio"]) == [
+        f"audio_out/award/award-01__female__round-{r}.wav" for r in (1, 2)]
+    for path in [*responses.loc["female", "feedback_reply_audio"],
+                 *responses["reply_audio"]]:
+        assert soundfile.info(str(out / path)).samplerate == 24000
