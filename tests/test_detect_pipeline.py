@@ -136,7 +136,7 @@ def test_a_guard_run_rescored_and_re_aggregated_without_the_model(tmp_path):
     first = detect.run(cfg_for(tmp_path, "detector=external", f"predictions.path={path}",
                                "predictions.aggregation=first"))
     assert first["trigger/TR_N"] == 0.0 and first["trigger/TR_OB"] == pytest.approx(0.5)
-    with pytest.raises(ConfigError, match="valid: "):
+    with pytest.raises(ConfigError, match="predictions.aggregation='median': expected one of"):
         detect.run(cfg_for(tmp_path, "detector=external", f"predictions.path={path}",
                            "predictions.aggregation=median"))
     csv = tmp_path / "mine.csv"

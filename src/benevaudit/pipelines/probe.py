@@ -52,7 +52,7 @@ class ProbeRun(ModelRun):
     @model_validator(mode="after")
     def target_hears(self) -> ProbeRun:
         """Audio mode asks a target that takes ``input_audio`` parts (``llm.audio_in``)."""
-        if (self.probe.mode == "audio" and self.probe.asks_target()
+        if (self.probe.speaks() and self.probe.asks_target()
                 and not self.target.llm.audio_in):
             raise ConfigError(audio_target_error(self.target.name))
         return self

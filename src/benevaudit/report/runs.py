@@ -25,7 +25,7 @@ from benevaudit.files import check_parquet_file
 try:  # the C loader reads a thousand configs several times faster
     from yaml import CSafeLoader as _Loader
 except ImportError:  # pragma: no cover - libyaml missing
-    from yaml import SafeLoader as _Loader  # type: ignore[assignment]
+    from yaml import SafeLoader as _Loader  # type: ignore[assignment,unused-ignore]  # CSafeLoader's stub type differs
 
 OK, INCOMPLETE, BROKEN = "ok", "incomplete", "broken"
 COMPLETE = "_COMPLETE"    # written last by every entrypoint (pipelines/cli.py)
