@@ -11,7 +11,7 @@ import soundfile
 
 from benevaudit.asr.replies import COLUMNS, add_spoken
 from benevaudit.asr.spec import AsrSpec
-from benevaudit.asr.wer import pair_counts, wer_metrics, word_error_rate
+from benevaudit.metrics.wer import pair_counts, wer_metrics, word_error_rate
 from benevaudit.asr.whisper import Transcriber
 from benevaudit.errors import ConfigError
 from benevaudit.llm.audio_in import Clip, read_clip

@@ -74,7 +74,7 @@ def test_report_shows_whispers_word_error_rate_per_group_with_intervals(
     from benevaudit.report.build import build_report
 
     from benevaudit.asr.spec import AsrSpec
-    from benevaudit.asr.wer import word_error_rate
+    from benevaudit.metrics.wer import word_error_rate
     from benevaudit.asr.whisper import Transcriber
     from benevaudit.llm.audio_in import read_clip
 

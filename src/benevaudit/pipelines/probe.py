@@ -18,8 +18,8 @@ from pydantic import model_validator
 
 from benevaudit.files import write_atomically, write_text_atomically
 from benevaudit.asr.spec import AsrSpec
-from benevaudit.asr.figure import wer_figure
-from benevaudit.asr.wer import wer_metrics
+from benevaudit.probes.fairdialogue.wer_figure import wer_figure
+from benevaudit.metrics.wer import wer_metrics
 from benevaudit.errors import ConfigError
 from benevaudit.llm.spec import ModelRun
 from benevaudit.pipelines.config import (

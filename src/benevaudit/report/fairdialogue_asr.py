@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from benevaudit.asr.wer import wer_resamples
+from benevaudit.metrics.wer import wer_resamples
 from benevaudit.report.context import Context, by_condition
 from benevaudit.report.document import Table
 from benevaudit.report.probe_intervals import matching

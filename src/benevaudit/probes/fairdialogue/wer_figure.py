@@ -1,4 +1,4 @@
-"""The run figure of spoken replies (``wer.png``): Whisper's word error rate against the API's
+"""The run figure of FairDialogue's spoken replies (``wer.png``): Whisper's word error rate against the API's
 own transcripts, over all replies and per speaker group, each bar with its 95% bootstrap
 interval over items. Whether the transcriber hears one group's replies worse, and whether a
 handful of replies can say so, is then visible beside the yes-rate figure.
@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from benevaudit.asr.wer import wer_metrics, wer_resamples
+from benevaudit.metrics.wer import wer_metrics, wer_resamples
 from benevaudit.plotting import plt, save
 
 N_RESAMPLES = 1000
