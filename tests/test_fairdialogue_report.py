@@ -54,8 +54,9 @@ def runs(tmp_path_factory) -> tuple[Path, dict]:
 def table2(root: Path, out: Path, **options):
     from benevaudit.report.build import build_report
 
+    scoring = {"definition": "paper", "similarity": "prag", **options}   # conf/report.yaml's
     files = build_report([root], out, n_resamples=200,
-                         options={"fairdialogue": options} if options else None)
+                         options={"fairdialogue": scoring} if options else None)
     section = next(s for s in files.sections if s.key == "fairdialogue")
     return section.tables[0]
 

@@ -1,6 +1,5 @@
 """benevaudit.probes: one :class:`~benevaudit.probes.base.Probe` per probe kind (CoBia;
 FairDialogue decision, recommendation and feedback; FairMT-Bench), built by ``registry.build``
-from its typed ``probe`` spec (``spec.py``) and run over the target's spec. ``models`` loads
-each distinct ``llm`` spec once; ``saved`` reads what the report needs of a finished run's
-saved config. It may import the core modules and the llm, asr and metrics rooms, never
-detectors, generation, audit, report or pipelines."""
+from its typed ``probe`` spec (``spec.py``) and run over the target's spec; ``models`` loads
+each distinct ``llm`` spec once. It may import the core modules and the llm, asr and metrics
+rooms, never detectors, generation, audit, outputs, report or pipelines."""

@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from benevaudit.probes.saved import mode
 from benevaudit.report.context import Context
 from benevaudit.report.document import Cell, Table
 from benevaudit.report.runs import Run
@@ -20,7 +19,7 @@ MEASURES = ("gus", "snsr")
 
 def mode_of(run: Run) -> str:
     """``audio`` or ``text`` (a run from before audio mode is text)."""
-    return mode(run.config)
+    return str(run.setting("probe.mode") or "text")
 
 
 def comparison(runs: Sequence[Run], context: Context, target_of: Callable[[Run], str],

@@ -13,7 +13,6 @@ from collections.abc import Sequence
 from typing import Any
 
 from benevaudit.probes.cobia.tables import method_key
-from benevaudit.probes.saved import target_name
 from benevaudit.report.context import Context, by_condition, figures_of
 from benevaudit.report.document import SectionOutput, Table
 from benevaudit.report.probe_intervals import cobia_replicates, matching
@@ -40,7 +39,7 @@ def claims(run: Run) -> bool:
 def model_of(run: Run) -> str:
     """The row label: the target, marked when the run read the stand-in, not the release (its
     rows never pool with the release's)."""
-    return target_name(run.choices, run.config) + (f" {STAND_IN}" if run.metrics.get("cobia/stand_in") else "")
+    return run.chosen("target") + (f" {STAND_IN}" if run.metrics.get("cobia/stand_in") else "")
 
 
 def _layout(runs: Sequence[Run]) -> tuple[list[str], list[str], list[str]]:

@@ -19,7 +19,6 @@ import numpy as np
 
 from benevaudit.probes.fairmt.release import TASKS
 from benevaudit.probes.fairmt.scoring import replicates
-from benevaudit.probes.saved import answers_folder, target_name
 from benevaudit.report.context import Context, by_condition, figures_of
 from benevaudit.report.document import SectionOutput, Table
 from benevaudit.report.probe_intervals import matching
@@ -46,8 +45,8 @@ def claims(run: Run) -> bool:
 def target_of(run: Run) -> str:
     """The target, or the folder of replies the run scored in its place."""
     if run.metrics.get("fairmt/answers"):
-        return f"answers {answers_folder(run.config)}"
-    return target_name(run.choices, run.config)
+        return f"answers {run.setting('probe.answers.path')}"
+    return run.chosen("target")
 
 
 def model_of(run: Run) -> str:
