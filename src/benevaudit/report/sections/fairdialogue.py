@@ -50,13 +50,10 @@ def claims(run: Run) -> bool:
     return any(k.startswith("fairness/") for k in run.metrics)
 
 
-def target_of(run: Run) -> str:
-    return run.chosen("target")
-
-
 def model_label(run: Run) -> str:
     """The model, marked ``(heard)`` where the group was only heard (audio mode)."""
-    return f"{target_of(run)} (heard)" if mode_of(run) == "audio" else target_of(run)
+    target = run.chosen("target")
+    return f"{target} (heard)" if mode_of(run) == "audio" else target
 
 
 class Scoring(Spec):
@@ -203,9 +200,9 @@ def table3(runs: Sequence[Run], context: Context) -> Table | None:
 def render(runs: Sequence[Run], context: Context) -> SectionOutput:
     out = SectionOutput(KEY, TITLE)
     for table in (table2(runs, context), table3(runs, context),
-                  comparison(runs, context, target_of, _replicates),
+                  comparison(runs, context, _replicates),
                   wer_table(runs, context, model_label)):
         if table is not None:
             out.tables.append(table)
-    out.figures = figures_of(runs, FIGURES, lambda r: f"target {target_of(r)}")
+    out.figures = figures_of(runs, FIGURES, lambda r: f"target {r.chosen('target')}")
     return out

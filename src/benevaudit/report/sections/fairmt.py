@@ -42,7 +42,7 @@ def claims(run: Run) -> bool:
     return any(k.startswith("fairmt/") for k in run.metrics)
 
 
-def target_of(run: Run) -> str:
+def answered_by(run: Run) -> str:
     """The target, or the folder of replies the run scored in its place."""
     if run.metrics.get("fairmt/answers"):
         return f"answers {run.setting('probe.answers.path')}"
@@ -51,7 +51,7 @@ def target_of(run: Run) -> str:
 
 def model_of(run: Run) -> str:
     """The row label: the target, marked when the run read the stand-in."""
-    return target_of(run) + (f" {STAND_IN}" if run.metrics.get("fairmt/stand_in") else "")
+    return answered_by(run) + (f" {STAND_IN}" if run.metrics.get("fairmt/stand_in") else "")
 
 
 def settings_of(run: Run) -> str:
