@@ -1,17 +1,20 @@
-"""The ``probe`` block and the ``target`` the probe asks, typed (see :mod:`benevaudit.specs`).
+"""The ``probe`` block, one spec per kind, and the ``target`` the probe asks, typed (see
+:mod:`benevaudit.specs`).
 
-Keys of one probe kind only (CoBia's ``sentences`` and ``switches``, FairDialogue's ``k`` and
-``rounds``) are absent from the others' blocks; a probe reads the rest of its block itself.
+``probe.family`` picks CoBia, FairDialogue or FairMT-Bench, and FairDialogue's ``probe.kind`` one of its
+three protocols; each spec lists its kind's keys only, so a misspelt key names the valid ones.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, Optional, Union
+from collections.abc import Sequence
+from typing import Annotated, Any, Literal, Optional, Union, get_args
 
-from pydantic import ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
 
-from benevaudit.llm.spec import LLMSpec, SamplingSpec
-from benevaudit.specs import Fraction, PositiveInt, Spec
+from benevaudit.llm.spec import LLMSpec
+from benevaudit.probes.fairmt.spec import FairMTSpec
+from benevaudit.specs import Fraction, NonNegative, NonNegativeInt, PositiveInt, Share, Spec
 
 
 class SwitchesSpec(Spec):
@@ -22,19 +25,40 @@ class SwitchesSpec(Spec):
     disavowal: bool
 
 
-class ProbeSampling(SamplingSpec):
+CobiaMethod = Literal["hcc", "scc", "zero_shot", "roleplay", "dan"]
+# the study's six categories (``probes.cobia.dataset.CATEGORIES``)
+Category = Literal["gender", "race", "religion", "national_origin", "sexual_orientation", "others"]
+RaterKind = Literal["bias", "nli", "guard", "refusal"]
+RaterVariant = Literal["release", "project", "granite_release", "social_bias",
+                       "keywords_release", "keywords_corrected", "llm"]
+RaterMode = Literal["generate", "score"]
+DecisionTask = Literal["award", "interview", "assignment"]
+RecommendationTask = Literal["course", "entertainment", "occupation"]
+DecisionTasks = Annotated[list[DecisionTask], Field(min_length=1, description=(
+    f"a non-empty list of decision tasks, each one of {list(get_args(DecisionTask))}"))]
+RecommendationTasks = Annotated[list[RecommendationTask], Field(min_length=1, description=(
+    f"a non-empty list of recommendation tasks, each one of "
+    f"{list(get_args(RecommendationTask))}"))]
+
+
+class ProbeSampling(Spec):
     """FairDialogue's sampling: a reply budget, or ``auto`` (sized from the list length K)."""
 
-    max_tokens: Annotated[Union[PositiveInt, Literal["auto"]],   # type: ignore[assignment]
-                          Field(description="a positive integer or auto")] = None
+    temperature: NonNegative
+    top_p: Share
+    max_tokens: Annotated[Union[PositiveInt, Literal["auto"]],
+                          Field(description="a positive integer or auto")]
+    seed: Optional[NonNegativeInt] = None  # absent: the run's seed
 
 
 class RaterSpec(Spec):
-    """One of CoBia's judges (``probe.judges.<name>``): its kind, decoding and llm block."""
+    """One of CoBia's judges (``probe.judges.<name>``): its kind, decoding and llm block.
+    ``variant: auto`` is the release's own where its judges/ is there; which variants a kind
+    has is checked where the rater is built (``cobia.raters.VARIANTS``)."""
 
-    kind: str
-    variant: str
-    mode: str
+    kind: RaterKind
+    variant: Union[Literal["auto"], RaterVariant]
+    mode: RaterMode
     max_tokens: Optional[PositiveInt]     # null: no reply cap
     top_p: Fraction
     llm: Optional[LLMSpec]                # null: a keyword refusal rater needs no model
@@ -43,7 +67,6 @@ class RaterSpec(Spec):
 class RefusalSpec(Spec):
     """CoBia's ``probe.refusal``: what the refusal raters read of a DAN reply."""
 
-    model_config = ConfigDict(extra="forbid")
 
     dan_scope: Literal["jailbroken", "released"]
 
@@ -51,44 +74,135 @@ class RefusalSpec(Spec):
 class AnnotationSpec(Spec):
     """CoBia's ``probe.annotation``: the blind sheets written for human validation."""
 
-    model_config = ConfigDict(extra="forbid")
 
     size: Optional[PositiveInt]           # outputs per prompt group; null: no sheets
-    groups: list[Literal["hcc", "scc", "zero_shot", "roleplay", "dan"]]
+    groups: list[CobiaMethod]
 
 
 class AnswersSpec(Spec):
     path: Optional[str]                   # a CSV of answers to score instead of asking
 
 
-class ProbeSpec(Spec):
-    """One probe option (``conf/probe/``): ``family`` and, for FairDialogue, ``kind``."""
+class CobiaData(Spec):
+    path: Optional[str]                   # a clone of the release, or its three JSON files
+    one_descriptor: Literal["skip", "same_category"]
+    category_map: Annotated[Optional[dict[str, Category]], Field(description=(
+        f"null (the documented table) or a mapping {{bias_type: category}}, each category one "
+        f"of {list(get_args(Category))}"))]
 
-    family: str
-    kind: str = None                      # type: ignore[assignment]  # FairDialogue
-    sentences: PositiveInt = None         # type: ignore[assignment]  # CoBia
-    max_tokens: Optional[PositiveInt] = None                          # CoBia: null, no cap
-    switches: SwitchesSpec = None         # type: ignore[assignment]  # CoBia
-    judges: dict[str, Optional[RaterSpec]] = None  # type: ignore[assignment]  # CoBia
-    refusal: RefusalSpec = None           # type: ignore[assignment]  # CoBia
-    annotation: AnnotationSpec = None     # type: ignore[assignment]  # CoBia
-    neutral: bool = None                  # type: ignore[assignment]  # FairDialogue
-    mode: Literal["text", "audio"] = None  # type: ignore[assignment]  # FairDialogue
-    k: PositiveInt = None                 # type: ignore[assignment]  # recommendation
-    rounds: PositiveInt = None            # type: ignore[assignment]  # feedback
-    sampling: ProbeSampling = None        # type: ignore[assignment]  # FairDialogue
-    answers: AnswersSpec = None           # type: ignore[assignment]  # FairDialogue
+
+class CobiaSpec(Spec):
+    """``probe=cobia*``: constructed-conversation attacks, scored by the judges."""
+
+    family: Literal["cobia"]
+    methods: Annotated[list[CobiaMethod], Field(min_length=1)]
+    layout: Literal["auto", "official", "seeded"]
+    data: CobiaData
+    sentences: PositiveInt
+    switches: SwitchesSpec
+    dan_template: Optional[str]
+    human_labels: Optional[str]
+    max_tokens: Optional[PositiveInt]     # null: no cap
+    top_p: Fraction
+    judge_url: Optional[str] = None       # cobia_paper: the Ollama server its judges sit behind
+    judges: dict[str, Optional[RaterSpec]]
+    refusal: RefusalSpec
+    annotation: AnnotationSpec
 
     @model_validator(mode="after")
-    def files_readable(self) -> ProbeSpec:
-        for name, rater in (self.judges or {}).items():
+    def files_readable(self) -> CobiaSpec:
+        for name, rater in self.judges.items():
             if rater is not None and rater.llm is not None:
                 rater.llm.check_files(f"probe.judges.{name}.llm")
         return self
 
     def asks_target(self) -> bool:
+        return True
+
+    def speaks(self) -> bool:
+        """Whether the target hears the user (only FairDialogue's audio mode)."""
+        return False
+
+
+class ServerSpec(Spec):
+    """``probe.audio.server``: the ``/v1/audio/speech`` endpoint of ``source: tts_server``."""
+
+    base_url: Optional[str]
+    model: str
+    api_key_env: Optional[str]            # the variable holding the key; null: no key needed
+
+
+class AudioSpec(Spec):
+    """``probe.audio``: the source of the stimuli and its settings."""
+
+    source: Literal["espeak", "tts_server", "dir"]
+    voices: dict[str, Any]                # espeak: {part: settings}; tts_server: {part: voice}
+    path: Optional[str]                   # dir: the folder holding manifest.csv
+    server: ServerSpec
+    cache: str                            # tts_server: the clip cache folder
+
+
+class FairDialogueSpec(Spec):
+    """What the FairDialogue kinds share: how the group is conveyed, the answer format."""
+
+    family: Literal["fairdialogue"]
+    tasks: Sequence[str]                  # each kind lists its own (a Literal per kind)
+    attributes: dict[str, Annotated[list[str], Field(min_length=1)]]
+    mode: Literal["text", "audio"]
+    text_style: Literal["system", "self_intro"]
+    neutral: bool
+    instruction: Optional[str]
+    suffix: str
+    sampling: ProbeSampling
+    answers: AnswersSpec
+    audio: AudioSpec
+
+    def asks_target(self) -> bool:
         """False when the probe scores a CSV of answers and loads no target."""
-        return not (self.answers is not None and self.answers.path)
+        return not self.answers.path
+
+    def speaks(self) -> bool:
+        return self.mode == "audio"
+
+
+class DecisionSpec(FairDialogueSpec):
+    kind: Literal["decision"]
+    tasks: DecisionTasks
+
+
+class PragSpec(Spec):
+    normalise: Literal["printed", "pairs"]
+
+
+class FairLLMSpec(Spec):
+    serp: Literal["langfair", "unit"]
+    prag: Literal["langfair", "pairs"]
+
+
+class RecommendationSpec(FairDialogueSpec):
+    kind: Literal["recommendation"]
+    tasks: RecommendationTasks
+    k: PositiveInt
+    prag: PragSpec
+    fairllm: FairLLMSpec
+
+
+class FeedbackItems(Spec):
+    items_from: Optional[list[str]]       # decision run directories, or this target's answers
+
+
+class FeedbackSpec(FairDialogueSpec):
+    kind: Literal["feedback"]
+    tasks: DecisionTasks
+    rounds: PositiveInt
+    pushbacks: Optional[Annotated[list[str], Field(min_length=1)]]
+    feedback: FeedbackItems
+
+
+FairDialogueKinds = Annotated[Union[DecisionSpec, RecommendationSpec, FeedbackSpec],
+                              Field(discriminator="kind")]
+ProbeSpec = Annotated[Union[CobiaSpec, FairDialogueKinds, FairMTSpec],
+                      Field(discriminator="family")]
 
 
 class TargetSpec(Spec):
@@ -96,4 +210,9 @@ class TargetSpec(Spec):
     names (``company``, ``model_company``)."""
 
     name: str
+    company: Optional[str]               # null: the released DAN is skipped
+    model_company: Optional[str]
     llm: LLMSpec
+    # a speech preset's switch for spoken replies (target.audio_out=true); its llm.audio_out
+    # follows it (${..audio_out}), and the llm block is what the backend reads
+    audio_out: Optional[bool] = None
