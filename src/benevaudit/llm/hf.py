@@ -135,7 +135,8 @@ class HFChatModel(ChatModel):
     def _reuse_pays(self, prompts: list[list[int]], max_tokens: int) -> bool:
         """Whether one-at-a-time decoding from the cached previous prompt saves more prefill
         (prompt tokens repeating the prompt before them, the first against the cache) than it
-        loses by not batching (``decode_step_tokens`` per extra decoding step)."""
+        loses by not batching (``decode_step_tokens`` per extra decoding step; none where the
+        prompts' caches pad into one batch, so there any repeated token pays)."""
         previous = self._prefix[0] if self._prefix is not None else []
         short = min(map(len, prompts), default=0) < 2  # a prompt of one token has no cache
         step = 0 if self._pads_caches() and not short else self.decode_step_tokens
