@@ -69,15 +69,19 @@ def dialogues(n: int, turns: int, corpus: str | None) -> list:
 
 def bench_prefix(kind: str, ds: list, threads: int, repeats: int) -> dict[str, float]:
     """Reuse on vs off, alternating, best wall time of each. A guard that writes its verdict
-    decodes its reused prompts in padded batches (``HFChatModel._generate_reusing``)."""
+    also gets a third arm, reuse forced on, beside the backend's own choice between reuse and
+    padded batches (see ``HFChatModel._reuse_pays``)."""
     from benevaudit.detectors import make_units
-    from benevaudit.detectors.guards import GuardDetector
+    from benevaudit.detectors.guards import GuardDetector, guard_format
     from benevaudit.llm.hf import HFChatModel
     from benevaudit.llm.prefix_floor import distinct_prefix_tokens
     from benevaudit.llm.prompting import prompt_ids
 
     arms = {"reuse": HFChatModel(threads=threads),
             "naive": HFChatModel(threads=threads, prefix_reuse=False)}
+    if guard_format(kind).mode == "generate":
+        arms["forced"] = HFChatModel(threads=threads)
+        arms["forced"].decode_step_tokens = 0
     best = {name: float("inf") for name in arms}
     scores: dict[str, list[float]] = {}
     flags: dict[str, list[bool | None]] = {}
