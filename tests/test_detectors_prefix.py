@@ -73,9 +73,10 @@ def test_greedy_chat_reuses_the_previous_prompt_and_keeps_its_replies():
     assert rule(shared // (3 * DECODE_STEP_TOKENS) - 1)
     assert not rule(shared // (3 * DECODE_STEP_TOKENS) + 1)
     assert rule(2000, reply=5.0)  # short replies seen: reuse pays even with a large budget
-    # where they can (SmolLM2's DynamicCache), reuse keeps the batches: any repeat pays
     fresh._prefix, fresh._reply_tokens, fresh.batch_size = None, None, 4
-    assert fresh._pads_caches() and fresh._reuse_pays(prompts, max_tokens=2000)
+    assert fresh._pads_caches()  # SmolLM2's DynamicCache: reused prompts decode in batches
+    assert fresh._reuse_pays(prompts, max_tokens=shared // (3 * DECODE_STEP_TOKENS) - 1)
+    assert not fresh._reuse_pays(prompts, max_tokens=2000)
     assert not fresh._reuse_pays([[1, 2], [3, 4]], max_tokens=1)  # nothing repeated
 
 
@@ -93,6 +94,7 @@ def test_greedy_chat_decodes_reused_prompts_together_with_the_replies_of_padded_
     convs += [qwen3guard_prompt(d.turns[:1])]  # shorter than the one before: more padding
     greedy = Sampling(temperature=0.0, max_tokens=12)
     reuse = HFChatModel(threads=1, batch_size=3)   # two batches: the second reuses the first
+    reuse.decode_step_tokens = 0                   # reuse whatever the decoding costs
     fresh = HFChatModel(threads=1, prefix_reuse=False, batch_size=5)
     batched = []
     reuse._generate_from_prefix = lambda *a: batched.append(a)  # must not decode one by one

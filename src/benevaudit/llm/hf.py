@@ -135,13 +135,12 @@ class HFChatModel(ChatModel):
     def _reuse_pays(self, prompts: list[list[int]], max_tokens: int) -> bool:
         """Whether one-at-a-time decoding from the cached previous prompt saves more prefill
         (prompt tokens repeating the prompt before them, the first against the cache) than it
-        loses by not batching (``decode_step_tokens`` per extra decoding step; none where the
-        prompts' caches pad into one batch, so there any repeated token pays)."""
+        loses by not batching (``decode_step_tokens`` per extra decoding step). Kept where the
+        prompts' caches pad into one batch too: measured on 2 CPU cores, that path still ran
+        slower than plain padded batches (see the README's bench_detect figures)."""
         previous = self._prefix[0] if self._prefix is not None else []
-        short = min(map(len, prompts), default=0) < 2  # a prompt of one token has no cache
-        step = 0 if self._pads_caches() and not short else self.decode_step_tokens
         return reuse_pays(previous, prompts, max_tokens, self._reply_tokens,
-                          self.batch_size, step)
+                          self.batch_size, self.decode_step_tokens)
 
     def _pads_caches(self) -> bool:
         """Whether prompts' caches can be left-padded into one batch (then reuse loses no
