@@ -253,19 +253,24 @@ def test_heatmap_png(tmp_path):
 # ---------------------------------------------------------------- the whole audit of one model
 
 def test_run_attribution_writes_run_files(tmp_path):
-    from benevaudit.audit.attribution.suite import AttributionOptions, run_attribution
+    from benevaudit.audit.attribution.spec import AttributionSpec
+    from benevaudit.audit.attribution.suite import run_attribution
     from benevaudit.audit.lexicon import load_lexicon
-    from benevaudit.report.model_audit import write_heatmaps
     from benevaudit.encoders.models import load_classifier, load_tokenizer
+    from benevaudit.encoders.spec import ModelSpec
+    from benevaudit.report.model_audit import write_heatmaps
+    from config_fixtures import option
 
     model = load_classifier("tiny", attn_implementation="eager")
     tok = load_tokenizer("tiny")
     words = {"N": "calm plan", "OB": "obviously no", "BB": "sweetie rest"}
     ds = [dialogue(i, c, f"{words[c]} and some shared text {i}") for i in range(4)
           for c in ("N", "OB", "BB")]
-    opts = AttributionOptions(top_k=5, min_count=1, n_steps=4, faithfulness_ks=(1, 2),
-                              heatmap_dialogues=2, progress=False)
-    audit = run_attribution(model, tok, ds, ds, tmp_path, opts)
+    spec = AttributionSpec.of({**option("attribution", "full"), "cache_dir": None, "top_k": 5,
+                               "min_count": 1, "n_steps": 4, "heatmap_dialogues": 2})
+    sequence = ModelSpec.of(option("model", "tiny_bert"))
+    audit = run_attribution(model, tok, ds, ds, tmp_path, spec, sequence, seed=42,
+                            progress=False, faithfulness_ks=(1, 2))
     lexicon, metrics = audit.lexicon, audit.metrics
     assert load_lexicon(tmp_path / "cue_lexicon.json") == lexicon
     assert [d.id for d in audit.shown] == [a.id for a in audit.attributions] == [d.id for d in ds[:2]]

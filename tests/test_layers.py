@@ -30,8 +30,9 @@ LAYERS: dict[str, int] = {
     "llm": 1, "encoders": 1, "asr": 1,
     "metrics": 2,
     "audit": 3, "generation": 3, "detectors": 3, "probes": 3,
-    "report": 4,
-    "pipelines": 5,
+    "analysis": 4,      # the dataset analysis reads what generation writes; generation never it
+    "report": 5,
+    "pipelines": 6,
 }
 CONFIG_LIBRARIES = ("hydra", "omegaconf")   # only pipelines read configs
 MODULE_STRING = re.compile(r"^benevaudit(\.[A-Za-z_]\w*)+(:[A-Za-z_]\w*)?$")
@@ -124,8 +125,10 @@ def test_the_rule_catches_an_upward_import(tmp_path: Path) -> None:
     """A synthetic package with one upward import of each kind; every one is reported."""
     root = tmp_path / "src" / "benevaudit"
     for pkg in ("", "metrics/", "audit/", "audit/attribution/", "report/", "report/sections/",
-                "pipelines/"):
+                "pipelines/", "generation/", "analysis/"):
         write(root, f"{pkg}__init__.py", "")
+    write(root, "generation/card.py", "from benevaudit.analysis import markers\n")
+    write(root, "analysis/markers.py", "from benevaudit.generation import card\n")   # fine
     write(root, "metrics/diversity.py",                     # a function-level import
           "import numpy\n\n\ndef f():\n    from benevaudit.audit.models import load\n")
     write(root, "audit/attribution/suite.py",               # a relative import, two levels up
@@ -142,11 +145,13 @@ def test_the_rule_catches_an_upward_import(tmp_path: Path) -> None:
     problems = violations(root)
     expected = [
         "src/benevaudit/audit/attribution/suite.py:1 (audit, layer 3) imports "
-        "benevaudit.report.sections (report, layer 4): `from ...report.sections import table`",
+        "benevaudit.report.sections (report, layer 5): `from ...report.sections import table`",
         "src/benevaudit/audit/config.py:1 (audit) imports omegaconf; only pipelines read configs: "
         "`from omegaconf import DictConfig`",
+        "src/benevaudit/generation/card.py:1 (generation, layer 3) imports benevaudit.analysis "
+        "(analysis, layer 4): `from benevaudit.analysis import markers`",
         "src/benevaudit/llm/__init__.py:1 (llm, layer 1) imports benevaudit.pipelines.cli "
-        "(pipelines, layer 5): `'benevaudit.pipelines.cli:guarded'`",
+        "(pipelines, layer 6): `'benevaudit.pipelines.cli:guarded'`",
         "src/benevaudit/metrics/diversity.py:5 (metrics, layer 2) imports benevaudit.audit.models "
         "(audit, layer 3): `from benevaudit.audit.models import load`",
         "src/benevaudit/newthing/x.py: package benevaudit.newthing has no layer; add it to LAYERS "

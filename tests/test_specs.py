@@ -20,7 +20,8 @@ from benevaudit.generation.spec import GeneratorSpec
 from benevaudit.llm.spec import DryRun, ModelRun
 from benevaudit.pipelines.analyze import AnalyzeRun
 from benevaudit.pipelines.config import plain, validated
-from benevaudit.pipelines.evaluate import AttributeRun, EvaluateRun
+from benevaudit.pipelines.attribute import AttributeRun
+from benevaudit.pipelines.evaluate import EvaluateRun
 from benevaudit.pipelines.train import TrainRun
 from benevaudit.report.spec import FlipsSpec
 from benevaudit.specs import (

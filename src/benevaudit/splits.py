@@ -56,7 +56,7 @@ def _groups(dialogues: Sequence[Dialogue]) -> dict[tuple, list[int]]:
     return groups
 
 
-def _cut(keys: list[tuple], ratios: Sequence[float]) -> list[str]:
+def _cut(keys: Sequence[object], ratios: Sequence[float]) -> list[str]:
     """Split names for ``keys`` (already in seeded order), by cumulative ratio."""
     n, total = len(keys), sum(ratios)
     bounds, acc = [], 0.0
@@ -147,7 +147,9 @@ def by_split(dialogues: Sequence[Dialogue]) -> dict[str, list[Dialogue]]:
     """The dialogues grouped by split; an empty split fails, naming it."""
     out: dict[str, list[Dialogue]] = {s: [] for s in SPLITS}
     for d in dialogues:
-        out[d.split].append(d)
+        if d.split not in SPLITS:
+            raise CorpusError(f"dialogue {d.id!r}: split {d.split!r} is none of {list(SPLITS)}")
+        out[str(d.split)].append(d)
     for s in SPLITS:
         if not out[s]:
             raise ConfigError(f"the '{s}' split is empty ({len(dialogues)} dialogues in all); "

@@ -62,7 +62,7 @@ def centroid_plane(centroids: np.ndarray) -> Plane:
     v = centroids[2] - centroids[0]
     e1 = u / np.linalg.norm(u)
     w = v - (v @ e1) * e1
-    if np.linalg.norm(w) < 1e-12 * max(np.linalg.norm(v), 1.0):
+    if np.linalg.norm(w) < 1e-12 * max(float(np.linalg.norm(v)), 1.0):
         raise ValueError("the three training centroids are collinear; no plane through them")
     return Plane(centroids[0], np.stack([e1, w / np.linalg.norm(w)]))
 
@@ -134,8 +134,8 @@ def representation_shift(model: Any, tokenizer: Any, train: Sequence[Dialogue],
     train_x, _ = pooled_embeddings(model, tokenizer, train, batch_size, max_length, head_tokens)
     test_x, test_pred = pooled_embeddings(model, tokenizer, test, batch_size, max_length,
                                           head_tokens)
-    result = shift_geometry(train_x, np.array([CLASS_INDEX[d.label] for d in train]), test_x,
-                            np.array([CLASS_INDEX[d.label] for d in test]), test_pred)
+    result = shift_geometry(train_x, np.array([CLASS_INDEX[str(d.label)] for d in train]),
+                            test_x, np.array([CLASS_INDEX[str(d.label)] for d in test]), test_pred)
     if png_path is not None:
         plot_shift(result, png_path)
     return result

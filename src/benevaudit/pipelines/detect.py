@@ -60,7 +60,7 @@ class DetectRun(ModelRun):
 
 def evaluation_dialogues(cfg: DictConfig, run: DetectRun) -> tuple[list[Dialogue], int]:
     """(the evaluation set, the corpus size)."""
-    dialogues = load_dialogues(run.data.as_dict(), cfg.paths.cache_dir)
+    dialogues = load_dialogues(run.data, cfg.paths.cache_dir)
     chosen = evaluation_set(dialogues, run.eval.fraction, run.eval.limit, run.eval.seed)
     log.info("evaluation set: %d of %d dialogues", len(chosen), len(dialogues))
     return chosen, len(dialogues)

@@ -75,5 +75,5 @@ def logodds_lexicon(dialogues: Sequence[Dialogue], top_k: int = 50, min_count: i
     scores = logodds_scores(dialogues, prior_scale, min_count)
     ranked = {c: sorted(((w, z) for w, z in s.items() if is_word(w) or not words_only),
                         key=lambda x: (-x[1], x[0]))[:top_k] for c, s in scores.items()}
-    stats = {"n_dialogues": len(dialogues), "n_types": len(scores[CLASSES[0]])}
+    stats = {"n_dialogues": float(len(dialogues)), "n_types": float(len(scores[CLASSES[0]]))}
     return LexiconResult(lexicon_from_ranked(ranked), stats)

@@ -77,6 +77,13 @@ class LexiconIntervention(Intervention):
         super().__post_init__()
         check_k(self.name, self.k)
 
+    @property
+    def cues(self) -> Lexicon:
+        """The cue lexicon, which every lexicon intervention is built with."""
+        if self.lexicon is None:    # refused by __post_init__; here for the type checker
+            raise ConfigError(f"intervention {self.name!r} needs a cue lexicon")
+        return self.lexicon
+
 
 def cue_vocab(lexicon: Lexicon, k: int | None, classes: Iterable[str] | None = None) -> list[str]:
     """Lowercased union of the given classes' top-k words, in a stable order, no repeats."""

@@ -65,13 +65,13 @@ class SymInject(LexiconIntervention):
         return np.minimum(n, self.max_per_turn)
 
     def measure(self, batch: pa.RecordBatch) -> tuple[np.ndarray, ...]:
-        vocab = cue_vocab(self.lexicon, self.k)
+        vocab = cue_vocab(self.cues, self.k)
         return (position_counts(agent_turns(batch, vocab), len(vocab)),)
 
     def finish(self, totals: tuple[np.ndarray, ...]) -> InjectState:
-        vocab = cue_vocab(self.lexicon, self.k)
+        vocab = cue_vocab(self.cues, self.k)
         index = {w: i for i, w in enumerate(vocab)}
-        pools = [np.array([index[w] for w in cue_vocab(self.lexicon, self.k,
+        pools = [np.array([index[w] for w in cue_vocab(self.cues, self.k,
                                                          [o for o in CLASSES if o != c])],
                           dtype=np.int64) for c in CLASSES]
         return InjectState(vocab, pools, positions.profile(totals[0]))
