@@ -32,7 +32,8 @@ class _CellTokens(Sequence):
     def __len__(self) -> int:
         return len(self.dialogues)
 
-    def __getitem__(self, i: int) -> list[str]:  # type: ignore[override]
+    # read by index only (Self-BLEU draws its pools by index), never sliced
+    def __getitem__(self, i: int) -> list[str]:  # type: ignore[override]  # no slice overload
         return dialogue_words(self.dialogues[i])
 
 

@@ -94,7 +94,13 @@ class DataBlock(Spec):
 class GeneratorLLM(LLMSpec):
     """A generator's llm block: a batch size, where its backend takes one, is never null."""
 
-    batch_size: PositiveInt = None              # type: ignore[assignment]
+    @field_validator("batch_size")
+    @classmethod
+    def never_null(cls, size: int | None) -> int | None:
+        """Runs on a given value only: an absent key keeps the backend's own batch size."""
+        if size is None:
+            raise ValueError("expected a positive integer")   # absent: the backend's own
+        return size
 
 
 class ScriptedGeneratorSpec(Spec):

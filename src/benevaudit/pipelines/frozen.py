@@ -69,7 +69,10 @@ class TrainedOn(Spec):
         loaded = OmegaConf.to_container(OmegaConf.load(saved), resolve=False)
         if not isinstance(loaded, dict):
             raise InputError(f"{saved}: expected the training run's config (a mapping)")
-        return cls.of({k: loaded.get(k) for k in cls.model_fields}, str(saved))
+        try:
+            return cls.of({k: loaded.get(k) for k in cls.model_fields})
+        except ConfigError as e:
+            raise InputError(f"{saved}: {e}") from None
 
 
 def adopted(spec: F, run: Path | None) -> F:
