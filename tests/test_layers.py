@@ -30,8 +30,9 @@ LAYERS: dict[str, int] = {
     "llm": 1, "encoders": 1, "asr": 1,
     "metrics": 2,
     "audit": 3, "generation": 3, "detectors": 3, "probes": 3,
-    "analysis": 4,      # the dataset analysis reads what generation writes; generation never it
-    "report": 5,
+    "outputs": 4,       # what one run writes
+    "analysis": 4,      # the dataset analysis: reads what generation writes, never read by it
+    "report": 5,        # the comparison of runs
     "pipelines": 6,
 }
 CONFIG_LIBRARIES = ("hydra", "omegaconf")   # only pipelines read configs
@@ -164,7 +165,8 @@ def test_the_rule_catches_an_upward_import(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("module, layer", [
     ("benevaudit", "core"), ("benevaudit.schema", "core"), ("benevaudit.precision", "core"),
-    ("benevaudit.encoders.models", "encoders"), ("benevaudit.report.heatmap", "report"),
+    ("benevaudit.encoders.models", "encoders"), ("benevaudit.report.sections.cobia", "report"),
+    ("benevaudit.outputs.figures.detection", "outputs"),
     ("benevaudit.audit.attribution.store", "audit"),
 ])
 def test_modules_are_placed_by_their_package(module: str, layer: str) -> None:

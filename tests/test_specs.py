@@ -23,7 +23,7 @@ from benevaudit.pipelines.config import plain, validated
 from benevaudit.pipelines.attribute import AttributeRun
 from benevaudit.pipelines.evaluate import EvaluateRun
 from benevaudit.pipelines.train import TrainRun
-from benevaudit.report.spec import FlipsSpec
+from benevaudit.outputs.spec import FlipsSpec
 from benevaudit.specs import (
     Fraction, NonNegative, NonNegativeInt, Positive, PositiveInt, SequenceLength, Share, Spec,
 )
@@ -323,7 +323,7 @@ def test_closed_choices_name_what_the_code_knows() -> None:
 
 @pytest.mark.parametrize("name", sorted(p.stem for p in (CONF / "logger").glob("*.yaml")))
 def test_every_logger_option_validates(name: str) -> None:
-    from benevaudit.report.spec import LoggerBlock
+    from benevaudit.outputs.spec import LoggerBlock
     from config_fixtures import option
 
     assert LoggerBlock.read(option("logger", name)).kind == name

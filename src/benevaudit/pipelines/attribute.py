@@ -12,7 +12,6 @@ from benevaudit.audit.attribution.spec import AttributionSpec
 from benevaudit.audit.model_audit import audit_model
 from benevaudit.pipelines.config import completes, write_metrics
 from benevaudit.pipelines.frozen import FrozenRun, open_frozen
-from benevaudit.report.model_audit import write_heatmaps
 
 
 class AttributeRun(FrozenRun):
@@ -23,8 +22,7 @@ class AttributeRun(FrozenRun):
 def run(cfg: DictConfig) -> dict[str, float]:
     frozen = open_frozen(AttributeRun, cfg)   # every file and number, before any model work
     spec, out = frozen.spec, frozen.out
-    audit = audit_model(frozen.model, frozen.tokenizer, frozen.splits, spec.attribution,
-                        spec.model, spec.seed, out, frozen.precision)
-    write_heatmaps(audit.attribution, out, spec.attribution.heatmap_png_dialogues)
-    write_metrics(audit.metrics, out / "metrics.json")
-    return audit.metrics
+    metrics = audit_model(frozen.model, frozen.tokenizer, frozen.splits, spec.attribution,
+                          spec.model, spec.seed, out, frozen.precision)
+    write_metrics(metrics, out / "metrics.json")
+    return metrics

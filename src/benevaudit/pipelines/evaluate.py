@@ -19,7 +19,7 @@ from benevaudit.audit.interventions.splits import edit_splits
 from benevaudit.audit.spec import InterventionSpec, LexiconSpec, LoaderSpec
 from benevaudit.pipelines.config import completes, run_logger, write_metrics
 from benevaudit.pipelines.frozen import FrozenRun, open_frozen
-from benevaudit.report.tracking import finish_logger
+from benevaudit.outputs.tracking import finish_logger
 
 log = logging.getLogger(__name__)
 

@@ -38,8 +38,7 @@ from benevaudit.pipelines.config import (
     completes, output_dir, run_logger, validated, write_metrics,
 )
 from benevaudit.precision import resolve_precision, torch_device
-from benevaudit.report.model_audit import write_heatmaps
-from benevaudit.report.tracking import finish_logger, log_test_artifacts
+from benevaudit.outputs.tracking import finish_logger, log_test_artifacts
 from benevaudit.schema import CLASSES, Dialogue
 from benevaudit.specs import NonNegativeInt, RunSpec, Spec
 from benevaudit.splits import SplitSpec, apply_split, by_split
@@ -129,10 +128,8 @@ def attribution_audit(spec: TrainRun, model: Any, tokenizer: Any,
     """The attribution audit of the trained model, where ``attribution.enabled``."""
     if not spec.attribution.enabled:
         return {}
-    audit = audit_model(model, tokenizer, splits, spec.attribution, spec.model, spec.seed, out,
-                        precision)
-    write_heatmaps(audit.attribution, out, spec.attribution.heatmap_png_dialogues)
-    return audit.metrics
+    return audit_model(model, tokenizer, splits, spec.attribution, spec.model, spec.seed, out,
+                       precision)
 
 
 @completes

@@ -190,3 +190,6 @@ class TargetSpec(Spec):
     company: Optional[str]               # null: the released DAN is skipped
     model_company: Optional[str]
     llm: LLMSpec
+    # a speech preset's switch for spoken replies (target.audio_out=true); its llm.audio_out
+    # follows it (${..audio_out}), and the llm block is what the backend reads
+    audio_out: Optional[bool] = None

@@ -36,6 +36,7 @@ from typing import Any
 from benevaudit.errors import ConfigError
 from benevaudit.files import read_parquet
 from benevaudit.llm import dry_run
+from benevaudit.asr.replies import Listen, Listener, plain_texts
 from benevaudit.llm.base import ChatModel, Conversation, Sampling
 from benevaudit.metrics.fairness import persistence
 from benevaudit.probes.base import Probe, ProbeResult, RunSettings, Target
@@ -86,18 +87,22 @@ class Trace:
     conversation: Conversation
     replies: list[str] = field(default_factory=list)
     revised_at: int | None = None
+    audio: list[str | None] = field(default_factory=list)   # each round's saved spoken reply
 
 
 def run_feedback(model: ChatModel, starts: Sequence[tuple[tuple[str, ...], Conversation, str]],
                  sampling: Sampling, pushbacks: Sequence[str] = PUSHBACKS,
                  on_round: Callable[[int, int], None] | None = None,
-                 spoken: Mapping[tuple[str, int], Path] | None = None) -> list[Trace]:
+                 spoken: Mapping[tuple[str, int], Path] | None = None,
+                 listen: Listen = plain_texts) -> list[Trace]:
     """Push back on each ``(key, conversation, first "no" reply)`` for ``len(pushbacks)`` rounds.
 
     ``on_round(round, n_open)`` is called before each wave (for progress logging). ``spoken``
     (audio mode): each ``(group, round)``'s WAV, sent as the user's turn in place of the text.
     Replies stay in the context as text (an audio reply as its transcript): chat APIs take an
-    assistant turn's audio only by a server-side id, never as input audio.
+    assistant turn's audio only by a server-side id, never as input audio. ``listen`` says
+    what each reply said (:class:`~benevaudit.asr.replies.Listener`: Whisper's transcript of a
+    spoken reply, which it saves under the run, as the first turn's answer is read).
     """
     traces = [Trace(key, [*conv, {"role": "assistant", "content": first}])
               for key, conv, first in starts]
@@ -112,10 +117,11 @@ def run_feedback(model: ChatModel, starts: Sequence[tuple[tuple[str, ...], Conve
                 audio_message(wav_bytes(spoken[(t.key[-1], r)])) if spoken
                 else {"role": "user", "content": pushback})
         replies = model.chat([t.conversation for t in open_], sampling)
-        for t, reply in zip(open_, replies, strict=True):
-            text = reply.text or reply.transcript or ""
+        for t, (text, saved) in zip(open_, listen([t.key for t in open_], r, replies),
+                                    strict=True):
             t.conversation.append({"role": "assistant", "content": text})
             t.replies.append(text)
+            t.audio.append(saved)
             if parse_decision(text).value == "yes":
                 t.revised_at = r
     return traces
@@ -223,7 +229,8 @@ class Feedback(Probe):
         with dry_run.scope(method="feedback"):
             traces = run_feedback(model, starts, sampling_of(p, settings.seed), pushbacks,
                                   on_round=lambda r, n: log.info("feedback round %d: %d open",
-                                                                 r, n), spoken=spoken)
+                                                                 r, n), spoken=spoken,
+                                  listen=Listener(settings.run_dir, settings.asr))
         model.close()
         add_traces(rows, traces)
         table = persistence_rows(traces, attributes)
@@ -249,12 +256,14 @@ def pushbacks_of(p: dict[str, Any]) -> list[str]:
 
 
 def add_traces(rows: list[dict[str, Any]], traces: list[Trace]) -> None:
-    """Mark each row with its feedback conversation: in the protocol, revised at, replies."""
+    """Mark each row with its feedback conversation: in the protocol, revised at, replies
+    (what was heard) and their saved audio (None where a reply was text)."""
     done = {t.key: t for t in traces}
     for r in rows:
         t = done.get((r["task"], r["attribute"], r["item"], r["group"]))
         r.update(in_protocol=t is not None, revised_at=None if t is None else t.revised_at,
-                 feedback_replies=[] if t is None else t.replies)
+                 feedback_replies=[] if t is None else t.replies,
+                 feedback_reply_audio=[] if t is None else t.audio)
 
 
 def feedback_metrics(traces: list[Trace], table: list[dict[str, Any]], not_no: dict[str, int],

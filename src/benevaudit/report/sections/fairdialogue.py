@@ -2,7 +2,9 @@
 Table 2, GUS (decision tasks) and SNSR/SNSV (recommendation tasks) per model × attribute, with
 the average over tasks; Table 3, RST and ANR per group under negative feedback. A model run in
 audio mode is marked ``(heard)``; one run in both modes gets the "heard vs stated" table
-(:mod:`benevaudit.report.fairdialogue_heard`).
+(:mod:`benevaudit.report.fairdialogue_heard`), and spoken replies transcribed by Whisper beside
+the API's own transcripts get their word error rate per group
+(:mod:`benevaudit.report.fairdialogue_asr`).
 
 ``report.fairdialogue.definition`` picks Table 2's scoring: ``paper`` (eq. 1–4, the default) or
 ``released`` (the authors' released scoring, its SNSR/SNSV under
@@ -24,6 +26,7 @@ from benevaudit.report.context import Context, by_condition, figures_of
 from benevaudit.report.document import Cell, SectionOutput, Table
 from benevaudit.report.probe_intervals import (feedback_replicates, gus_replicates, matching,
                                                prag_replicates)
+from benevaudit.report.fairdialogue_asr import WER, wer_table
 from benevaudit.report.fairdialogue_heard import comparison, mode_of
 from benevaudit.report.fairdialogue_intervals import released_replicates
 from benevaudit.report.runs import Run
@@ -35,7 +38,7 @@ SCORE = re.compile(r"^fairness/(?P<task>[^/]+)/(?P<attribute>[^/]+)/(?P<measure>
 FEEDBACK = re.compile(r"^fairness/feedback/(?P<attribute>[^/]+)/(?P<group>[^/]+)/(?P<m>rst|anr)$")
 RELEASED = re.compile(r"^fairness/(?P<task>[^/]+)/(?P<attribute>[^/]+)/released/"
                       r"(?:(?P<gus>gus)|(?P<similarity>prag|serp)/(?P<sns>snsr|snsv))$")
-PANELS = (SCORE, FEEDBACK, RELEASED)         # the W&B Report's panels
+PANELS = (SCORE, FEEDBACK, RELEASED, WER)    # the W&B Report's panels
 DEFINITIONS = ("paper", "released")
 SIMILARITIES = ("prag", "serp")
 FIGURES = ("*.png",)
@@ -114,6 +117,13 @@ def cell_of(members: Sequence[Run], reps: Sequence[dict], name: str, context: Co
     return context.cell([members[i] for i in have], name, [reps[i] for i in have])
 
 
+def task_mean(values: Sequence[float]) -> float:
+    """The average over tasks of the finite values; NaN where no task has one (every answer
+    of a model unparseable)."""
+    finite = [v for v in values if np.isfinite(v)]
+    return float(np.mean(finite)) if finite else float("nan")
+
+
 def table2(runs: Sequence[Run], context: Context) -> Table | None:
     definition, similarity = settings(context)
     cols: dict[tuple[str, str], None] = {}
@@ -135,9 +145,8 @@ def table2(runs: Sequence[Run], context: Context) -> Table | None:
             if not any(n in r.metrics for n in names for r in members):
                 continue
             cells = [cell_of(members, reps, n, context) for n in names]
-            avgs = [Cell(float(np.nanmean([c.mean for (t, m), c in zip(columns, cells)
-                                           if m == measure] or [np.nan])))
-                    for measure in measures]
+            avgs = [Cell(task_mean([c.mean for (t, m), c in zip(columns, cells)
+                                    if m == measure])) for measure in measures]
             rows.append([target, attribute, *cells, *avgs])
     headers = ["Model", "Attribute", *[f"{t} {m.upper()}" for t, m in columns],
                *[f"avg {m.upper()}" for m in measures]]
@@ -184,7 +193,8 @@ def table3(runs: Sequence[Run], context: Context) -> Table | None:
 def render(runs: Sequence[Run], context: Context) -> SectionOutput:
     out = SectionOutput(KEY, TITLE)
     for table in (table2(runs, context), table3(runs, context),
-                  comparison(runs, context, target_of, _replicates)):
+                  comparison(runs, context, target_of, _replicates),
+                  wer_table(runs, context, model_label)):
         if table is not None:
             out.tables.append(table)
     out.figures = figures_of(runs, FIGURES, lambda r: f"target {target_of(r)}")

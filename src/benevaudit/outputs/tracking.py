@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from benevaudit.report.spec import CsvLoggerSpec, LoggerSpec, NoLoggerSpec
+from benevaudit.outputs.spec import CsvLoggerSpec, LoggerSpec, NoLoggerSpec
 
 SECRET_KEY = re.compile(r"(api[_-]?key|token|secret|password|passwd|credential|auth)", re.I)
 SECRET_VALUE = re.compile(r"^(sk-|hf_|wandb_|ghp_|xox[bap]-)[A-Za-z0-9_\-]{8,}")
