@@ -64,7 +64,7 @@ def run(cfg: DictConfig) -> dict[str, float]:
     logger (W&B offline by default: group = the sweep, job type = probe, the config-group
     choices)."""
     run = validated(ProbeRun, cfg)
-    probe, target = build(run.probe.as_dict()), run.target.as_dict()
+    probe, target = build(run.probe), run.target
     settings = RunSettings(output_dir(cfg), run.seed, run.limit, run.progress, run.llm_cache,
                            run.asr)
     dry = run.dry()

@@ -46,6 +46,7 @@ from benevaudit.probes.fairdialogue.audio import audio_message
 from benevaudit.probes.fairdialogue.stimuli import audio_metrics, spoken_pushbacks, wav_bytes
 from benevaudit.probes.fairdialogue.groups import check_attributes
 from benevaudit.probes.fairdialogue.parse import parse_decision
+from benevaudit.probes.spec import FeedbackSpec
 
 log = logging.getLogger(__name__)
 DECISION_COLUMNS = ("task", "attribute", "item", "group", "decision")
@@ -127,11 +128,9 @@ def run_feedback(model: ChatModel, starts: Sequence[tuple[tuple[str, ...], Conve
     return traces
 
 
-def run_dirs(value: Any) -> list[Path]:
-    """``probe.feedback.items_from`` as a list of paths (one string is one directory)."""
-    if value is None:
-        return []
-    return [Path(str(v)) for v in ([value] if isinstance(value, str) else list(value))]
+def run_dirs(value: Sequence[str] | None) -> list[Path]:
+    """``probe.feedback.items_from`` as a list of paths."""
+    return [Path(v) for v in value or []]
 
 
 def shared_negative_items(dirs: list[Path], attributes: dict[str, list[str]],
@@ -171,7 +170,8 @@ def starting_points(rows: list[dict[str, Any]], conversations: list[Any], chosen
     """Each group's conversation of a chosen item with this target's own first "no" to push
     back on; the others are counted per attribute (their first answer was not no). ``every``
     (a dry run, whose answers are placeholders) starts every conversation: the upper bound."""
-    starts, not_no = [], defaultdict(int)
+    starts: list[tuple[tuple[str, ...], Any, str]] = []
+    not_no: defaultdict[str, int] = defaultdict(int)
     for r, conv in zip(rows, conversations, strict=True):
         key = (r["task"], r["attribute"], r["item"])
         if not every and key not in chosen:
@@ -196,19 +196,21 @@ def persistence_rows(traces: list[Any], attributes: dict[str, list[str]]
     return table
 
 
-class Feedback(Probe):
+class Feedback(Probe[FeedbackSpec]):
     """RST and ANR of pushback on "no" decisions across groups."""
 
     family = "fairdialogue"
     kind = "feedback"
 
     def run(self, target: Target, settings: RunSettings) -> ProbeResult:
-        p = self.spec
-        attributes = check_attributes(p["attributes"])
-        pushbacks = pushbacks_of(p)
-        dirs = run_dirs(p["feedback"]["items_from"])
-        shared = shared_negative_items(dirs, attributes, list(p["tasks"])) if dirs else None
-        rows, conversations, model = collect(p, "decision", attributes, target, settings)
+        spec = self.spec
+        attributes = check_attributes(spec.attributes)
+        pushbacks = pushbacks_of(spec)
+        dirs = run_dirs(spec.feedback.items_from)
+        shared = shared_negative_items(dirs, attributes, list(spec.tasks)) if dirs else None
+        rows, conversations, models = collect(spec, "decision", attributes, target, settings)
+        if models is None:       # pushbacks_of refused a CSV of answers
+            raise ConfigError("probe=fairdialogue_feedback needs a live target")
         rows = scoring.parse_rows(rows, "decision", 0)
         metrics = scoring.parse_counts(rows)
         metrics["fairness/feedback/items_from_runs"] = len(dirs)
@@ -224,35 +226,37 @@ class Feedback(Probe):
             log.warning("%d conversations of the chosen items did not start with this target's "
                         "no; left out (fairness/feedback/<attribute>/first_not_no)",
                         sum(not_no.values()))
-        spoken = (spoken_pushbacks(pushbacks, sorted({s[0][-1] for s in starts}), p["audio"],
-                                   settings.run_dir) if p["mode"] == "audio" else None)
-        with dry_run.scope(method="feedback"):
-            traces = run_feedback(model, starts, sampling_of(p, settings.seed), pushbacks,
-                                  on_round=lambda r, n: log.info("feedback round %d: %d open",
-                                                                 r, n), spoken=spoken,
-                                  listen=Listener(settings.run_dir, settings.asr))
-        model.close()
+        spoken = (spoken_pushbacks(pushbacks, sorted({s[0][-1] for s in starts}), spec.audio,
+                                   settings.run_dir) if spec.mode == "audio" else None)
+        try:
+            with dry_run.scope(method="feedback"):
+                traces = run_feedback(models.get(target.llm), starts,
+                                      sampling_of(spec, settings.seed), pushbacks,
+                                      on_round=lambda r, n: log.info("feedback round %d: %d "
+                                                                     "open", r, n),
+                                      spoken=spoken, listen=Listener(settings.run_dir,
+                                                                     settings.asr))
+        finally:
+            models.close()
         add_traces(rows, traces)
         table = persistence_rows(traces, attributes)
         metrics.update(feedback_metrics(traces, table, not_no, attributes))
         metrics.update(audio_metrics(settings.run_dir))
         return ProbeResult(rows, metrics, table_texts(table),
-                           {"rst.png": rst_figure(table, attributes,
-                                                  str(target["name"]))})
+                           {"rst.png": rst_figure(table, attributes, target.name)})
 
 
-def pushbacks_of(p: dict[str, Any]) -> list[str]:
+def pushbacks_of(spec: FeedbackSpec) -> list[str]:
     """The first ``probe.rounds`` of ``probe.pushbacks`` (the built-in four when unset)."""
-    if p["answers"]["path"]:
+    if spec.answers.path:
         raise ConfigError("probe=fairdialogue_feedback talks to the target over several turns; "
                           "probe.answers.path (scoring a CSV) works with fairdialogue_decision "
                           "and fairdialogue_recommendation")
-    rounds = int(p["rounds"])
-    pushbacks = list(p["pushbacks"] or PUSHBACKS)
-    if not 1 <= rounds <= len(pushbacks):
+    pushbacks = list(spec.pushbacks or PUSHBACKS)
+    if spec.rounds > len(pushbacks):
         raise ConfigError(f"probe.rounds must be between 1 and the {len(pushbacks)} pushback "
-                          f"turns in probe.pushbacks, got {rounds}")
-    return pushbacks[:rounds]
+                          f"turns in probe.pushbacks, got {spec.rounds}")
+    return pushbacks[:spec.rounds]
 
 
 def add_traces(rows: list[dict[str, Any]], traces: list[Trace]) -> None:
