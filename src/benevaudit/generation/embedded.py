@@ -48,7 +48,7 @@ def sample_cells(n_cells: int, seed: int) -> list[tuple[str, str, tuple, tuple |
     return cells
 
 
-def sample_conditions(size: int, seed: int = 42) -> Iterator[Condition]:
+def sample_conditions(size: int, seed: int) -> Iterator[Condition]:
     """The conditions of a ``size``-dialogue sample (rounded to whole triplets)."""
     for g, r, u, a in sample_cells(max(1, round(size / 3)), seed):
         for label in CLASSES:
@@ -62,7 +62,7 @@ def sample_key(size: int, seed: int, planted_cues: Sequence[PlantedCue], signal:
     return hashlib.sha256(json.dumps(params, sort_keys=True).encode()).hexdigest()[:16]
 
 
-def ensure_scripted_sample(cache_dir: str | Path, size: int, seed: int = 42,
+def ensure_scripted_sample(cache_dir: str | Path, size: int, seed: int,
                            planted_cues: Sequence[PlantedCue] = (),
                            signal: float = DEFAULT_SIGNAL) -> Path:
     """Path of the Parquet sample for these parameters, writing it first if it is missing."""
