@@ -48,11 +48,11 @@ def test_logodds_hand_computed():
 def test_logodds_lexicon_finds_the_class_word_and_rejects_unlabelled():
     ds = [dialogue(i, c, f"{w} is the word and more text here")
           for i, (c, w) in enumerate([("N", "calm"), ("OB", "obviously"), ("BB", "sweetie")] * 5)]
-    lex = logodds_lexicon(ds, top_k=3).lexicon
+    lex = logodds_lexicon(ds, top_k=3, min_count=3, words_only=True).lexicon
     assert {lex.top(c, 1)[0] for c in ("N", "OB", "BB")} == {"calm", "obviously", "sweetie"}
     assert lex.top("BB", 1) == ("sweetie",)
     with pytest.raises(ValueError, match="d9.*label None"):
-        logodds_lexicon([*ds, dialogue(9, None, "x")])
+        logodds_lexicon([*ds, dialogue(9, None, "x")], top_k=3, min_count=3, words_only=True)
 
 
 # ---------------------------------------------------------------- agreement
@@ -306,5 +306,5 @@ def test_punctuation_never_enters_a_lexicon_by_default():
 def test_logodds_lexicon_is_words_only_by_default():
     ds = [dialogue(i, c, f"{w} is the word and more text here {'! !' if c == 'BB' else ''}")
           for i, (c, w) in enumerate([("N", "calm"), ("OB", "obviously"), ("BB", "sweetie")] * 5)]
-    assert "!" not in logodds_lexicon(ds, top_k=5).lexicon.top("BB")
-    assert "!" in logodds_lexicon(ds, top_k=5, words_only=False).lexicon.top("BB")
+    assert "!" not in logodds_lexicon(ds, top_k=5, min_count=3, words_only=True).lexicon.top("BB")
+    assert "!" in logodds_lexicon(ds, top_k=5, min_count=3, words_only=False).lexicon.top("BB")

@@ -121,9 +121,8 @@ def pooled_embeddings(model: Any, tokenizer: Any, dialogues: Sequence[Dialogue],
 
 
 def representation_shift(model: Any, tokenizer: Any, train: Sequence[Dialogue],
-                         test: Sequence[Dialogue], png_path: str | Path | None = None,
-                         batch_size: int = 32, max_length: int = 512,
-                         head_tokens: int = 128) -> ShiftResult:
+                         test: Sequence[Dialogue], png_path: str | Path | None,
+                         batch_size: int, max_length: int, head_tokens: int) -> ShiftResult:
     """Embed a model's training and clean test dialogues and measure the shift between them."""
     for name, ds in (("train", train), ("test", test)):
         bad = [d.id for d in ds if d.label not in CLASS_INDEX]
