@@ -81,3 +81,12 @@ def test_cobia_shares_granite_guardian_through_the_llm_layer_not_a_detector():
     probes = {m: t for m, t in import_graph(SRC).items() if layer_of(m, SRC) == "probes"}
     assert probes and not {m: sorted(t) for m, t in probes.items()
                            if any(layer_of(x, SRC) == "detectors" for x in t)}
+
+
+def test_every_registered_detector_kind_has_a_spec_and_every_spec_kind_a_module():
+    """The spec union and the registry list the same kinds: a kind is built by the module
+    that declares it, from the spec its ``kind`` tag picks."""
+    from benevaudit.detectors.registry import detector_kinds
+    from benevaudit.detectors.spec import KINDS as SPEC_KINDS
+
+    assert set(SPEC_KINDS) == set(detector_kinds()) == set(KINDS)

@@ -8,7 +8,7 @@ Each lists only its own keys, so a misspelt key is refused with that kind's keys
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any, Literal, Optional, Union
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Optional, Union, get_args
 
 from pydantic import Discriminator, Field, Tag, model_validator
 
@@ -116,10 +116,11 @@ def detector_tag(block: Any) -> Any:
     return block.get("kind") if isinstance(block, dict) else getattr(block, "kind", None)
 
 
-KINDS: dict[str, type[Spec]] = {"sequence_classifier": ClassifierSpec,
-                                **{kind: GuardSpec for kind in GUARD_KINDS},
-                                "judge": JudgeSpec, "finetuned": FinetunedSpec,
-                                "external": ExternalSpec}
+FAMILIES: tuple[type[Spec], ...] = (ClassifierSpec, GuardSpec, JudgeSpec, FinetunedSpec,
+                                    ExternalSpec)
+# each kind by its spec's ``kind`` tag (a guard's: every module of ``detectors/guards/``)
+KINDS: dict[str, type[Spec]] = {kind: spec for spec in FAMILIES
+                                for kind in get_args(spec.model_fields["kind"].annotation)}
 if TYPE_CHECKING:
     DetectorSpec = Union[ClassifierSpec, GuardSpec, JudgeSpec, FinetunedSpec, ExternalSpec]
 else:   # one member per kind, each guard kind tagged with its own name
