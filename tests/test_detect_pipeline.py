@@ -239,7 +239,7 @@ def check_llm_run(tmp_path: Path, name: str, metrics: dict, n: int = 3) -> None:
 
 
 def test_category_rates_per_true_class():
-    from benevaudit.report.detect_outputs import category_metrics
+    from benevaudit.outputs.detection import category_metrics
 
     frame = pd.DataFrame({"label": ["N", "OB", "OB", "BB"],
                           "categories": [[], ["S10"], ["S1", "S10"], ["S10"]]})

@@ -30,8 +30,9 @@ LAYERS: dict[str, int] = {
     "llm": 1, "encoders": 1, "asr": 1,
     "metrics": 2,
     "audit": 3, "generation": 3, "detectors": 3, "probes": 3,
-    "report": 4,
-    "pipelines": 5,
+    "outputs": 4,       # what one run writes
+    "report": 5,        # the comparison of runs
+    "pipelines": 6,
 }
 CONFIG_LIBRARIES = ("hydra", "omegaconf")   # only pipelines read configs
 MODULE_STRING = re.compile(r"^benevaudit(\.[A-Za-z_]\w*)+(:[A-Za-z_]\w*)?$")
@@ -142,11 +143,11 @@ def test_the_rule_catches_an_upward_import(tmp_path: Path) -> None:
     problems = violations(root)
     expected = [
         "src/benevaudit/audit/attribution/suite.py:1 (audit, layer 3) imports "
-        "benevaudit.report.sections (report, layer 4): `from ...report.sections import table`",
+        "benevaudit.report.sections (report, layer 5): `from ...report.sections import table`",
         "src/benevaudit/audit/config.py:1 (audit) imports omegaconf; only pipelines read configs: "
         "`from omegaconf import DictConfig`",
         "src/benevaudit/llm/__init__.py:1 (llm, layer 1) imports benevaudit.pipelines.cli "
-        "(pipelines, layer 5): `'benevaudit.pipelines.cli:guarded'`",
+        "(pipelines, layer 6): `'benevaudit.pipelines.cli:guarded'`",
         "src/benevaudit/metrics/diversity.py:5 (metrics, layer 2) imports benevaudit.audit.models "
         "(audit, layer 3): `from benevaudit.audit.models import load`",
         "src/benevaudit/newthing/x.py: package benevaudit.newthing has no layer; add it to LAYERS "
@@ -159,7 +160,8 @@ def test_the_rule_catches_an_upward_import(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("module, layer", [
     ("benevaudit", "core"), ("benevaudit.schema", "core"), ("benevaudit.precision", "core"),
-    ("benevaudit.encoders.models", "encoders"), ("benevaudit.report.heatmap", "report"),
+    ("benevaudit.encoders.models", "encoders"), ("benevaudit.report.sections.cobia", "report"),
+    ("benevaudit.outputs.figures.detection", "outputs"),
     ("benevaudit.audit.attribution.store", "audit"),
 ])
 def test_modules_are_placed_by_their_package(module: str, layer: str) -> None:

@@ -22,7 +22,7 @@ from benevaudit.pipelines.analyze import AnalyzeRun
 from benevaudit.pipelines.config import plain, validated
 from benevaudit.pipelines.evaluate import AttributeRun, EvaluateRun
 from benevaudit.pipelines.train import TrainRun
-from benevaudit.report.spec import FlipsSpec
+from benevaudit.outputs.spec import FlipsSpec
 from benevaudit.specs import (
     Fraction, NonNegative, NonNegativeInt, Positive, PositiveInt, SequenceLength, Share, Spec,
 )

@@ -239,10 +239,11 @@ class DryRunChatModel(ChatModel):
     def __init__(self, model: str = "dry_run", chat_template: str | None = None,
                  served_by: str | None = None, tags: dict[str, Any] | None = None,
                  log: RequestLog | None = None) -> None:
-        self.log = log or active()
-        if self.log is None:
+        found = log or active()
+        if found is None:
             raise ConfigError("the dry_run backend records requests of a dry run; run the "
                               "entrypoint with dry_run=true instead of llm.backend=dry_run")
+        self.log: RequestLog = found
         self.model_id, self.chat_template = str(model), chat_template
         self.served_by, self.tags = served_by, dict(tags or {})
 

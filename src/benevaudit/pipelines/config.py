@@ -15,7 +15,7 @@ from omegaconf import DictConfig, OmegaConf
 
 from benevaudit.llm import request_metrics, reset_request_counts  # light: no backend imported
 from benevaudit.files import write_text_atomically
-from benevaudit.report.tracking import build_logger
+from benevaudit.outputs.tracking import build_logger
 from benevaudit.specs import ELSEWHERE, Spec
 
 S = TypeVar("S", bound=Spec)

@@ -31,7 +31,7 @@ from benevaudit.pipelines.config import (
     completes, output_dir, plain, run_logger, validated, write_metrics,
 )
 from benevaudit.precision import resolve_precision, torch_device
-from benevaudit.report.tracking import finish_logger
+from benevaudit.outputs.tracking import finish_logger
 from benevaudit.schema import Dialogue
 from benevaudit.specs import NonNegativeInt, RunSpec, Spec
 from benevaudit.splits import SplitSpec, apply_split, by_split

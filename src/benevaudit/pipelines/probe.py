@@ -29,7 +29,7 @@ from benevaudit.probes.dry_run import record_probe
 from benevaudit.probes.registry import build
 from benevaudit.probes.spec import ProbeSpec, TargetSpec
 from benevaudit.pipelines.targets import audio_target_error
-from benevaudit.report.tracking import finish_logger
+from benevaudit.outputs.tracking import finish_logger
 from benevaudit.specs import PositiveInt
 
 
