@@ -66,11 +66,16 @@ class GuardSpec(DecidingSpec):
     llm: LLMSpec
 
     @model_validator(mode="after")
-    def files_readable(self) -> GuardSpec:
+    def lenient_reader_exists(self) -> GuardSpec:
+        """Only some guards have a reader laxer than their release's."""
         if self.parser == "lenient" and GUARD_FORMATS[self.kind].lenient is None:
             lenient = [k for k, f in GUARD_FORMATS.items() if f.lenient is not None]
             raise ConfigError(f"detector.parser=lenient for guard {self.kind!r}: expected "
                               f"'released' (every guard) or 'lenient' (only {lenient})")
+        return self
+
+    @model_validator(mode="after")
+    def files_readable(self) -> GuardSpec:
         self.llm.check_files("detector.llm")
         return self
 

@@ -18,7 +18,7 @@ from benevaudit.metrics.flips import REQUIRED, flip_metrics, flip_table
 from benevaudit.outputs.figures.detection import (
     bootstrap_png, confusion_png, flips_png, judges_confusion_png, trigger_png,
 )
-from benevaudit.report.spec import StabilitySpec
+from benevaudit.outputs.spec import StabilitySpec
 from benevaudit.schema import CLASSES
 
 log = logging.getLogger(__name__)

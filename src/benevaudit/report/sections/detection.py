@@ -9,9 +9,6 @@ resampled together), else the run's own Wilson interval (``trigger/TR_X_ci_low``
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Optional
-
-from pydantic import BaseModel, ConfigDict
 
 from benevaudit.report.context import Context, by_condition, figures_of
 from benevaudit.report.document import SectionOutput, Table
@@ -32,39 +29,21 @@ def claims(run: Run) -> bool:
     return run.task == "detect"
 
 
-class RecordedDetector(BaseModel):
-    """What this table reads of a run's recorded ``detector`` block, whichever version of the
-    spec wrote it: other keys are ignored, and a key an older run lacks is absent (None)."""
-
-    model_config = ConfigDict(extra="ignore", frozen=True)
-
-    name: Optional[str] = None
-    kind: Optional[str] = None
-    demographics: Optional[bool] = None
-    mode: Optional[str] = None
-    judge: Optional[str] = None
-
-
-def recorded(run: Run) -> RecordedDetector:
-    block = run.config.get("detector")
-    return RecordedDetector.model_validate(block if isinstance(block, dict) else {})
-
-
 def detector_of(run: Run) -> str:
-    return run.choices.get("detector") or recorded(run).name or "?"
+    return run.chosen("detector")
 
 
 def label_of(run: Run) -> str:
     """The detector's name, with what sets this run apart from the detector's defaults: a
     judge without demographics, the generation mode, one judge of the group."""
-    detector = recorded(run)
     notes = []
-    if detector.kind == "judge" and detector.demographics is False:
+    if run.setting("detector.kind") == "judge" and run.setting("detector.demographics") is False:
         notes.append("no demographics")
-    if detector.mode == "generate":
+    if run.setting("detector.mode") == "generate":
         notes.append("generate")
-    if detector.judge:
-        notes.append(detector.judge)
+    judge = run.setting("detector.judge")
+    if judge:
+        notes.append(str(judge))
     return detector_of(run) + (f" ({', '.join(notes)})" if notes else "")
 
 
