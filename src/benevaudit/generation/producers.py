@@ -28,8 +28,7 @@ def build_producer(gen: ScriptedGeneratorSpec | LLMGeneratorSpec, seed: int, min
     s = gen.sampling
     sampling = Sampling(temperature=s.temperature, top_p=s.top_p, max_tokens=s.max_tokens,
                         seed=s.seed)
-    # the llm block as written: keys its backend does not take are dropped there
-    model = build_from_block(gen.llm.model_dump(exclude_unset=True), cache=llm_cache)
+    model = build_from_block(gen.llm, cache=llm_cache)   # keys its backend lacks: dropped there
     producer_class = SelfChatProducer if gen.mode == "self_chat" else LLMProducer
     producer = producer_class(model, sampling, seed=seed, min_turns=min_turns,
                               system_in_user=gen.system_in_user, exchanges=gen.exchanges)
