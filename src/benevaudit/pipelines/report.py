@@ -20,7 +20,7 @@ from benevaudit.report.build import ReportFiles, build_report
 from benevaudit.report.runs import check_named, expand
 from benevaudit.report.spec import IntervalsSpec, WandbReportSpec
 from benevaudit.report.wandb_report import push, report_spec, sync_commands
-from benevaudit.specs import RunSpec, Spec
+from benevaudit.specs import RunSpec
 
 log = logging.getLogger(__name__)
 RUNS = "a run or sweep directory, a glob ('outputs/train/multiruns/*'), or a list [a,b]"

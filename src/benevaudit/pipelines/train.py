@@ -40,7 +40,7 @@ from benevaudit.pipelines.config import (
 from benevaudit.precision import resolve_precision, torch_device
 from benevaudit.outputs.tracking import finish_logger, log_test_artifacts
 from benevaudit.schema import CLASSES, Dialogue
-from benevaudit.specs import NonNegativeInt, RunSpec, Spec
+from benevaudit.specs import NonNegativeInt, RunSpec
 from benevaudit.splits import SplitSpec, apply_split, by_split
 
 log = logging.getLogger(__name__)
