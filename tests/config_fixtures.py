@@ -6,12 +6,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import yaml
 from hydra import compose, initialize_config_dir
 from omegaconf import OmegaConf
 
 CONF = Path(__file__).resolve().parents[1] / "conf"
 PRIMARY = {"detector": "detect", "generator": "generate", "probe": "probe", "data": "detect",
-           "attribution": "train", "trainer": "train", "model": "train",
+           "attribution": "train", "trainer": "train", "model": "train", "intervention": "train",
            "logger": "train"}
 
 
@@ -30,3 +31,9 @@ def smoke_train(tmp: Path, *overrides: str) -> Any:
             "experiment=smoke", f"paths.root_dir={tmp}", f"paths.output_dir={tmp / 'run'}",
             f"paths.cache_dir={tmp.parent / 'cache'}", "trainer.log_every_n_steps=1",
             *overrides])
+
+
+def step(name: str) -> dict[str, Any]:
+    """One intervention's parameters as its ``conf/intervention/<name>.yaml`` gives them."""
+    steps = yaml.safe_load((CONF / "intervention" / f"{name}.yaml").read_text())["steps"]
+    return dict(steps.get(name) or {})

@@ -45,6 +45,10 @@ def build(name: str, params: Mapping[str, Any] | None, lexicon: Lexicon | None) 
     if unknown:
         raise ConfigError(f"intervention {name!r}: unknown parameter(s) {unknown}; valid: "
                           f"{cls.params() or 'none'}")
+    missing = [p for p in cls.required() if p not in params]
+    if missing:
+        raise ConfigError(f"intervention {name!r}: parameter(s) {missing} missing; its "
+                          f"conf/intervention/{name}.yaml gives them")
     return cls(lexicon=lexicon, **params)
 
 

@@ -45,10 +45,10 @@ def word_counts(turns: AgentTurns) -> np.ndarray:
     return np.bincount(turn[is_word], minlength=len(turns.lay.n))
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class SymInject(LexiconIntervention):
-    rate: float = 0.05
-    max_per_turn: int = 10
+    rate: float                    # conf/intervention/sym_inject.yaml
+    max_per_turn: int
     name: ClassVar[str] = "sym_inject"
 
     def __post_init__(self) -> None:
