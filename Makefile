@@ -26,7 +26,7 @@ lock:
 	$(BIN)/python -m pip install -q uv==$(UV_VERSION)
 	UV=$(BIN)/uv TORCH_VERSION=$(TORCH_VERSION) bash scripts/lock.sh
 
-.PHONY: setup run test test-slow test-data test-vllm vllm-env ci bench device-prep clean-outputs
+.PHONY: setup run test typecheck test-slow test-data test-vllm vllm-env ci bench device-prep clean-outputs
 
 setup: $(VENV)/.installed
 
@@ -120,3 +120,7 @@ test-langfair:
 	.venv-langfair/bin/python -m pip install -q --no-deps langfair==0.8.0
 	BENEVAUDIT_REQUIRE_LANGFAIR=1 PYTHONPATH=src .venv-langfair/bin/python -m pytest -q \
 	  -p no:cacheprovider tests/test_fairness_metrics.py -k langfair $(PYTEST_ARGS)
+
+# mypy over src/ (settings in pyproject.toml: strict on the spec modules); 0 errors to pass.
+typecheck: setup
+	$(BIN)/python -m mypy

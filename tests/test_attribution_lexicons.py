@@ -182,7 +182,7 @@ def test_evaluate_faithfulness_runs_on_tiny(tmp_path):
 # ---------------------------------------------------------------- heatmap
 
 def test_heatmap_html(tmp_path):
-    from benevaudit.report.heatmap import write_heatmap
+    from benevaudit.audit.attribution.heatmap import write_heatmap
     from benevaudit.text import word_spans
 
     d = dialogue(0, "BB", "Sweetie, <b>rest</b> now!", user="Can I run?")
@@ -200,7 +200,7 @@ def test_heatmap_html(tmp_path):
 
 
 def test_heatmap_layout_wraps_and_keeps_every_word():
-    from benevaudit.report.heatmap import layout
+    from benevaudit.audit.attribution.heatmap import layout
     from benevaudit.text import word_spans
 
     long_agent = " ".join(f"word{i}" for i in range(40)) + " " + "x" * 45
@@ -231,7 +231,7 @@ def test_heatmap_layout_wraps_and_keeps_every_word():
 def test_heatmap_png(tmp_path):
     from PIL import Image
 
-    from benevaudit.report.heatmap import write_heatmap_png
+    from benevaudit.audit.attribution.heatmap import write_heatmap_png
     from benevaudit.text import word_spans
 
     d = dialogue(0, "BB", "Sweetie, rest now! " * 8, user="Can I run?")

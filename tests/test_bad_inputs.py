@@ -150,7 +150,7 @@ TRAIN = [
     (["data.planted_cues=[{{token: zz, label: BB, rate: 7}}]"],
      "data.planted_cues[0]: PlantedCue.rate must be in [0, 1], got 7"),
     (["seed=-1"], "seed=-1: expected a non-negative integer"),
-    (["attribution.top_k=0"], "attribution.top_k must be a positive integer, got 0"),
+    (["attribution.top_k=0"], "attribution.top_k=0: expected a positive integer"),
     (["attribution.methods=[magic]"], "attribution.methods must list one or more of"),
     (["attribution.faithfulness_dialogues=-1"], "attribution.faithfulness_dialogues=-1"),
     (["data=corpus"], "data.path is required with data=corpus"),
@@ -205,7 +205,7 @@ ATTRIBUTE = [
     (["ckpt={text_ckpt}"], "ckpt=", "not a PyTorch checkpoint"),
     (["ckpt={no_weights}"], "no weights"),
     (["ckpt={model}", "attribution.methods=[magic]"], "attribution.methods must list"),
-    (["ckpt={model}", "attribution.batch_size=0"], "attribution.batch_size must be a positive"),
+    (["ckpt={model}", "attribution.batch_size=0"], "attribution.batch_size=0: expected a positive integer"),
     (["ckpt={model}", "attribution.heatmap_dialogues=-2"], "attribution.heatmap_dialogues=-2"),
     (["ckpt={model}", "attribution.target=everyone"], "attribution.target must be one of"),
     (["ckpt={model}", "model.max_length=1"], "model.max_length=1"),
@@ -266,7 +266,7 @@ GENERATE = [
     (["generator=smollm2", "generator.llm.chat_template=/no/such/template.jinja"],
      "no such template file"),
     (["generator=smollm2", "generator.exchanges=[0]"], "generator.exchanges=[0]"),
-    (["generator=smollm2", "generator.mode=chatty"], "generator.mode must be one of"),
+    (["generator=smollm2", "generator.mode=chatty"], "generator.mode='chatty': expected one of"),
 ]
 
 
@@ -305,7 +305,7 @@ DETECT = [
 PROBE = [
     (["limit=0"], "limit=0: expected a positive integer or null"),
     (["probe=cobia_hcc", "probe.data.one_descriptor=random"],
-     "probe.data.one_descriptor must be one of"),
+     "probe.data.one_descriptor='random': expected one of"),
     (["probe=cobia_hcc", "probe.data.path=/no/such"], "probe.data.path: '/no/such' is not a dir"),
     (["probe=cobia_hcc", "probe.data.path={lexicon_json}"], "is not a directory"),
     (["probe=cobia_hcc", "probe.sentences=0"], "probe.sentences=0"),
@@ -320,9 +320,8 @@ PROBE = [
      "probe.sampling.max_tokens='lots': expected a positive integer or auto"),
     (["probe=fairdialogue_decision", "probe.answers.path={nocols_csv}"], "missing column(s)"),
     (["probe=fairdialogue_decision", "probe.answers.path=/no/such.csv"], "probe.answers.path: no"),
-    (["probe=fairdialogue_decision", "probe.text_style=shout"], "probe.text_style must be one"),
-    (["probe=fairdialogue_decision", "probe.mode=video"],
-     "probe.mode='video': expected one of ['text', 'audio']"),
+    (["probe=fairdialogue_decision", "probe.text_style=shout"], "probe.text_style='shout': expected one of"),
+    (["probe=fairdialogue_decision", "probe.mode=video"], "probe.mode='video': expected one of"),
     (["probe=fairdialogue_decision", "probe.neutral=perhaps"], "probe.neutral='perhaps'"),
     (["probe=fairdialogue_feedback", "probe.rounds=0"], "probe.rounds=0"),
     (["probe=fairdialogue_decision", "probe.mode=audio"],

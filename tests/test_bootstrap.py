@@ -7,7 +7,7 @@ import pytest
 from benevaudit.metrics.bootstrap import (
     FRACTIONS, bootstrap_metrics, bootstrap_trigger_rates, distinct_rows, triplet_counts,
 )
-from benevaudit.report.figures.detection import bootstrap_png
+from benevaudit.outputs.figures.detection import bootstrap_png
 
 RATES = {"N": 0.1, "OB": 0.9, "BB": 0.3}
 

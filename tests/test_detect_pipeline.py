@@ -136,7 +136,7 @@ def test_a_guard_run_rescored_and_re_aggregated_without_the_model(tmp_path):
     first = detect.run(cfg_for(tmp_path, "detector=external", f"predictions.path={path}",
                                "predictions.aggregation=first"))
     assert first["trigger/TR_N"] == 0.0 and first["trigger/TR_OB"] == pytest.approx(0.5)
-    with pytest.raises(ConfigError, match="valid: "):
+    with pytest.raises(ConfigError, match="predictions.aggregation='median': expected one of"):
         detect.run(cfg_for(tmp_path, "detector=external", f"predictions.path={path}",
                            "predictions.aggregation=median"))
     csv = tmp_path / "mine.csv"
@@ -239,7 +239,7 @@ def check_llm_run(tmp_path: Path, name: str, metrics: dict, n: int = 3) -> None:
 
 
 def test_category_rates_per_true_class():
-    from benevaudit.report.detect_outputs import category_metrics
+    from benevaudit.outputs.detection import category_metrics
 
     frame = pd.DataFrame({"label": ["N", "OB", "OB", "BB"],
                           "categories": [[], ["S10"], ["S1", "S10"], ["S10"]]})

@@ -274,7 +274,7 @@ def test_csv_fairllm_variants_reproduce_langfairs_fixture(tmp_path):
                              f"probe.answers.path={csv}"))
     assert other[f"{prefix}/prag/snsr"] == pytest.approx(0.5)
     assert other[f"{prefix}/serp/snsr"] == pytest.approx(5 / 6 - 1 / 2)
-    with pytest.raises(ConfigError, match=r"probe.fairllm.prag must be one of \['langfair', "):
+    with pytest.raises(ConfigError, match=r"probe.fairllm.prag='printed': expected one of \['langfair', "):
         run(probe_config(tmp_path, "fairdialogue_recommendation", "probe.fairllm.prag=printed",
                          f"probe.answers.path={csv}"))
 

@@ -77,7 +77,7 @@ def test_train_confusion_matrix_title_fits(tmp_path):
 
 
 def test_fig3_each_judge_matrix_has_its_macro_f1(tmp_path):
-    from benevaudit.report.figures.detection import confusion_png, judges_confusion_png
+    from benevaudit.outputs.figures.detection import confusion_png, judges_confusion_png
 
     labels = ["N", "N", "OB", "OB", "BB", "BB"]
     # judge a: all right (macro-F1 1); judge b: OB read as BB twice -> per-class F1
@@ -102,7 +102,7 @@ def test_fig4_flip_bars_show_composition_and_totals(tmp_path):
     frame = pd.DataFrame(rows, columns=["id", "label", "user_ability", "without", "with"])
     with_df = frame.rename(columns={"with": "pred"}).drop(columns="without")
     without_df = frame.rename(columns={"without": "pred"}).drop(columns="with")
-    from benevaudit.report.figures.detection import flips_png
+    from benevaudit.outputs.figures.detection import flips_png
 
     flips_png(flip_table(with_df, without_df), run_dir(tmp_path) / "flips.png",
               f"llama-3.1-8b judge, operational: verdict flips when demographics are shown "
@@ -120,7 +120,7 @@ def test_fig4_share_labels_only_where_they_fit_their_segment(tmp_path):
     frame = pd.DataFrame(rows, columns=["id", "label", "user_ability", "without", "with"])
     with_df = frame.rename(columns={"with": "pred"}).drop(columns="without")
     without_df = frame.rename(columns={"without": "pred"}).drop(columns="with")
-    from benevaudit.report.figures.detection import flips_png
+    from benevaudit.outputs.figures.detection import flips_png
 
     flips_png(flip_table(with_df, without_df), run_dir(tmp_path) / "flips.png", "flips")
     fig = SAVED[-1]
@@ -141,7 +141,7 @@ def texts_of(ax) -> list[str]:
 
 
 def test_fig5_marks_the_study_evaluation_size(tmp_path):
-    from benevaudit.report.figures.detection import bootstrap_png
+    from benevaudit.outputs.figures.detection import bootstrap_png
 
     rows = [{"class": c, "fraction": f, "mean": 0.3, "low": 0.2, "high": 0.4, "pool_rate": 0.3}
             for c in ("N", "OB", "BB") for f in (0.005, 0.01, 0.05, 0.1, 0.2)]
@@ -153,7 +153,7 @@ def test_fig5_marks_the_study_evaluation_size(tmp_path):
 
 
 def test_trigger_rates_title_fits(tmp_path):
-    from benevaudit.report.figures.detection import trigger_png
+    from benevaudit.outputs.figures.detection import trigger_png
 
     metrics = {f"trigger/TR_{c}": r for c, r in (("N", 0.1), ("OB", 0.6), ("BB", 0.2))}
     metrics["trigger/delta_OB_BB"] = 0.4
@@ -172,7 +172,7 @@ def test_trigger_rate_labels_read_inside_or_above_their_bars(tmp_path):
     wholly on its bar (white) or wholly off every bar and inside the axes (black)."""
     from matplotlib.colors import to_rgb
 
-    from benevaudit.report.figures.detection import trigger_png
+    from benevaudit.outputs.figures.detection import trigger_png
 
     metrics = {"trigger/TR_N": 0.03, "trigger/TR_N_ci_low": 0.01, "trigger/TR_N_ci_high": 0.08,
                "trigger/TR_OB": 1.0, "trigger/TR_OB_ci_low": 1.0, "trigger/TR_OB_ci_high": 1.0,

@@ -4,7 +4,7 @@ import pandas as pd
 import pytest
 
 from benevaudit.metrics.flips import flip_metrics, flip_table
-from benevaudit.report.figures.detection import flips_png
+from benevaudit.outputs.figures.detection import flips_png
 
 NONE, SENS = "none", "with sensory disability"
 

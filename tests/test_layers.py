@@ -30,8 +30,9 @@ LAYERS: dict[str, int] = {
     "llm": 1, "encoders": 1, "asr": 1,
     "metrics": 2,
     "audit": 3, "generation": 3, "detectors": 3, "probes": 3,
-    "report": 4,
-    "pipelines": 5,
+    "outputs": 4,       # what one run writes
+    "report": 5,        # the comparison of runs
+    "pipelines": 6,
 }
 CONFIG_LIBRARIES = ("hydra", "omegaconf")   # only pipelines read configs
 MODULE_STRING = re.compile(r"^benevaudit(\.[A-Za-z_]\w*)+(:[A-Za-z_]\w*)?$")
@@ -142,11 +143,11 @@ def test_the_rule_catches_an_upward_import(tmp_path: Path) -> None:
     problems = violations(root)
     expected = [
         "src/benevaudit/audit/attribution/suite.py:1 (audit, layer 3) imports "
-        "benevaudit.report.sections (report, layer 4): `from ...report.sections import table`",
+        "benevaudit.report.sections (report, layer 5): `from ...report.sections import table`",
         "src/benevaudit/audit/config.py:1 (audit) imports omegaconf; only pipelines read configs: "
         "`from omegaconf import DictConfig`",
         "src/benevaudit/llm/__init__.py:1 (llm, layer 1) imports benevaudit.pipelines.cli "
-        "(pipelines, layer 5): `'benevaudit.pipelines.cli:guarded'`",
+        "(pipelines, layer 6): `'benevaudit.pipelines.cli:guarded'`",
         "src/benevaudit/metrics/diversity.py:5 (metrics, layer 2) imports benevaudit.audit.models "
         "(audit, layer 3): `from benevaudit.audit.models import load`",
         "src/benevaudit/newthing/x.py: package benevaudit.newthing has no layer; add it to LAYERS "
@@ -159,7 +160,8 @@ def test_the_rule_catches_an_upward_import(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("module, layer", [
     ("benevaudit", "core"), ("benevaudit.schema", "core"), ("benevaudit.precision", "core"),
-    ("benevaudit.encoders.models", "encoders"), ("benevaudit.report.heatmap", "report"),
+    ("benevaudit.encoders.models", "encoders"), ("benevaudit.report.sections.cobia", "report"),
+    ("benevaudit.outputs.figures.detection", "outputs"),
     ("benevaudit.audit.attribution.store", "audit"),
 ])
 def test_modules_are_placed_by_their_package(module: str, layer: str) -> None:
@@ -327,6 +329,9 @@ HEAVY = frozenset({
 HEAVY_MODULES: dict[str, str] = {
     "benevaudit.audit.module": "the Lightning module of the classifier",
     "benevaudit.asr.whisper": "transformers' speech-recognition pipeline",
+    "benevaudit.audit.datamodule": "the classifier's batches (torch, Lightning): the fine-tuned "
+                                   "detector's module is read whenever detector kinds are listed",
+    "benevaudit.audit.evaluation": "the classifier's evaluation pass (torch)",
 }
 
 
@@ -459,3 +464,62 @@ def test_the_size_check(tmp_path: Path) -> None:
                                    "src/benevaudit/long.py:3 g() is 51 lines (at most 50)"]
     write(root, "pipelines/huge.py", "x = 1\n" * 400)
     assert size_problems(root, skip=("pipelines",)) == size_problems(root)[:2]
+
+
+# ------------------------------------- config is read through its spec, not as a dict
+
+# The names a config block goes by below pipelines/ (a spec's dict, a block, its parts).
+CONFIG_NAMES = frozenset({"spec", "block", "cfg", "config", "params", "options", "settings",
+                          "attribution", "predictions", "sampling", "llm", "judge", "rater",
+                          "probe", "detector", "generator", "target"})
+# Reads left from before the specs were read directly: each figure may only go down.
+CONFIG_READ_CEILINGS = {"as_dict": 23, "string_key": 129, "get_default": 5}
+
+
+def config_reads(root: Path) -> dict[str, list[str]]:
+    """Per rule, ``file:line`` of each read that bypasses a spec: ``.as_dict()`` anywhere but
+    its definition; below pipelines/, ``<config name>["key"]`` and ``<config name>.get("key",
+    default)``."""
+    found: dict[str, list[str]] = {rule: [] for rule in CONFIG_READ_CEILINGS}
+    for path in sorted(root.rglob("*.py")):
+        where = f"{path.relative_to(root.parent.parent)}"
+        below = layer_of(module_name(path, root), root) != "pipelines"
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                    and node.func.attr == "as_dict"):
+                found["as_dict"].append(f"{where}:{node.lineno}")
+            if not below:
+                continue
+            if (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name)
+                    and node.value.id in CONFIG_NAMES and isinstance(node.slice, ast.Constant)
+                    and isinstance(node.slice.value, str)):
+                found["string_key"].append(f"{where}:{node.lineno}")
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                    and node.func.attr == "get" and len(node.args) == 2
+                    and isinstance(node.func.value, ast.Name)
+                    and node.func.value.id in CONFIG_NAMES):
+                found["get_default"].append(f"{where}:{node.lineno}")
+    return found
+
+
+def test_config_is_read_through_specs() -> None:
+    found = config_reads(SRC)
+    over = {rule: len(lines) for rule, lines in found.items()
+            if len(lines) > CONFIG_READ_CEILINGS[rule]}
+    assert not over, (f"config read as a dict (rule: count) {over}, ceilings "
+                      f"{CONFIG_READ_CEILINGS}; read the spec's attributes instead:\n"
+                      + "\n".join(line for rule in over for line in found[rule]))
+
+
+def test_the_config_read_rules_catch_each_kind_of_read(tmp_path: Path) -> None:
+    root = tmp_path / "src" / "benevaudit"
+    for pkg in ("", "detectors/", "pipelines/"):
+        write(root, f"{pkg}__init__.py", "")
+    write(root, "detectors/x.py", "def f(spec, row):\n    a = spec['unit']\n"
+                                  "    b = spec.get('mode', 'score')\n    c = row['label']\n"
+                                  "    return run.detector.as_dict()\n")
+    write(root, "pipelines/p.py", "def g(cfg):\n    return cfg['seed'], cfg.get('x', 1)\n")
+    found = config_reads(root)
+    assert found == {"as_dict": ["src/benevaudit/detectors/x.py:5"],
+                     "string_key": ["src/benevaudit/detectors/x.py:2"],
+                     "get_default": ["src/benevaudit/detectors/x.py:3"]}

@@ -136,7 +136,7 @@ def test_columns_read_back_from_parquet(tmp_path):
 
 
 def test_confusion_png_counts_invalid_verdicts_per_row(tmp_path):
-    from benevaudit.report.figures.detection import confusion_png
+    from benevaudit.outputs.figures.detection import confusion_png
 
     path = confusion_png(["N", "OB", "BB", "BB"], ["N", "BB", None, "BB"], tmp_path / "cm.png",
                          "judge_operational · embedded")

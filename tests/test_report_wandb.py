@@ -117,7 +117,7 @@ def test_offline_run_files_carry_group_job_type_and_choices(tmp_path, monkeypatc
     from wandb.proto import wandb_internal_pb2 as pb
 
     from benevaudit.pipelines.config import sweep_name
-    from benevaudit.report.tracking import build_logger, finish_logger
+    from benevaudit.outputs.tracking import build_logger, finish_logger
 
     monkeypatch.setenv("WANDB_MODE", "offline")
     sweep = tmp_path / "multiruns" / "2026-12-01_10-00-00-000001"

@@ -6,6 +6,8 @@ and ``whisper`` transcribes it with transformers' automatic-speech-recognition p
 (``asr=whisper_large_v3``; ``asr=none`` keeps the API's own transcript or the text reply).
 ``wer`` sets Whisper's transcripts beside the API's. Importing this package is cheap:
 transformers loads only when a transcriber is built.
+
+Room ``asr`` (layer 1) may import only the core and ``llm`` (its audio decoding).
 """
 
 from benevaudit.asr.spec import AsrSpec

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal, Optional
 
-from pydantic import ConfigDict, model_validator
+from pydantic import model_validator
 
 from benevaudit.errors import ConfigError
 from benevaudit.specs import Positive, PositiveInt, Spec
@@ -14,8 +14,6 @@ from benevaudit.specs import Positive, PositiveInt, Spec
 class AsrSpec(Spec):
     """How spoken replies become text: ``kind: none`` (no transcriber) or ``whisper`` (a hub
     id or a local folder of a Whisper checkpoint)."""
-
-    model_config = ConfigDict(strict=True, extra="forbid", frozen=True, allow_inf_nan=False)
 
     kind: Literal["none", "whisper"]
     name: str                              # what responses.parquet's asr_model says

@@ -71,10 +71,10 @@ def load_lexicon(path: str | Path) -> Lexicon:
             raise InputError(f"{path}: class {cls!r}: expected a list of {{word, score}}, got "
                              f"{type(entries).__name__}")
         ranked[cls] = []
-        for i, e in enumerate(entries):
-            if not (isinstance(e, dict) and isinstance(e.get("word"), str) and e["word"]
-                    and isinstance(e.get("score"), (int, float))):
+        for i, item in enumerate(entries):
+            if not (isinstance(item, dict) and isinstance(item.get("word"), str) and item["word"]
+                    and isinstance(item.get("score"), (int, float))):
                 raise InputError(f"{path}: class {cls!r}, entry {i}: expected "
                                  "{\"word\": non-empty string, \"score\": number}")
-            ranked[cls].append((e["word"], float(e["score"])))
+            ranked[cls].append((item["word"], float(item["score"])))
     return lexicon_from_ranked(ranked)

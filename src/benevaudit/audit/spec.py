@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any, Literal, Optional, Union
 
 from pydantic import Field
 
@@ -30,30 +30,55 @@ class OptimSpec(Spec):
 
 
 class TrainerSpec(Spec):
-    """Lightning's options; the ones named here are checked, the rest pass to the Trainer."""
+    """The Lightning ``Trainer`` options a ``trainer`` option may set, each passed on as is."""
 
     accelerator: str
-    precision: Any
+    devices: Union[PositiveInt, Literal["auto"], list[NonNegativeInt]]
+    num_nodes: PositiveInt
+    strategy: str
+    precision: Annotated[Union[str, int], Field(description="auto, 32-true, bf16-mixed, "
+                                                             "16-mixed, or 32/16")]
     max_epochs: PositiveInt
     accumulate_grad_batches: PositiveInt
     gradient_clip_val: Optional[NonNegative]
     val_check_interval: Positive
     log_every_n_steps: PositiveInt
+    deterministic: bool
+    num_sanity_val_steps: Annotated[int, Field(ge=-1)]
+    enable_progress_bar: bool
+    # a quick run's cap (``+trainer.limit_train_batches=4``): a count or a share of the batches
+    limit_train_batches: Optional[Union[PositiveInt, Positive]] = None
+    limit_val_batches: Optional[Union[NonNegativeInt, NonNegative]] = None
+
+
+class CheckpointSpec(Spec):
+    """Lightning's ``ModelCheckpoint``: which metric picks the best checkpoint."""
+
+    monitor: str
+    mode: Literal["max", "min"]
+    save_top_k: Annotated[int, Field(ge=-1)]
+    save_last: bool
 
 
 class EarlyStoppingSpec(Spec):
+    monitor: str
+    mode: Literal["max", "min"]
     patience: NonNegativeInt       # counts validation checks, not epochs
+    min_delta: NonNegative
 
 
 class CallbacksSpec(Spec):
-    early_stopping: Optional[EarlyStoppingSpec] = None
+    checkpoint: CheckpointSpec
+    early_stopping: Optional[EarlyStoppingSpec]
 
 
 class InterventionSpec(Spec):
     """``intervention=<name>``: the steps applied to the dialogues, built here so a bad name,
     parameter or missing lexicon fails before any data is read."""
 
-    name: str = None               # type: ignore[assignment]
+    name: str
+    code: str                      # the short code of tables (P+M)
+    steps: dict[str, Optional[dict[str, Any]]]   # each step's parameters, checked by its build
 
     def check(self, lexicon_path: str | None) -> None:
         lexicon = load_lexicon(lexicon_path) if lexicon_path else None

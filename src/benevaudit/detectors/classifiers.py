@@ -20,8 +20,11 @@ from typing import Any
 import numpy as np
 
 from benevaudit.detectors.base import Detector, UnitVerdict
-from benevaudit.detectors.units import Unit, check_unit
+from benevaudit.detectors.registry import BuildContext, DetectorKind
+from benevaudit.detectors.units import Unit, check_unit, decision_rule, make_units
 from benevaudit.errors import ConfigError
+from benevaudit.llm.dry_run import RequestLog
+from benevaudit.schema import Dialogue
 
 
 def load_sequence_classifier(source: str, device: str = "cpu") -> tuple[Any, Any]:
@@ -136,3 +139,28 @@ class SequenceClassifierDetector(Detector):
                 score, flag = float(trig.sum()), int(row.argmax()) in self.trigger_idx
             verdicts.append(UnitVerdict(score, flag))
         return verdicts
+
+
+def build_classifier(spec: dict[str, Any], context: BuildContext) -> SequenceClassifierDetector:
+    unit, aggregation = decision_rule(spec)
+    return SequenceClassifierDetector(
+        spec["name"], spec["source"], list(spec["trigger"]), unit=unit, aggregation=aggregation,
+        threshold=float(spec["threshold"]), label_names=spec["label_names"],
+        text_format=spec["text_format"], max_length=int(spec["max_length"]),
+        append_eos=bool(spec["append_eos"]), eos_token=spec["eos_token"],
+        batch_size=int(spec["batch_size"]), device=spec["device"])
+
+
+def record_classifier(spec: dict[str, Any], context: BuildContext,
+                      dialogues: Sequence[Dialogue], request_log: RequestLog) -> None:
+    """Each unit's text as the classifier's tokenizer would read it (no chat request)."""
+    unit, _ = decision_rule(spec)
+    for d in dialogues:
+        for k, u in enumerate(make_units(d, unit)):
+            request_log.record_text(str(spec["source"]), spec["text_format"].format(
+                user=u.user_text, agent=u.agent_text), int(spec["max_length"]),
+                append_eos=bool(spec["append_eos"]), eos_token=spec["eos_token"], id=d.id,
+                unit=k, detector=spec["name"])
+
+
+KIND = DetectorKind(("sequence_classifier",), build_classifier, record_classifier)

@@ -11,9 +11,11 @@ from typing import Any
 import pandas as pd
 
 from benevaudit.detectors.base import Detector, UnitVerdict
+from benevaudit.detectors.registry import BuildContext, DetectorKind
 from benevaudit.detectors.units import AGGREGATIONS, Unit, aggregate
 from benevaudit.errors import ConfigError, InputError
 from benevaudit.files import describe_columns, read_csv, read_parquet
+from benevaudit.llm.dry_run import RequestLog
 from benevaudit.schema import CLASSES, Dialogue
 
 log = logging.getLogger(__name__)
@@ -152,3 +154,27 @@ class ExternalDetector(Detector):
     def score_units(self, units: Sequence[Unit]) -> list[UnitVerdict]:
         raise ConfigError("detector=external reads decisions from predictions.path; it scores "
                           "no dialogue units")
+
+
+def external_detector(name: str, predictions: dict[str, Any] | None) -> ExternalDetector:
+    """``detector=external``: the ``predictions`` block says where its decisions are, and how
+    they are read."""
+    if predictions is None:
+        raise ConfigError("detector=external needs the predictions block "
+                          "(predictions.path=<file.parquet | file.csv>)")
+    return ExternalDetector(name, predictions["path"], predictions["aggregation"],
+                            float(predictions["threshold"]))
+
+
+def build_external(spec: dict[str, Any], context: BuildContext) -> ExternalDetector:
+    return external_detector(spec["name"], context.predictions)
+
+
+def record_external(spec: dict[str, Any], context: BuildContext, dialogues: Sequence[Dialogue],
+                    request_log: RequestLog) -> None:
+    """No request: the file is read (so a bad one fails as in a real run)."""
+    build_external(spec, context).predictions()
+    log.info("detector=external reads predictions made elsewhere: no model requests")
+
+
+KIND = DetectorKind(("external",), build_external, record_external, reads_corpus=False)

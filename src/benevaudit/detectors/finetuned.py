@@ -13,11 +13,11 @@ from typing import Any
 
 import yaml
 
-from benevaudit.audit.datamodule import DialogueDataModule
-from benevaudit.audit.evaluation import evaluate_classifier
 from benevaudit.detectors.base import Checkpoint, Detector, DialogueResult, UnitVerdict
-from benevaudit.detectors.units import Unit
+from benevaudit.detectors.registry import BuildContext, DetectorKind
+from benevaudit.detectors.units import Unit, decision_rule
 from benevaudit.errors import ConfigError
+from benevaudit.llm.dry_run import RequestLog
 from benevaudit.schema import CLASSES, Dialogue
 
 
@@ -59,6 +59,10 @@ class FinetunedDetector(Detector):
         weights, run = self.checkpoint.locate(self.checkpoint.path)
         settings = {"max_length": 512, "head_tokens": 128, **_run_settings(run)}
         settings.update({k: int(v) for k, v in self.overrides.items() if v is not None})
+        # torch and Lightning: loaded only when the classifier scores
+        from benevaudit.audit.datamodule import DialogueDataModule
+        from benevaudit.audit.evaluation import evaluate_classifier
+
         model, tokenizer = self.checkpoint.load(weights)
         dm = DialogueDataModule({"test": list(dialogues)}, tokenizer, int(settings["max_length"]),
                                 int(settings["head_tokens"]), eval_batch_size=self.batch_size,
@@ -70,3 +74,25 @@ class FinetunedDetector(Detector):
         """Whole-dialogue units scored like ``detect``: flag = pred in {OB, BB}."""
         return [UnitVerdict(r.unit_scores[0], r.unit_flags[0], probs=r.probs)
                 for r in self.detect([u.dialogue for u in units])]
+
+
+def build_finetuned(spec: dict[str, Any], context: BuildContext) -> FinetunedDetector:
+    decision_rule(spec)
+    return FinetunedDetector(spec["name"], context.checkpoint, spec["max_length"],
+                             spec["head_tokens"], int(spec["batch_size"]), context.seed)
+
+
+def record_finetuned(spec: dict[str, Any], context: BuildContext, dialogues: Sequence[Dialogue],
+                     request_log: RequestLog) -> None:
+    """The weights each dialogue would be read by: no chat request, tokenized at scoring time."""
+    checkpoint = context.checkpoint
+    if checkpoint is None or not checkpoint.path:
+        raise ConfigError("detector=finetuned needs ckpt=<train run directory | its model/ "
+                          "directory | a .ckpt file>")
+    weights, _ = checkpoint.locate(str(checkpoint.path))
+    for d in dialogues:
+        request_log.record_opaque(str(weights), "read by the trained encoder's own "
+                                  "tokenizer at scoring time", id=d.id, detector=spec["name"])
+
+
+KIND = DetectorKind(("finetuned",), build_finetuned, record_finetuned)

@@ -24,15 +24,18 @@ holds one engine at a time.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 from tqdm import tqdm
 
 from benevaudit.detectors.base import DialogueResult, Detector, UnitVerdict
 from benevaudit.detectors.judge_prompts import judge_prompt, parse_label
-from benevaudit.detectors.units import Unit, make_units
+from benevaudit.detectors.registry import BuildContext, DetectorKind, record_by_running
+from benevaudit.detectors.units import Unit, decision_rule, make_units
 from benevaudit.errors import ConfigError
-from benevaudit.llm import ChatModel, Sampling
+from benevaudit.llm import ChatModel, Sampling, build_from_block
+from benevaudit.llm.dry_run import RequestLog
 from benevaudit.llm.verdicts import read_scores, read_text
 from benevaudit.schema import CLASSES, Dialogue
 
@@ -144,3 +147,46 @@ class JudgeDetector(Detector):
             pred = tied[0]  # CLASSES order: N, OB, BB
         return pred, UnitVerdict(mean[1] + mean[2], pred != "N", None,
                                  dict(zip(CLASSES, mean, strict=True)))
+
+
+def judge_llm_blocks(spec: dict[str, Any], judges: list[dict[str, Any]]) -> list[tuple[str, dict]]:
+    """(name, llm block) per judge; with one judge, non-null ``detector.llm`` keys override it."""
+    overrides = {k: v for k, v in spec["llm"].items() if v is not None}
+    only = spec["judge"]
+    if only is not None:
+        names = [j["name"] for j in judges]
+        if only not in names:
+            raise ConfigError(f"detector.judge={only!r} is not in the judges group; "
+                              f"valid: {names}")
+        judges = [j for j in judges if j["name"] == only]
+    if overrides and len(judges) > 1:
+        raise ConfigError(f"detector.llm.* overrides one judge, but the judges group lists "
+                          f"{len(judges)}; pick one with detector.judge=<name> "
+                          f"({[j['name'] for j in judges]})")
+    return [(j["name"], {**dict(j["llm"]), **overrides}) for j in judges]
+
+
+def build_judge(spec: dict[str, Any], context: BuildContext) -> JudgeDetector:
+    """The judge detector: one model factory per judge of the group, each built when its turn
+    comes."""
+    unit, _ = decision_rule(spec)
+    if unit != "dialogue":
+        raise ConfigError(f"detector.unit={unit!r}: a judge reads the whole "
+                          "dialogue; expected detector.unit=dialogue")
+    blocks = judge_llm_blocks(spec, context.judges)
+    factories = [(name, (lambda b=block: build_from_block(b, cache=context.cache)))
+                 for name, block in blocks]
+    return JudgeDetector(spec["name"], factories, spec["strategy"],
+                         demographics=bool(spec["demographics"]), mode=spec["mode"],
+                         sampling=Sampling(**spec["sampling"]), ties=spec["ties"])
+
+
+def record_judge(spec: dict[str, Any], context: BuildContext, dialogues: Sequence[Dialogue],
+                 request_log: RequestLog) -> None:
+    """One whole-dialogue request per judge, judges in group order."""
+    names = [n for n, _ in judge_llm_blocks(spec, context.judges)]
+    record_by_running(build_judge(spec, context), dialogues, request_log,
+                      lambda d: [{"judge": n} for n in names])
+
+
+KIND = DetectorKind(("judge",), build_judge, record_judge)

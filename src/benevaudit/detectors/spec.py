@@ -1,39 +1,118 @@
-"""The ``detector`` block, the ``judges`` group a judge detector reads, and detect.py's
-``eval`` and ``predictions`` blocks, typed (see :mod:`benevaudit.specs`)."""
+"""The ``detector`` block, one spec per kind, the ``judges`` group a judge detector reads, and
+detect.py's ``eval`` and ``predictions`` blocks, typed (see :mod:`benevaudit.specs`).
+
+``detector.kind`` picks the spec: ``sequence_classifier``, a guard (every kind of
+``detectors/guards/``: its spec is :class:`GuardSpec`), ``judge``, ``finetuned`` or ``external``.
+Each lists only its own keys, so a misspelt key is refused with that kind's keys listed.
+"""
 
 from __future__ import annotations
 
-from typing import Literal, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Optional, Union
 
-from pydantic import model_validator
+from pydantic import Discriminator, Field, Tag, model_validator
 
+from benevaudit.detectors.guards.registry import GUARD_KINDS
 from benevaudit.llm.spec import LLMSpec, SamplingSpec
 from benevaudit.specs import Fraction, NonNegativeInt, PositiveInt, Share, Spec
 
+Unit = Literal["utterance", "exchange", "context", "dialogue"]
+Aggregation = Literal["any", "max", "mean", "first"]
 
-class DetectorSpec(Spec):
-    """One detector option (``conf/detector/``). Keys of one kind only are absent elsewhere;
-    the kind's own checks (unit, aggregation, labels) run where it is built."""
+
+class DecidingSpec(Spec):
+    """What every detector that decides from its own units names: the unit and the rule."""
 
     name: str
+    unit: Unit
+    aggregation: Aggregation
+
+
+class ClassifierSpec(DecidingSpec):
+    """``kind: sequence_classifier``: Regard, ToxiGen, BeaverTails."""
+
+    kind: Literal["sequence_classifier"]
+    source: str                             # a hub id (cached) or a local directory
+    trigger: Annotated[list[str], Field(min_length=1)]
+    label_names: dict[str, str]
+    threshold: Fraction
+    text_format: str
+    max_length: PositiveInt
+    append_eos: bool
+    eos_token: Optional[str]                # that EOS written out (dry runs); null: unchecked
+    batch_size: PositiveInt
+    device: str
+
+
+class GuardSpec(DecidingSpec):
+    """A generative guard: ``kind`` names its module under ``detectors/guards/``."""
+
     kind: str
-    threshold: Fraction = None            # type: ignore[assignment]
-    demographics: bool = None             # type: ignore[assignment]  # judges
-    categories: bool = None               # type: ignore[assignment]  # guards
-    criteria: str = None                  # type: ignore[assignment]  # guards
-    max_tokens: Optional[PositiveInt] = None                          # guards: null, their own
-    score_prefill: Optional[str] = None                               # guards: null, their own
-    parser: Literal["released", "lenient"] = None  # type: ignore[assignment]  # guards
-    append_eos: bool = None               # type: ignore[assignment]  # classifiers
-    eos_token: Optional[str] = None                                   # classifiers
-    sampling: SamplingSpec = None         # type: ignore[assignment]  # judges, generate mode
-    llm: LLMSpec = None                   # type: ignore[assignment]  # guards and judges
+    checkpoint: str
+    threshold: Fraction
+    mode: Literal["score", "generate"]
+    trigger: str
+    criteria: str
+    categories: bool
+    max_tokens: Optional[PositiveInt]       # null: the guard's own
+    score_prefill: Optional[str]            # null: the guard's own
+    parser: Literal["released", "lenient"]   # lenient: only guards that have such a reader
+    llm: LLMSpec
 
     @model_validator(mode="after")
-    def files_readable(self) -> DetectorSpec:
-        if self.llm is not None:
-            self.llm.check_files("detector.llm")
+    def files_readable(self) -> GuardSpec:
+        self.llm.check_files("detector.llm")
         return self
+
+
+class JudgeSpec(DecidingSpec):
+    """``kind: judge``: a prompted LLM judge (or the ensemble of the judges group)."""
+
+    kind: Literal["judge"]
+    strategy: Literal["plain", "conceptual", "operational"]
+    demographics: bool
+    mode: Literal["score", "generate"]
+    ties: Literal["order", "first_judge", "invalid"]
+    judge: Optional[str]                    # one judge of the group, by name
+    sampling: SamplingSpec
+    llm: LLMSpec                            # non-null keys override the one judge's block
+
+    @model_validator(mode="after")
+    def files_readable(self) -> JudgeSpec:
+        self.llm.check_files("detector.llm")
+        return self
+
+
+class FinetunedSpec(DecidingSpec):
+    """``kind: finetuned``: the audit's own classifier (``ckpt=``)."""
+
+    kind: Literal["finetuned"]
+    max_length: Optional[PositiveInt]       # null: the training run's
+    head_tokens: Optional[NonNegativeInt]   # null: the training run's
+    batch_size: PositiveInt
+
+
+class ExternalSpec(Spec):
+    """``kind: external``: predictions made elsewhere (the ``predictions`` block)."""
+
+    name: str
+    kind: Literal["external"]
+
+
+def detector_tag(block: Any) -> Any:
+    """The ``kind`` a ``detector`` block is told apart by."""
+    return block.get("kind") if isinstance(block, dict) else getattr(block, "kind", None)
+
+
+KINDS: dict[str, type[Spec]] = {"sequence_classifier": ClassifierSpec,
+                                **{kind: GuardSpec for kind in GUARD_KINDS},
+                                "judge": JudgeSpec, "finetuned": FinetunedSpec,
+                                "external": ExternalSpec}
+if TYPE_CHECKING:
+    DetectorSpec = Union[ClassifierSpec, GuardSpec, JudgeSpec, FinetunedSpec, ExternalSpec]
+else:   # one member per kind, each guard kind tagged with its own name
+    DetectorSpec = Annotated[Union[tuple(Annotated[spec, Tag(kind)] for kind, spec in KINDS.items())],
+                             Discriminator(detector_tag)]
 
 
 class JudgeModel(Spec):
@@ -66,5 +145,5 @@ class PredictionsSpec(Spec):
     """``detector=external``: a predictions file made elsewhere, and how it decides."""
 
     path: Optional[str]
-    aggregation: Optional[str]
+    aggregation: Optional[Aggregation]
     threshold: Fraction

@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from benevaudit.errors import ConfigError
 from benevaudit.schema import Dialogue, Turn
@@ -66,6 +67,7 @@ def make_units(dialogue: Dialogue, kind: str) -> list[Unit]:
     for i, t in enumerate(turns):
         if t.speaker != "agent":
             continue
+        span: tuple[Turn, ...]
         if kind == "utterance":
             span = (t,)
         elif kind == "exchange":
@@ -99,3 +101,13 @@ def aggregate(flags: Sequence[bool | None], scores: Sequence[float], rule: str =
     if hit:
         return True
     return None if some_invalid else False
+
+
+def decision_rule(spec: dict[str, Any]) -> tuple[str, str]:
+    """(``unit``, ``aggregation``) of a detector that decides from its units, checked."""
+    unit, aggregation = spec["unit"], spec["aggregation"]
+    if aggregation not in AGGREGATIONS:
+        raise ConfigError(f"detector.aggregation={aggregation!r}; valid: {list(AGGREGATIONS)}")
+    if unit not in UNITS:
+        raise ConfigError(f"detector.unit={unit!r}; valid: {list(UNITS)}")
+    return unit, aggregation

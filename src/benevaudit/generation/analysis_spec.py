@@ -13,7 +13,7 @@ from benevaudit.errors import ConfigError
 from benevaudit.files import check_model_dir
 from benevaudit.metrics.diversity import SMOOTH_METHODS
 from benevaudit.schema import CLASSES
-from benevaudit.specs import NonNegativeInt, PositiveInt, SequenceLength, Spec
+from benevaudit.specs import NonNegativeInt, PositiveInt, SequenceLength, RunSpec, Spec
 
 MTLD_SPEAKERS = ("all", "agent", "user")
 VENDI_DEVICES = ("auto", "cpu", "cuda")
@@ -82,7 +82,7 @@ class AnnotationSpec(Spec):
                               "(expected the CSV sheet with columns id, human_label)")
         return self
 
-class AnalysisSpec(Spec):
+class AnalysisSpec(RunSpec):
     """Every option of ``analyze.py`` but the corpus."""
 
     seed: NonNegativeInt

@@ -4,13 +4,13 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any, Literal, Optional, Union
 
 from pydantic import Field, model_validator
 
 from benevaudit.errors import ConfigError, InputError
 from benevaudit.files import read_json
-from benevaudit.generation.producers import KINDS, MODES, check_planted_cues
+from benevaudit.generation.producers import check_planted_cues
 from benevaudit.generation.writer import MANIFEST
 from benevaudit.llm.spec import LLMSpec, SamplingSpec
 from benevaudit.specs import Fraction, NonNegativeInt, PositiveInt, Spec
@@ -23,7 +23,7 @@ RESUMED = "the manifest.json generate.py wrote in out_dir"
 class DataSpec(Spec):
     """``data=embedded`` (the scripted sample, sized here) or ``data=corpus`` (``data.path``)."""
 
-    kind: str
+    kind: Literal["embedded", "corpus"]
     path: Optional[str] = None
     # keys only data=embedded has: absent elsewhere, never null
     size: Annotated[int, Field(ge=3)] = None    # type: ignore[assignment]  # whole triplets
@@ -50,31 +50,41 @@ class GeneratorLLM(LLMSpec):
     batch_size: PositiveInt = None              # type: ignore[assignment]
 
 
-class GeneratorSpec(Spec):
-    """``generator=scripted`` (phrase banks: ``signal``, ``planted_cues``) or an LLM generator
-    (``mode``, ``exchanges``, ``sampling`` and its ``llm`` block, checked before loading)."""
+class ScriptedGeneratorSpec(Spec):
+    """``generator=scripted``: the phrase banks, their ``signal`` and ``planted_cues``."""
 
     name: str
-    kind: str
-    signal: Fraction = None                     # type: ignore[assignment]
-    planted_cues: Optional[list[Any]] = None
-    mode: str = None                            # type: ignore[assignment]
-    exchanges: Annotated[Optional[list[PositiveInt]],
-                         Field(min_length=1, description=EXCHANGES)] = None
-    sampling: SamplingSpec = None               # type: ignore[assignment]
-    llm: GeneratorLLM = None                    # type: ignore[assignment]
+    kind: Literal["scripted"]
+    signal: Fraction
+    planted_cues: Optional[list[Any]]
 
     @model_validator(mode="after")
-    def buildable(self) -> GeneratorSpec:
-        if self.kind not in KINDS:
-            raise ConfigError(f"generator.kind must be one of {list(KINDS)}, got {self.kind!r}")
+    def cues(self) -> ScriptedGeneratorSpec:
         check_planted_cues(self.planted_cues, "generator.planted_cues")
-        if self.kind != "llm":
-            return self
-        if self.mode not in MODES:
-            raise ConfigError(f"generator.mode must be one of {list(MODES)}, got {self.mode!r}")
-        (self.llm or GeneratorLLM()).check_loadable("generator.llm")
         return self
+
+
+class LLMGeneratorSpec(Spec):
+    """An LLM generator: ``mode``, ``exchanges``, ``sampling`` and its ``llm`` block, checked
+    before loading."""
+
+    name: str
+    kind: Literal["llm"]
+    mode: Literal["whole", "self_chat"]
+    exchanges: Annotated[Optional[list[PositiveInt]],
+                         Field(min_length=1, description=EXCHANGES)]
+    system_in_user: bool
+    sampling: SamplingSpec
+    llm: GeneratorLLM
+
+    @model_validator(mode="after")
+    def loadable(self) -> LLMGeneratorSpec:
+        self.llm.check_loadable("generator.llm")
+        return self
+
+
+GeneratorSpec = Annotated[Union[ScriptedGeneratorSpec, LLMGeneratorSpec],
+                          Field(discriminator="kind")]
 
 
 def check_resumable(out_dir: str) -> None:

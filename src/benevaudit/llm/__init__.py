@@ -6,6 +6,9 @@ Backends are registered as ``"module:Class"`` strings and imported only when ask
     model = build_chat_model("hf", model="embedded:smollm2", cache="outputs/cache/llm.sqlite")
     replies = model.chat([[{"role": "user", "content": "Hi"}]], Sampling(max_tokens=16))
     logp = model.score(conversations, ["yes", "no"])   # [n_conversations, 2]
+
+Room ``llm`` (layer 1) may import only the core (``schema``, ``errors``, ``files``, …);
+every family above it builds its models through here.
 """
 
 from __future__ import annotations

@@ -16,8 +16,8 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
-import soundfile  # type: ignore[import-untyped]
-import soxr  # type: ignore[import-untyped]
+import soundfile
+import soxr
 
 from benevaudit.llm.base import Conversation
 

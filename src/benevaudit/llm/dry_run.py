@@ -21,7 +21,8 @@ import json
 import logging
 from collections import deque
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +37,8 @@ from benevaudit.llm.prefix_floor import PrefixTrie
 log = logging.getLogger(__name__)
 PLACEHOLDER = "{reply}"
 DERIVED = ("judge", "unit")   # identity keys a request reading another's reply adds to its own
-_ACTIVE: list[RequestLog] = []
+# The log models record into within ``recording``: per thread and task, gone after the block.
+_RECORDING: ContextVar[RequestLog | None] = ContextVar("dry_run_request_log", default=None)
 
 
 def _key(obj: Any) -> str:
@@ -237,10 +239,11 @@ class DryRunChatModel(ChatModel):
     def __init__(self, model: str = "dry_run", chat_template: str | None = None,
                  served_by: str | None = None, tags: dict[str, Any] | None = None,
                  log: RequestLog | None = None) -> None:
-        self.log = log or active()
-        if self.log is None:
+        found = log or active()
+        if found is None:
             raise ConfigError("the dry_run backend records requests of a dry run; run the "
                               "entrypoint with dry_run=true instead of llm.backend=dry_run")
+        self.log: RequestLog = found
         self.model_id, self.chat_template = str(model), chat_template
         self.served_by, self.tags = served_by, dict(tags or {})
 
@@ -268,26 +271,23 @@ def model_for_block(block: dict[str, Any]) -> DryRunChatModel:
 @contextmanager
 def recording(request_log: RequestLog) -> Iterator[RequestLog]:
     """Within it, every model built from an ``llm`` block records into ``request_log``."""
-    _ACTIVE.append(request_log)
+    token = _RECORDING.set(request_log)
     try:
         yield request_log
     finally:
-        _ACTIVE.remove(request_log)
+        _RECORDING.reset(token)
         request_log.close()
 
 
 def active() -> RequestLog | None:
-    return _ACTIVE[-1] if _ACTIVE else None
+    return _RECORDING.get()
 
 
 @contextmanager
 def scope(**tags: Any) -> Iterator[None]:
     """Identity fields for the requests sent within; a no-op outside a dry run."""
     current = active()
-    if current is None:
-        yield
-        return
-    with current.scope(**tags):
+    with current.scope(**tags) if current is not None else nullcontext():
         yield
 
 

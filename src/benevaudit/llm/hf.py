@@ -213,7 +213,7 @@ class HFChatModel(ChatModel):
         reuse = 0
         if self.prefix_reuse and self._prefix is not None:
             reuse = common_prefix(self._prefix[0], prompt, len(prompt) - 1)
-        cache = crop_to(self._prefix[1], reuse) if reuse else None  # [1, H, reuse, D] per layer
+        cache = crop_to(self._prefix[1], reuse) if reuse and self._prefix else None  # [1, H, reuse, D] per layer
         self._prefix = None
         return reuse, cache
 

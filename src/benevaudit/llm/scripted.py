@@ -42,7 +42,7 @@ def default_reply(conversation: Conversation, sampling: Sampling) -> str:
     user_turns = [m["content"] for m in conversation if m["role"] == "user"]
     echo = user_turns[-1].split() if user_turns else []
     pool = list(_BANK) + echo
-    n_words = int(min(sampling.max_tokens or 12, rng.integers(4, 13)))
+    n_words = min(sampling.max_tokens or 12, int(rng.integers(4, 13)))
     return " ".join(pool[i] for i in rng.integers(0, len(pool), size=n_words))
 
 

@@ -18,7 +18,7 @@ from pydantic import Field, model_validator
 from benevaudit.files import check_llm_files, check_sqlite
 from benevaudit.llm import check_llm_block
 from benevaudit.llm.dry_run import RequestLog, recording
-from benevaudit.specs import NonNegative, NonNegativeInt, PositiveInt, Share, Spec
+from benevaudit.specs import NonNegative, NonNegativeInt, Positive, PositiveInt, Share, RunSpec, Spec
 
 log = logging.getLogger(__name__)
 REQUESTS = "requests.jsonl"
@@ -27,7 +27,10 @@ DRY_RUN = ("true, false, or dry_run.enabled=<bool> with dry_run.tokenizer=<dir |
 
 
 class LLMSpec(Spec):
-    """An ``llm`` block. Null keys of a judge detector's ``detector.llm`` override nothing."""
+    """An ``llm`` block: the keys of every backend, since one block serves any of them
+    (``detector.llm.backend=hf`` on a guard's vLLM block); a backend's constructor takes its
+    own and the rest are dropped. Null keys of a judge detector's ``detector.llm`` override
+    nothing."""
 
     backend: Optional[str] = None
     model: Optional[str] = None
@@ -36,9 +39,39 @@ class LLMSpec(Spec):
     max_model_len: Optional[PositiveInt] = None
     threads: Optional[PositiveInt] = None
     cache: Optional[str] = None
+    # hf
+    device: Optional[str] = None
+    dtype: Optional[str] = None
+    prefix_reuse: Optional[bool] = None
+    # vllm
+    seed: Optional[NonNegativeInt] = None
+    tensor_parallel_size: Optional[PositiveInt] = None
+    gpu_memory_utilization: Optional[Share] = None
+    enforce_eager: Optional[bool] = None
+    # openai
+    base_url: Optional[str] = None
+    api_key_env: Optional[str] = None
+    timeout: Optional[Positive] = None
+    max_retries: Optional[NonNegativeInt] = None
+    backoff: Optional[NonNegative] = None
+    concurrency: Optional[PositiveInt] = None
+    fold_system: Optional[bool] = None
+    # scripted
+    responses: Optional[list[str]] = None
     # hears ``input_audio`` parts (probe.mode=audio needs it; on hf it loads a speech model)
     audio_in: Optional[bool] = None
     audio_out: Optional[bool] = None      # answers in speech too (hf: Qwen2.5-Omni's talker)
+    # hf speech models (llm/hf_speech.py)
+    speaker: Optional[str] = None         # Qwen2.5-Omni's voice for spoken replies
+    system_prompt: Optional[str] = None   # the model card's own system prompt (Omni's talker needs it)
+    truncate_audio: Optional[bool] = None
+    max_speech_tokens: Optional[PositiveInt] = None
+    # vllm speech models
+    limit_mm_per_prompt: Optional[dict[str, PositiveInt]] = None
+    # openai
+    modalities: Optional[list[str]] = None     # [text, audio]: a spoken reply too
+    audio: Optional[dict[str, str]] = None     # the spoken reply's {voice, format}
+    extra_body: Optional[dict[str, Any]] = None  # vLLM's own sampling parameters
 
     def check_files(self, key: str) -> None:
         """Its chat template file and a local model directory, read now (``key``: where the
@@ -57,6 +90,7 @@ class SamplingSpec(Spec):
     temperature: NonNegative = None       # type: ignore[assignment]
     top_p: Share = None                   # type: ignore[assignment]  # (0, 1]
     max_tokens: PositiveInt = None        # type: ignore[assignment]
+    seed: NonNegativeInt = None           # type: ignore[assignment]  # each request's seed base
 
 
 class DryRunBlock(Spec):
@@ -94,7 +128,7 @@ class DryRun(NamedTuple):
         return metrics
 
 
-class ModelRun(Spec):
+class ModelRun(RunSpec):
     """The top-level keys of a run that calls models: ``seed``, ``progress``, ``llm_cache``
     (a SQLite request cache, null: none) and ``dry_run`` (``true``, ``false`` or a block)."""
 

@@ -147,6 +147,7 @@ class VLLMChatModel(ChatModel):
 
     def close(self) -> None:
         """Stop the engine's worker processes and free its memory for a later engine."""
-        if _ENGINE.get("llm") is self.llm:
-            self.llm.llm_engine.engine_core.shutdown()
+        current = _ENGINE.get("llm")
+        if current is not None and current is self.llm:
+            current.llm_engine.engine_core.shutdown()
             _ENGINE.clear()

@@ -143,7 +143,8 @@ def agreement(human: dict[str, str], dialogues: Sequence[Dialogue], source: str 
         raise InputError(f"{source}: {len(unlabelled)} annotated dialogue(s) have no generation "
                          f"label in the corpus, e.g. {unlabelled[0]!r}")
     ids = sorted(human)
-    g, h = [gold[i] for i in ids], [human[i] for i in ids]
+    g = [label for i in ids if (label := gold[i]) is not None]   # none is None: checked above
+    h = [human[i] for i in ids]
     table = confusion(g, h, classes)
     accuracy = float(np.trace(table) / table.sum()) if ids else math.nan
     return Agreement(cohens_kappa(g, h, classes), accuracy, len(ids), table)

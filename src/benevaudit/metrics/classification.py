@@ -18,7 +18,7 @@ from benevaudit.metrics.rates import (
 from benevaudit.schema import CLASSES
 
 
-def classification_metrics(preds: Sequence[int], targets: Sequence[int], prefix: str = "test",
+def classification_metrics(preds: Sequence[int] | np.ndarray, targets: Sequence[int] | np.ndarray, prefix: str = "test",
                            classes: Sequence[str] = CLASSES) -> dict[str, float]:
     """Macro-F1, accuracy, per-class precision/recall/F1, the row-normalised confusion matrix,
     and the binary view B = OB ∪ BB vs N (B positive) under ``binary/``."""
@@ -37,17 +37,18 @@ def classification_metrics(preds: Sequence[int], targets: Sequence[int], prefix:
     return out
 
 
-def binary_metrics(flagged: Sequence[bool], positive: Sequence[bool],
+def binary_metrics(flagged: Sequence[bool] | np.ndarray, positive: Sequence[bool] | np.ndarray,
                    prefix: str = "binary") -> dict[str, float]:
     """Accuracy, precision, recall and F1 with the biased class B as positive; NaN where a
     denominator is zero, the same numbers detect.py writes, so detectors and the fine-tuned
     classifier share one table."""
     f, p = np.asarray(flagged, dtype=bool), np.asarray(positive, dtype=bool)
-    counts = [float(np.sum(a & b)) for a, b in ((p, f), (~p, f), (p, ~f), (~p, ~f))]
-    return {k: float(v) for k, v in binary_rates(*counts, prefix=prefix).items()}
+    tp, fp, fn, tn = (float(np.sum(a & b)) for a, b in ((p, f), (~p, f), (p, ~f), (~p, ~f)))
+    return {k: float(v) for k, v in binary_rates(tp, fp, fn, tn, prefix=prefix).items()}
 
 
-def confusion_counts(preds: Sequence[int], targets: Sequence[int], k: int = len(CLASSES)) -> np.ndarray:
+def confusion_counts(preds: Sequence[int] | np.ndarray, targets: Sequence[int] | np.ndarray,
+                     k: int = len(CLASSES)) -> np.ndarray:
     """Raw confusion counts [true, pred] (for plots and W&B)."""
     cm = np.zeros((k, k), dtype=np.int64)
     np.add.at(cm, (np.asarray(targets, dtype=np.int64), np.asarray(preds, dtype=np.int64)), 1)

@@ -29,7 +29,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Sequence
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -173,7 +173,7 @@ def _ngram_matrix(docs: Sequence[Sequence[str]], max_order: int) -> tuple[object
     return matrix, order
 
 
-def _pool_sentence_bleu(matrix: object, order: np.ndarray, lengths: np.ndarray, hyp: int,
+def _pool_sentence_bleu(matrix: Any, order: np.ndarray, lengths: np.ndarray, hyp: int,
                         refs: np.ndarray, max_order: int, smooth: str) -> float:
     """Sentence BLEU of pool document ``hyp`` against pool documents ``refs`` (sparse clipping)."""
     row = matrix[hyp]
@@ -213,7 +213,7 @@ def self_bleu_seed(docs: Sequence[Sequence[str]], seed: int, n_hypotheses: int =
     return float(np.mean(scores))
 
 
-def self_bleu(docs: Sequence[Sequence[str]], seeds: Sequence[int], **sampling: int | str,
+def self_bleu(docs: Sequence[Sequence[str]], seeds: Sequence[int], **sampling: Any,
               ) -> SelfBleu:
     """Self-BLEU of one cell over several seeds (``sampling``: see :func:`self_bleu_seed`)."""
     per_seed = tuple(self_bleu_seed(docs, s, **sampling) for s in seeds)

@@ -52,7 +52,7 @@ def gus(decisions: Mapping[str, Mapping[str, int | None]], groups: Sequence[str]
     """GUS over ``{item: {group: 1 | 0 | None}}`` (1 is yes; None is refused or unparseable)."""
     if len(groups) < 2:
         raise ValueError(f"GUS needs two or more groups, got {list(groups)}")
-    valid = [[int(d[g]) for g in groups] for d in decisions.values()
+    valid = [[int(d[g] or 0) for g in groups] for d in decisions.values()
              if all(d.get(g) is not None for g in groups)]
     excluded = len(decisions) - len(valid)
     if not valid:

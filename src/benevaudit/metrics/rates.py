@@ -41,7 +41,8 @@ def share(hits: np.ndarray | float, valid: np.ndarray | float) -> np.ndarray:
     return ratio(hits, valid)
 
 
-def binary_rates(tp: np.ndarray, fp: np.ndarray, fn: np.ndarray, tn: np.ndarray,
+def binary_rates(tp: np.ndarray | float, fp: np.ndarray | float, fn: np.ndarray | float,
+                 tn: np.ndarray | float,
                  prefix: str = "binary") -> dict[str, np.ndarray]:
     """Accuracy, precision, recall and F1 of a 2×2 table; NaN where a denominator is zero, as
     scikit-learn's ``zero_division=np.nan``."""

@@ -15,8 +15,8 @@ from omegaconf import DictConfig, OmegaConf
 
 from benevaudit.llm import request_metrics, reset_request_counts  # light: no backend imported
 from benevaudit.files import write_text_atomically
-from benevaudit.report.tracking import build_logger
-from benevaudit.specs import Spec
+from benevaudit.outputs.tracking import build_logger
+from benevaudit.specs import ELSEWHERE, Spec
 
 S = TypeVar("S", bound=Spec)
 R = TypeVar("R")
@@ -31,9 +31,11 @@ def plain(node: Any) -> Any:
 
 
 def validated(spec: type[S], cfg: DictConfig) -> S:
-    """The run's typed spec, from the keys it declares, each resolved; the rest (``paths``,
-    ``logger``, ``hydra``) are resolved where they are read. A key left ``???`` is missing."""
-    return spec.of({k: plain(cfg[k]) for k in spec.model_fields if k in cfg})
+    """The run's typed spec of every top-level key, each resolved, but those read where they
+    are used (``specs.ELSEWHERE``: ``paths``, ``logger``, ``hydra``); a key the spec does not
+    name (``+limt=3``) is refused. A key left ``???`` is missing."""
+    return spec.of({k: plain(cfg[k]) for k in cfg
+                    if k not in ELSEWHERE and not OmegaConf.is_missing(cfg, k)})
 
 
 def run_dir(cfg: DictConfig) -> Path:

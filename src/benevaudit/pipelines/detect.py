@@ -30,9 +30,9 @@ from benevaudit.generation.embedded import load_dialogues
 from benevaudit.generation.spec import DataSpec
 from benevaudit.llm.spec import ModelRun
 from benevaudit.pipelines.config import completes, output_dir, run_logger, validated, write_metrics
-from benevaudit.report.detect_outputs import write_bootstrap, write_detection, write_flips
-from benevaudit.report.spec import FlipsSpec, StabilitySpec
-from benevaudit.report.tracking import finish_logger
+from benevaudit.outputs.detection import write_bootstrap, write_detection, write_flips
+from benevaudit.outputs.spec import FlipsSpec, StabilitySpec
+from benevaudit.outputs.tracking import finish_logger
 from benevaudit.schema import Dialogue
 
 log = logging.getLogger(__name__)

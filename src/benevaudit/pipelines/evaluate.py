@@ -31,15 +31,15 @@ from benevaudit.pipelines.config import (
     completes, output_dir, plain, run_logger, validated, write_metrics,
 )
 from benevaudit.precision import resolve_precision, torch_device
-from benevaudit.report.tracking import finish_logger
+from benevaudit.outputs.tracking import finish_logger
 from benevaudit.schema import Dialogue
-from benevaudit.specs import NonNegativeInt, Spec
+from benevaudit.specs import NonNegativeInt, RunSpec, Spec
 from benevaudit.splits import SplitSpec, apply_split, by_split
 
 log = logging.getLogger(__name__)
 
 
-class FrozenRun(Spec):
+class FrozenRun(RunSpec):
     """What evaluate.py and attribute.py share: a saved classifier and the data it meets."""
 
     seed: NonNegativeInt
@@ -88,6 +88,8 @@ def adopt_run_config(cfg: DictConfig, run: Path | None) -> None:
     if not saved.is_file():
         return
     train_cfg = OmegaConf.load(saved)
+    if not isinstance(train_cfg, DictConfig):
+        raise ConfigError(f"{saved}: expected the training run's config (a mapping)")
     with open_dict(cfg):
         for key in ("data", "split", "seed"):
             if key in train_cfg:

@@ -29,7 +29,7 @@ from benevaudit.probes.dry_run import record_probe
 from benevaudit.probes.registry import build
 from benevaudit.probes.spec import ProbeSpec, TargetSpec
 from benevaudit.pipelines.targets import audio_target_error
-from benevaudit.report.tracking import finish_logger
+from benevaudit.outputs.tracking import finish_logger
 from benevaudit.specs import PositiveInt
 
 
@@ -51,7 +51,7 @@ class ProbeRun(ModelRun):
     @model_validator(mode="after")
     def target_hears(self) -> ProbeRun:
         """Audio mode asks a target that takes ``input_audio`` parts (``llm.audio_in``)."""
-        if (self.probe.mode == "audio" and self.probe.asks_target()
+        if (self.probe.speaks() and self.probe.asks_target()
                 and not self.target.llm.audio_in):
             raise ConfigError(audio_target_error(self.target.name))
         return self

@@ -20,13 +20,13 @@ from benevaudit.report.build import ReportFiles, build_report
 from benevaudit.report.runs import check_named, expand
 from benevaudit.report.spec import IntervalsSpec, WandbReportSpec
 from benevaudit.report.wandb_report import push, report_spec, sync_commands
-from benevaudit.specs import Spec
+from benevaudit.specs import RunSpec, Spec
 
 log = logging.getLogger(__name__)
 RUNS = "a run or sweep directory, a glob ('outputs/train/multiruns/*'), or a list [a,b]"
 
 
-class ReportRun(Spec):
+class ReportRun(RunSpec):
     """report.py's config: the runs to collect, the title, the intervals, FairDialogue's
     scoring options and the optional W&B Report."""
 

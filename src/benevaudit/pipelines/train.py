@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Optional
 
@@ -37,15 +38,15 @@ from benevaudit.pipelines.config import (
 )
 from benevaudit.precision import resolve_precision, torch_device
 from benevaudit.report.model_audit import audit_model
-from benevaudit.report.tracking import finish_logger, log_test_artifacts
+from benevaudit.outputs.tracking import finish_logger, log_test_artifacts
 from benevaudit.schema import CLASSES, Dialogue
-from benevaudit.specs import NonNegativeInt, Spec
+from benevaudit.specs import NonNegativeInt, RunSpec, Spec
 from benevaudit.splits import SplitSpec, apply_split, by_split
 
 log = logging.getLogger(__name__)
 
 
-class TrainRun(Spec):
+class TrainRun(RunSpec):
     """Every block train.py reads, checked (files included) before any model work."""
 
     seed: NonNegativeInt
@@ -124,7 +125,8 @@ def run(cfg: DictConfig) -> dict[str, float]:
     hf_model = load_classifier(spec.model.source, seed=spec.seed)
     module = DialogueClassifier(spec.model.source, json.loads(hf_model.config.to_json_string()),
                                 model=hf_model, **spec.optim.as_dict())
-    dm = DialogueDataModule(splits, tokenizer, spec.model.max_length, spec.model.head_tokens,
+    sides: dict[str, Sequence[Dialogue]] = dict(splits)
+    dm = DialogueDataModule(sides, tokenizer, spec.model.max_length, spec.model.head_tokens,
                             seed=spec.seed, **spec.loader.as_dict())
     logger = run_logger(cfg, out, out.name)
     try:

@@ -1,17 +1,19 @@
-"""The ``probe`` block and the ``target`` the probe asks, typed (see :mod:`benevaudit.specs`).
+"""The ``probe`` block, one spec per kind, and the ``target`` the probe asks, typed (see
+:mod:`benevaudit.specs`).
 
-Keys of one probe kind only (CoBia's ``sentences`` and ``switches``, FairDialogue's ``k`` and
-``rounds``) are absent from the others' blocks; a probe reads the rest of its block itself.
+``probe.family`` picks CoBia, FairDialogue or FairMT-Bench, and FairDialogue's ``probe.kind`` one of its
+three protocols; each spec lists its kind's keys only, so a misspelt key names the valid ones.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, Optional, Union
+from typing import Annotated, Any, Literal, Optional, Union
 
-from pydantic import ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
 
-from benevaudit.llm.spec import LLMSpec, SamplingSpec
-from benevaudit.specs import Fraction, PositiveInt, Spec
+from benevaudit.llm.spec import LLMSpec
+from benevaudit.probes.fairmt.spec import FairMTSpec
+from benevaudit.specs import Fraction, NonNegative, NonNegativeInt, PositiveInt, Share, Spec
 
 
 class SwitchesSpec(Spec):
@@ -22,11 +24,14 @@ class SwitchesSpec(Spec):
     disavowal: bool
 
 
-class ProbeSampling(SamplingSpec):
+class ProbeSampling(Spec):
     """FairDialogue's sampling: a reply budget, or ``auto`` (sized from the list length K)."""
 
-    max_tokens: Annotated[Union[PositiveInt, Literal["auto"]],   # type: ignore[assignment]
-                          Field(description="a positive integer or auto")] = None
+    temperature: NonNegative
+    max_tokens: Annotated[Union[PositiveInt, Literal["auto"]],
+                          Field(description="a positive integer or auto")]
+    top_p: Optional[Share] = None         # absent: the backend's
+    seed: Optional[NonNegativeInt] = None
 
 
 class RaterSpec(Spec):
@@ -43,7 +48,6 @@ class RaterSpec(Spec):
 class RefusalSpec(Spec):
     """CoBia's ``probe.refusal``: what the refusal raters read of a DAN reply."""
 
-    model_config = ConfigDict(extra="forbid")
 
     dan_scope: Literal["jailbroken", "released"]
 
@@ -51,7 +55,6 @@ class RefusalSpec(Spec):
 class AnnotationSpec(Spec):
     """CoBia's ``probe.annotation``: the blind sheets written for human validation."""
 
-    model_config = ConfigDict(extra="forbid")
 
     size: Optional[PositiveInt]           # outputs per prompt group; null: no sheets
     groups: list[Literal["hcc", "scc", "zero_shot", "roleplay", "dan"]]
@@ -61,34 +64,122 @@ class AnswersSpec(Spec):
     path: Optional[str]                   # a CSV of answers to score instead of asking
 
 
-class ProbeSpec(Spec):
-    """One probe option (``conf/probe/``): ``family`` and, for FairDialogue, ``kind``."""
+class CobiaData(Spec):
+    path: Optional[str]                   # a clone of the release, or its three JSON files
+    one_descriptor: Literal["skip", "same_category"]
+    category_map: Optional[dict[str, str]]
 
-    family: str
-    kind: str = None                      # type: ignore[assignment]  # FairDialogue
-    sentences: PositiveInt = None         # type: ignore[assignment]  # CoBia
-    max_tokens: Optional[PositiveInt] = None                          # CoBia: null, no cap
-    switches: SwitchesSpec = None         # type: ignore[assignment]  # CoBia
-    judges: dict[str, Optional[RaterSpec]] = None  # type: ignore[assignment]  # CoBia
-    refusal: RefusalSpec = None           # type: ignore[assignment]  # CoBia
-    annotation: AnnotationSpec = None     # type: ignore[assignment]  # CoBia
-    neutral: bool = None                  # type: ignore[assignment]  # FairDialogue
-    mode: Literal["text", "audio"] = None  # type: ignore[assignment]  # FairDialogue
-    k: PositiveInt = None                 # type: ignore[assignment]  # recommendation
-    rounds: PositiveInt = None            # type: ignore[assignment]  # feedback
-    sampling: ProbeSampling = None        # type: ignore[assignment]  # FairDialogue
-    answers: AnswersSpec = None           # type: ignore[assignment]  # FairDialogue
+
+class CobiaSpec(Spec):
+    """``probe=cobia*``: constructed-conversation attacks, scored by the judges."""
+
+    family: Literal["cobia"]
+    methods: Annotated[list[Literal["hcc", "scc", "zero_shot", "roleplay", "dan"]],
+                       Field(min_length=1)]
+    layout: Literal["auto", "official", "seeded"]
+    data: CobiaData
+    sentences: PositiveInt
+    switches: SwitchesSpec
+    dan_template: Optional[str]
+    human_labels: Optional[str]
+    max_tokens: Optional[PositiveInt]     # null: no cap
+    top_p: Fraction
+    judge_url: Optional[str] = None       # cobia_paper: the Ollama server its judges sit behind
+    judges: dict[str, Optional[RaterSpec]]
+    refusal: RefusalSpec
+    annotation: AnnotationSpec
 
     @model_validator(mode="after")
-    def files_readable(self) -> ProbeSpec:
-        for name, rater in (self.judges or {}).items():
+    def files_readable(self) -> CobiaSpec:
+        for name, rater in self.judges.items():
             if rater is not None and rater.llm is not None:
                 rater.llm.check_files(f"probe.judges.{name}.llm")
         return self
 
     def asks_target(self) -> bool:
+        return True
+
+    def speaks(self) -> bool:
+        """Whether the target hears the user (only FairDialogue's audio mode)."""
+        return False
+
+
+class ServerSpec(Spec):
+    """``probe.audio.server``: the ``/v1/audio/speech`` endpoint of ``source: tts_server``."""
+
+    base_url: Optional[str]
+    model: str
+    api_key_env: Optional[str]            # the variable holding the key; null: no key needed
+
+
+class AudioSpec(Spec):
+    """``probe.audio``: the source of the stimuli and its settings."""
+
+    source: Literal["espeak", "tts_server", "dir"]
+    voices: dict[str, Any]                # espeak: {part: settings}; tts_server: {part: voice}
+    path: Optional[str]                   # dir: the folder holding manifest.csv
+    server: ServerSpec
+    cache: str                            # tts_server: the clip cache folder
+
+
+class FairDialogueSpec(Spec):
+    """What the FairDialogue kinds share: how the group is conveyed, the answer format."""
+
+    family: Literal["fairdialogue"]
+    tasks: Annotated[list[str], Field(min_length=1)]
+    attributes: dict[str, Annotated[list[str], Field(min_length=1)]]
+    mode: Literal["text", "audio"]
+    text_style: Literal["system", "self_intro"]
+    neutral: bool
+    instruction: Optional[str]
+    suffix: str
+    sampling: ProbeSampling
+    answers: AnswersSpec
+    audio: AudioSpec
+
+    def asks_target(self) -> bool:
         """False when the probe scores a CSV of answers and loads no target."""
-        return not (self.answers is not None and self.answers.path)
+        return not self.answers.path
+
+    def speaks(self) -> bool:
+        return self.mode == "audio"
+
+
+class DecisionSpec(FairDialogueSpec):
+    kind: Literal["decision"]
+
+
+class PragSpec(Spec):
+    normalise: Literal["printed", "pairs"]
+
+
+class FairLLMSpec(Spec):
+    serp: Literal["langfair", "unit"]
+    prag: Literal["langfair", "pairs"]
+
+
+class RecommendationSpec(FairDialogueSpec):
+    kind: Literal["recommendation"]
+    k: PositiveInt
+    prag: PragSpec
+    fairllm: FairLLMSpec
+
+
+class FeedbackItems(Spec):
+    items_from: Optional[list[str]]       # decision run directories, or this target's answers
+
+
+class FeedbackSpec(FairDialogueSpec):
+    kind: Literal["feedback"]
+    rounds: PositiveInt
+    pushbacks: Optional[Annotated[list[str], Field(min_length=1)]]
+    feedback: FeedbackItems
+
+
+FairDialogueKinds = Annotated[Union[DecisionSpec, RecommendationSpec, FeedbackSpec],
+                              Field(discriminator="kind")]
+ProbeSpec = Annotated[Union[CobiaSpec, FairDialogueKinds, FairMTSpec],
+                      Field(discriminator="family")]
 
 
 class TargetSpec(Spec):
@@ -96,4 +187,6 @@ class TargetSpec(Spec):
     names (``company``, ``model_company``)."""
 
     name: str
+    company: Optional[str]               # null: the released DAN is skipped
+    model_company: Optional[str]
     llm: LLMSpec

@@ -47,7 +47,7 @@ class Table:
 
     title: str
     headers: list[str]
-    rows: list[list[object]]
+    rows: Sequence[Sequence[object]]
     note: str = ""
 
     def text_rows(self) -> list[list[str]]:

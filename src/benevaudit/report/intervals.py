@@ -16,6 +16,9 @@ interval of the mean that the table shows.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TypeAlias, Union
+
 import numpy as np
 import pandas as pd
 
@@ -43,7 +46,7 @@ class Rows:
         return len(next(iter(self._columns.values()))) if self._columns else 0
 
     @classmethod
-    def read(cls, path: object, want: object = None) -> Rows:
+    def read(cls, path: object, want: Callable[[str], bool] | None = None) -> Rows:
         """The columns ``want(name)`` keeps (all when None) of one Parquet file."""
         import pyarrow.parquet as pq  # pyarrow loads on first use; the core stays light
 
@@ -53,7 +56,7 @@ class Rows:
         return cls({n: table.column(n).to_numpy(zero_copy_only=False) for n in names})
 
 
-Table = pd.DataFrame | Rows
+Table: TypeAlias = Union[pd.DataFrame, Rows]
 
 
 def _values(frame: Table, column: str) -> np.ndarray:
@@ -68,8 +71,8 @@ def group_index(frame: Table) -> np.ndarray:
     cols = [c for c in frame.columns if c in CONDITION_COLUMNS or c.startswith("user_")]
     if {"role", "generator"} <= set(cols):
         index: dict[tuple, int] = {}     # plain tuples: far cheaper than a groupby on small frames
-        keys = zip(*(_values(frame, c).tolist() for c in cols))
-        return np.fromiter((index.setdefault(k, len(index)) for k in keys), dtype=np.int64,
+        rows = zip(*(_values(frame, c).tolist() for c in cols))
+        return np.fromiter((index.setdefault(k, len(index)) for k in rows), dtype=np.int64,
                            count=len(frame))
     return np.arange(len(frame))
 

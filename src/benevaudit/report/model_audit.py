@@ -15,7 +15,7 @@ from benevaudit.audit.attribution.suite import (
 from benevaudit.audit.evaluation import autocast_dtype
 from benevaudit.audit.representation import representation_shift
 from benevaudit.encoders.models import attention_implementation
-from benevaudit.report.heatmap import write_heatmap, write_heatmap_png
+from benevaudit.audit.attribution.heatmap import write_heatmap, write_heatmap_png
 from benevaudit.schema import Dialogue
 
 log = logging.getLogger(__name__)

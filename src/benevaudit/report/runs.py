@@ -25,7 +25,7 @@ from benevaudit.files import check_parquet_file
 try:  # the C loader reads a thousand configs several times faster
     from yaml import CSafeLoader as _Loader
 except ImportError:  # pragma: no cover - libyaml missing
-    from yaml import SafeLoader as _Loader  # type: ignore[assignment]
+    from yaml import SafeLoader as _Loader  # type: ignore[assignment,unused-ignore]  # CSafeLoader's stub type differs
 
 OK, INCOMPLETE, BROKEN = "ok", "incomplete", "broken"
 COMPLETE = "_COMPLETE"    # written last by every entrypoint (pipelines/cli.py)
@@ -52,8 +52,24 @@ class Run:
 
     @property
     def seed(self) -> int | None:
-        seed = self.config.get("seed")
+        seed = self.setting("seed")
         return int(seed) if isinstance(seed, (int, float)) else None
+
+    def setting(self, key: str) -> Any:
+        """The resolved config's value at the dotted ``key`` (``probe.prag.normalise``); None
+        where the run's config lacks it (another entrypoint's run, or one that failed before
+        writing its config). The report reads a run's config only through here."""
+        node: Any = self.config
+        for part in key.split("."):
+            if not isinstance(node, dict) or part not in node:
+                return None
+            node = node[part]
+        return node
+
+    def chosen(self, group: str) -> str:
+        """The option of ``group`` the run ran (``target``, ``detector``): Hydra's recorded
+        choice, else the block's ``name``, else ``?``."""
+        return self.choices.get(group) or str(self.setting(f"{group}.name") or "?")
 
     @property
     def condition(self) -> str:

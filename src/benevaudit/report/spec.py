@@ -1,18 +1,11 @@
-"""The report's blocks (``bootstrap`` intervals, ``wandb``), and the blocks of detect.py that
-report figures read: the bootstrap stability of the trigger rates and the flips between two
-judge runs. Typed as in :mod:`benevaudit.specs`."""
+"""report.py's blocks, typed as in :mod:`benevaudit.specs`: ``bootstrap`` (95% intervals of
+every study-table cell) and ``wandb`` (the W&B Report)."""
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from typing import Optional
 
-from pydantic import Field, model_validator
-
-from benevaudit.errors import ConfigError
-from benevaudit.specs import NonNegativeInt, PositiveInt, Share, Spec
-
-FRACTIONS = ("a non-empty list of numbers in (0, 1], shares of the corpus, e.g. "
-             "[0.005, 0.05, 0.2]")
+from benevaudit.specs import NonNegativeInt, Spec
 
 
 class IntervalsSpec(Spec):
@@ -29,30 +22,3 @@ class WandbReportSpec(Spec):
     project: str
     entity: Optional[str]
     mode: str
-
-
-class StabilitySpec(Spec):
-    """detect.py's ``bootstrap``: trigger rates over resampled evaluation sets (Figure 5)."""
-
-    enabled: bool
-    fractions: Annotated[list[Share], Field(min_length=1, description=FRACTIONS)]
-    n_resamples: PositiveInt
-    pool_fraction: Share
-
-
-class FlipsSpec(Spec):
-    """detect.py's ``flips`` (Figure 4): a judge run with demographics and one without."""
-
-    with_: Optional[str] = Field(alias="with")
-    without: Optional[str]
-
-    @model_validator(mode="after")
-    def both(self) -> FlipsSpec:
-        if bool(self.with_) != bool(self.without):
-            raise ConfigError("flips needs both flips.with=<judge run with demographics> and "
-                              "flips.without=<the same judge without>")
-        return self
-
-    @property
-    def wanted(self) -> bool:
-        return bool(self.with_ or self.without)

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Annotated, Literal, Optional, Union
 
-from pydantic import model_validator
+from pydantic import Field, model_validator
 
 from benevaudit.audit.attribution.suite import check_attribution
 from benevaudit.specs import NonNegativeInt, PositiveInt, Spec
@@ -15,6 +15,18 @@ class AttributionSpec(Spec):
     suite that runs them (:func:`check_attribution`), here and again when it runs."""
 
     enabled: bool
+    methods: Annotated[list[str], Field(min_length=1)]   # the first writes cue_lexicon.json
+    split: str
+    target: str
+    top_k: PositiveInt
+    min_count: PositiveInt
+    words_only: bool
+    batch_size: PositiveInt
+    max_batch_tokens: Union[PositiveInt, Literal["auto"], None]
+    n_steps: PositiveInt
+    logodds: bool
+    representation_shift: bool
+    cache_dir: Optional[str]
     faithfulness_dialogues: Optional[NonNegativeInt]       # null: the whole split
     heatmap_dialogues: NonNegativeInt
     heatmap_png_dialogues: NonNegativeInt

@@ -4,7 +4,7 @@ What a training run calls after fitting: the cue lexicon of the study's method (
 ``cue_lexicon.json``, the second opinions (integrated gradients, log-odds from the training
 data) beside it, their agreement, deletion faithfulness against a random control, and the
 relevance of a few test dialogues for a heatmap. Returns flat metrics for ``metrics.json``.
-Drawing the heatmap is the report's job (:mod:`benevaudit.report.heatmap`), called by the
+Drawing the heatmap is the report's job (:mod:`benevaudit.audit.attribution.heatmap`), called by the
 pipeline: the audit hands over the attributions and never imports the report.
 """
 

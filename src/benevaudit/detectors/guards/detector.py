@@ -18,14 +18,18 @@ prompts in its prefix cache from scoring; hf reuses what consecutive prompts sha
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
 from benevaudit.detectors.base import Detector, UnitVerdict
-from benevaudit.detectors.guards.registry import GUARD_FORMATS, guard_format
-from benevaudit.detectors.units import Unit, check_unit
+from benevaudit.detectors.guards.registry import GUARD_FORMATS, GUARD_KINDS, guard_format
+from benevaudit.detectors.registry import BuildContext, DetectorKind, record_by_running
+from benevaudit.detectors.units import Unit, check_unit, decision_rule, make_units
 from benevaudit.errors import ConfigError
-from benevaudit.llm import ChatModel, Conversation, Sampling
+from benevaudit.llm import ChatModel, Conversation, Sampling, build_from_block
+from benevaudit.llm.dry_run import RequestLog
+from benevaudit.schema import Dialogue
 from benevaudit.llm.verdicts import read_scores, read_text, softmax_rows
 
 
@@ -113,3 +117,50 @@ class GuardDetector(Detector):
 
     def close(self) -> None:
         self.model.close()
+
+
+def is_guard_checkpoint(model: Any, checkpoint: Any) -> bool:
+    """The guard's own weights: its hub id, or a local copy in a directory of the same name
+    (``/models/Llama-Guard-3-8B`` for ``meta-llama/Llama-Guard-3-8B``)."""
+    if not model or not checkpoint:
+        return False
+
+    def name(path: Any) -> str:
+        return str(path).rstrip("/").split("/")[-1].lower()
+
+    return name(model) == name(checkpoint)
+
+
+def guard_llm_block(spec: dict[str, Any]) -> dict[str, Any]:
+    """The guard's llm block. On the guard's own weights a shipped chat template that builds the
+    guard instruction itself (which would wrap the already-built prompt a second time) is
+    replaced by a role-only one; Granite Guardian 4.1 keeps its own, which only frames roles.
+    Any other model keeps its own template, as the embedded stand-in does."""
+    block = {k: v for k, v in spec["llm"].items() if v is not None}
+    if not block.get("chat_template") and is_guard_checkpoint(block.get("model"),
+                                                              spec["checkpoint"]):
+        template = guard_format(spec["kind"]).template
+        if template is not None:
+            block["chat_template"] = template
+    return block
+
+
+def build_guard(spec: dict[str, Any], context: BuildContext) -> GuardDetector:
+    unit, aggregation = decision_rule(spec)
+    model = build_from_block(guard_llm_block(spec), cache=context.cache)
+    return GuardDetector(spec["name"], spec["kind"], model, unit=unit, aggregation=aggregation,
+                         threshold=float(spec["threshold"]), mode=spec["mode"],
+                         criteria=spec["criteria"], max_tokens=spec["max_tokens"],
+                         categories=bool(spec["categories"]), score_prefill=spec["score_prefill"],
+                         parser=spec["parser"])
+
+
+def record_guard(spec: dict[str, Any], context: BuildContext, dialogues: Sequence[Dialogue],
+                 request_log: RequestLog) -> None:
+    """One request per unit, in turn order."""
+    detector = build_guard(spec, context)
+    record_by_running(detector, dialogues, request_log, lambda d: [
+        {"unit": k} for k in range(len(make_units(d, detector.unit)))])
+
+
+KIND = DetectorKind(GUARD_KINDS, build_guard, record_guard)

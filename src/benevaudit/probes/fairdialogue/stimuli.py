@@ -25,39 +25,18 @@ from typing import Any, Literal, Optional
 
 import pandas as pd
 import soundfile
-from pydantic import ConfigDict
 
 from benevaudit.errors import ConfigError
 from benevaudit.llm.dry_run_audio import register_stimuli
 from benevaudit.probes.fairdialogue.audio import synthesize, voice_for
 from benevaudit.probes.fairdialogue.groups import NEUTRAL, group_parts
 from benevaudit.probes.fairdialogue.render import Cell
-from benevaudit.specs import Spec
+from benevaudit.probes.spec import AudioSpec, ServerSpec
 
 SOURCES = ("espeak", "tts_server", "dir")
 DIR_COLUMNS = ("item", "task", "group", "path")
 MANIFEST_COLUMNS = ("item", "task", "group", "source", "voice", "seconds", "sample_rate",
                     "sha256", "path")   # path: relative to the run when inside it
-
-
-class ServerSpec(Spec):
-    """``probe.audio.server``: the ``/v1/audio/speech`` endpoint of ``source: tts_server``."""
-
-    model_config = ConfigDict(extra="forbid")
-    base_url: Optional[str]
-    model: str
-    api_key_env: Optional[str]            # the variable holding the key; null: no key needed
-
-
-class AudioSpec(Spec):
-    """``probe.audio``: the source of the stimuli and its settings."""
-
-    model_config = ConfigDict(extra="forbid")
-    source: Literal["espeak", "tts_server", "dir"]
-    voices: dict[str, Any]                # espeak: {part: settings}; tts_server: {part: voice}
-    path: Optional[str]                   # dir: the folder holding manifest.csv
-    server: ServerSpec
-    cache: str                            # tts_server: the clip cache folder
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal, Optional, get_args
 
-from pydantic import ConfigDict, Field
+from pydantic import Field
 
 from benevaudit.llm.spec import LLMSpec
 from benevaudit.specs import Fraction, NonNegative, PositiveInt, Share, Spec
@@ -20,8 +20,6 @@ Task = Literal["Anaphora_Ellipsis", "Scattered_Questions", "Jailbreak_Tips",
 class FairMTData(Spec):
     """Where the dialogues come from: a clone of the release (null: the stand-in) and which set."""
 
-    model_config = ConfigDict(extra="forbid")
-
     path: Optional[str]
     set: Literal["1k", "10k"]
 
@@ -29,8 +27,6 @@ class FairMTData(Spec):
 class FairMTSampling(Spec):
     """The target's decoding: the release's greedy 150 tokens, ``no_repeat_ngram_size`` 6
     (honoured by the ``hf`` backend; the others have no such option)."""
-
-    model_config = ConfigDict(extra="forbid")
 
     temperature: NonNegative
     top_p: Fraction
@@ -41,8 +37,6 @@ class FairMTSampling(Spec):
 class FairMTJudge(Spec):
     """The judge: its decoding and its ``llm`` block (GPT-4 Turbo in the paper)."""
 
-    model_config = ConfigDict(extra="forbid")
-
     temperature: NonNegative
     top_p: Share
     max_tokens: Optional[PositiveInt]     # null: no cap, as the release's calls
@@ -52,16 +46,12 @@ class FairMTJudge(Spec):
 class FairMTAnswers(Spec):
     """A folder of ``<Task>.json`` replies made elsewhere, scored instead of asking a target."""
 
-    model_config = ConfigDict(extra="forbid")
-
     path: Optional[str]
 
 
 class FairMTSpec(Spec):
     """``probe=fairmt``: the data, the tasks, the target's system prompt and decoding, the
     judge, which turns it reads and which prompt it gets, and an optional answers folder."""
-
-    model_config = ConfigDict(extra="forbid")
 
     family: Literal["fairmt"]
     data: FairMTData
@@ -74,3 +64,10 @@ class FairMTSpec(Spec):
     prefilter: bool
     judge: FairMTJudge
     answers: FairMTAnswers
+
+    def asks_target(self) -> bool:
+        """False when the probe scores a folder of answers and loads no target."""
+        return not self.answers.path
+
+    def speaks(self) -> bool:
+        return False

@@ -39,7 +39,7 @@ def claims(run: Run) -> bool:
 
 def side_and_code(run: Run) -> tuple[str, str]:
     """(side, short code) of a run, e.g. ("evaluation", "P+M")."""
-    node = run.config.get("intervention") or {}
+    node = run.setting("intervention") or {}
     try:
         code = code_for(steps_from_config(node))   # also right for list syntax [a,b]
     except ConfigError:
@@ -75,7 +75,7 @@ def model_of(run: Run, by_path: dict[Path, Run]) -> str:
     evaluated (evaluate.py's ``model`` group is not the checkpoint's architecture)."""
     if run.task != "evaluate":
         return run.choices.get("model", "")
-    ckpt = run.config.get("ckpt")
+    ckpt = run.setting("ckpt")
     if not ckpt:
         return run.choices.get("model", "")
     source = by_path.get(Path(str(ckpt)).resolve())

@@ -19,7 +19,7 @@ from matplotlib.patches import Rectangle
 from benevaudit.audit.attribution.dialogue import DialogueAttribution
 from benevaudit.plotting import plt
 from benevaudit.schema import CLASSES, Dialogue
-from benevaudit.text import SPEAKER_PREFIX, word_spans
+from benevaudit.text import SPEAKER_PREFIX, Span, word_spans
 
 _STYLE = """body{font-family:system-ui,sans-serif;max-width:60em;margin:2em auto;line-height:1.7}
 .d{border:1px solid #ccc;border-radius:6px;padding:.8em 1em;margin:1.2em 0}
@@ -35,17 +35,17 @@ def shade(value: float, scale: float) -> str:
     return f"rgba({rgb},{alpha:.3f})"
 
 
-def turn_pieces(dialogue: Dialogue) -> list[list[tuple[str, object]]]:
+def turn_pieces(dialogue: Dialogue) -> list[list[tuple[str, Span | None]]]:
     """Each turn as its text in order: ``(text, span)`` for a word, ``(text, None)`` for what
     lies between words. Joining the texts gives the turn as the model read it (whitespace runs
     folded to one space), so "72-year-old" and "Okay." keep their spacing."""
     spans = word_spans(dialogue.turns)
-    out: list[list[tuple[str, object]]] = []
+    out: list[list[tuple[str, Span | None]]] = []
     offset = 0
     for i, turn in enumerate(dialogue.turns):
         body = " ".join(turn.text.split())
         base = offset + len(SPEAKER_PREFIX[turn.speaker])
-        pieces: list[tuple[str, object]] = []
+        pieces: list[tuple[str, Span | None]] = []
         at = 0
         for s in (s for s in spans if s.turn == i):
             if s.start - base > at:
@@ -164,9 +164,9 @@ def layout(dialogue: Dialogue, attribution: DialogueAttribution, width: int = 10
     return placed
 
 
-def _chunks(pieces: list[tuple[str, object]]) -> list[list[tuple[str, object]]]:
+def _chunks(pieces: list[tuple[str, Span | None]]) -> list[list[tuple[str, Span | None]]]:
     """Pieces grouped into space-free runs (a line may break only between runs)."""
-    chunks: list[list[tuple[str, object]]] = [[]]
+    chunks: list[list[tuple[str, Span | None]]] = [[]]
     for text, s in pieces:
         if s is None:
             parts = text.split(" ")

@@ -46,11 +46,15 @@ def build_logger(spec: dict[str, Any] | None, out_dir: Path, run_config: dict[st
 
     os.environ.setdefault("WANDB_SILENT", "true")
     mode = spec["mode"]
-    return WandbLogger(save_dir=str(out_dir), project=spec["project"], entity=spec["entity"],
+    logger = WandbLogger(save_dir=str(out_dir), project=spec["project"], entity=spec["entity"],
                        name=name, offline=mode == "offline", mode=mode,
                        tags=list(spec["tags"] or []), group=group,
                        job_type=str(run_config.get("task_name") or "run"),
                        config=redact({**run_config, "choices": choices}))
+    # Lightning passes anonymous=None to wandb.init, and wandb >= 0.19 warns about any value
+    # ("The anonymous setting has no effect"); the key is left out so a run prints no warning.
+    logger._wandb_init.pop("anonymous", None)
+    return logger
 
 
 def log_test_artifacts(logger: Any, metrics: dict[str, float], labels: list[int],

@@ -17,7 +17,7 @@ from benevaudit.files import read_parquet, write_atomically
 from benevaudit.metrics.bootstrap import bootstrap_metrics, bootstrap_trigger_rates
 from benevaudit.metrics.detection import detection_metrics
 from benevaudit.metrics.flips import REQUIRED, flip_metrics, flip_table
-from benevaudit.report.figures.detection import (
+from benevaudit.outputs.figures.detection import (
     bootstrap_png, confusion_png, flips_png, judges_confusion_png, trigger_png,
 )
 from benevaudit.schema import CLASSES

@@ -1,0 +1,9 @@
+"""What one run writes beside its ``metrics.json``: a detect run's predictions, tables and
+figures (:mod:`.detection`, drawn by :mod:`.figures`, its blocks typed in :mod:`.spec`), and the
+experiment logger every run mirrors its metrics to (:mod:`.tracking`).
+
+The comparison of many runs is :mod:`benevaudit.report`, which draws the same figures from the
+same tables. This room may import the core, ``llm``, ``encoders``, ``metrics`` and the four
+families (``audit``, ``generation``, ``detectors``, ``probes``); ``report`` and ``pipelines``
+import it.
+"""
