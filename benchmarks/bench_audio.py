@@ -49,9 +49,12 @@ def stimulus_cells(limit: int | None) -> list[Any]:
 def espeak_rate(cells: list[Any], run: Path) -> dict[str, float]:
     """Synthesis rate, then a second run over the same cells (counting synthesis calls)."""
     from benevaudit.probes.fairdialogue import audio, stimuli
+    from benevaudit.probes.spec import AudioSpec
 
-    block = {"source": "espeak", "voices": {}, "path": None, "cache": str(run / "unused"),
-             "server": {"base_url": None, "model": "tts-1", "api_key_env": None}}
+    block = AudioSpec.of({"source": "espeak", "voices": {}, "path": None,
+                          "cache": str(run / "unused"), "server": {
+                              "base_url": None, "model": "tts-1", "api_key_env": None}},
+                         "probe.audio")
     calls = {"n": 0}
     real = audio.synthesize
 
@@ -79,15 +82,17 @@ def espeak_rate(cells: list[Any], run: Path) -> dict[str, float]:
 def tts_cache(cells: list[Any], cache: Path, run: Path) -> dict[str, float]:
     """Two runs against a local speech server: requests sent in each, and the wall ratio."""
     from benevaudit.probes.fairdialogue import stimuli
+    from benevaudit.probes.spec import AudioSpec
     from test_fairdialogue_stimuli import SpeechServer
 
     SpeechServer.requests = []
     server = ThreadingHTTPServer(("127.0.0.1", 0), SpeechServer)
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    block = {"source": "tts_server", "path": None, "cache": str(cache),
-             "voices": {"male": "alloy", "female": "nova", "neutral": "alloy"},
-             "server": {"base_url": f"http://127.0.0.1:{server.server_address[1]}/v1",
-                        "model": "tts-1", "api_key_env": None}}
+    block = AudioSpec.of({"source": "tts_server", "path": None, "cache": str(cache),
+                          "voices": {"male": "alloy", "female": "nova", "neutral": "alloy"},
+                          "server": {"base_url": f"http://127.0.0.1:{server.server_address[1]}"
+                                                 "/v1", "model": "tts-1", "api_key_env": None}},
+                         "probe.audio")
     gender = [c for c in cells if c.group in ("male", "female", "neutral")]
     try:
         start = time.perf_counter()

@@ -67,7 +67,8 @@ def count_only(run_dir: Path, data: Path) -> None:
     from benevaudit.probes.cobia.dataset import load_items
 
     frame = pd.read_parquet(run_dir / "responses.parquet")
-    items = {i.id: i for i in load_items(data, seed=0, one_descriptor="same_category").items}
+    items = {i.id: i for i in load_items(data, seed=0, one_descriptor="same_category",
+                                         category_map=None).items}
     tokenizer = AutoTokenizer.from_pretrained(resolve_model("embedded:smollm2", None))
     set_chat_template(tokenizer, "embedded:smollm2", None)
     pairs = [(items[r.id], r.method) for r in frame.itertuples()]
@@ -130,10 +131,13 @@ def main() -> None:
     from benevaudit.llm.prompting import prompt_ids
     from benevaudit.probes.cobia import attacks
     from benevaudit.probes.cobia.dataset import load_items
+    from benevaudit.probes.spec import SwitchesSpec
 
-    items = load_items(args.data, seed=0, limit=args.items).items
+    SWITCHES = SwitchesSpec(anaphora=True, index=True, disavowal=True)   # conf/probe/cobia.yaml
+    items = load_items(args.data, seed=0, one_descriptor="skip", category_map=None,
+                       limit=args.items).items
     pairs = [(item, m) for item in items for m in ("hcc", "scc")]
-    conversations = [attacks.build(m, item, 0, attacks.Switches(), 10) for item, m in pairs]
+    conversations = [attacks.build(m, item, 0, SWITCHES, 10) for item, m in pairs]
     model = build_chat_model("hf", model="embedded:smollm2", device="cpu",
                              threads=args.threads).model  # the backend, not its counting wrapper
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib.util
 import io
+import json
 from pathlib import Path
 from typing import Any
 
@@ -141,6 +142,23 @@ def qwen25_omni(folder: Path, processor: Any, talker: bool = False) -> Path:
                             "ref_mel": torch.zeros(1, 30, 80)}}, folder / "spk_dict.pt")
     if has_torchvision():
         processor.save_pretrained(folder)
+    return folder
+
+
+def omni_processor_files(folder: Path, processor: Any) -> Path:
+    """Write ``processor``'s files into ``folder`` as a released Qwen2.5-Omni checkpoint holds
+    them (tokenizer files, one ``preprocessor_config.json`` with the image processor's and the
+    feature extractor's settings and ``processor_class``, ``chat_template.json``), without
+    building the video processor: a checkpoint as a CPU environment without torchvision finds
+    it."""
+    processor.tokenizer.save_pretrained(folder)
+    settings: dict[str, Any] = {}
+    for part in (processor.image_processor, processor.feature_extractor):
+        part.save_pretrained(folder)
+        settings.update(json.loads((folder / "preprocessor_config.json").read_text()))
+    settings["processor_class"] = "Qwen2_5OmniProcessor"
+    (folder / "preprocessor_config.json").write_text(json.dumps(settings, indent=2))
+    (folder / "chat_template.json").write_text(json.dumps({"chat_template": OMNI_TEMPLATE}))
     return folder
 
 

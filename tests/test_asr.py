@@ -11,7 +11,7 @@ import soundfile
 
 from benevaudit.asr.replies import COLUMNS, add_spoken
 from benevaudit.asr.spec import AsrSpec
-from benevaudit.asr.wer import wer_metrics, word_error_rate
+from benevaudit.metrics.wer import pair_counts, wer_metrics, word_error_rate
 from benevaudit.asr.whisper import Transcriber
 from benevaudit.errors import ConfigError
 from benevaudit.llm.audio_in import Clip, read_clip
@@ -115,6 +115,27 @@ def test_word_error_rate_against_the_api_transcripts():
     assert wer_metrics([{"answer": "yes"}]) == {}
 
 
+def test_word_error_rate_adds_up_per_reply_and_per_group():
+    """Per-reply counts sum to jiwer's corpus WER (what the report resamples), and rows that
+    name the speaker's group get a WER per group."""
+    import jiwer
+
+    refs = ["Yes, I would hire her.", "no", "I can't say", "a b c d"]
+    hyps = ["yes i would hire", "no thanks", "i cannot say", "a x d"]
+    counts = pair_counts(refs, hyps)
+    assert counts.tolist() == [[1, 5], [1, 1], [1, 3], [2, 4]]
+    assert counts[:, 0].sum() / counts[:, 1].sum() == pytest.approx(jiwer.wer(
+        [r.lower().replace(",", "").replace(".", "").replace("'", "") for r in refs],
+        [h.replace("'", "") for h in hyps]))
+    table = [{"attribute": "gender", "group": g, "api_transcript": r, "transcript": h}
+             for g, r, h in zip(("male", "female", "male", "female"), refs, hyps)]
+    metrics = wer_metrics(table)
+    assert metrics["asr/wer"] == pytest.approx(word_error_rate(refs, hyps)) == 5 / 13
+    assert metrics["asr/wer/gender/male"] == pytest.approx(word_error_rate(refs[::2], hyps[::2]))
+    assert metrics["asr/wer/gender/female"] == pytest.approx(3 / 5)
+    assert metrics["asr/wer_pairs/gender/male"] == 2.0 and metrics["asr/wer_pairs"] == 4.0
+
+
 def test_heard_texts_read_each_reply_as_a_later_turn_would(whisper_spec: AsrSpec):
     from benevaudit.asr.replies import heard_texts
 
@@ -124,3 +145,18 @@ def test_heard_texts_read_each_reply_as_a_later_turn_would(whisper_spec: AsrSpec
     assert whispered[1] == "Yes." and whispered[0] == whispered[2]   # the same tone, heard
     assert whispered[0] == Transcriber(whisper_spec).transcribe(
         [read_clip(tone_wav(0.4, 24000), "r")])[0]
+
+
+def test_a_later_turns_spoken_replies_are_saved_and_heard_by_whisper(tmp_path: Path,
+                                                                    whisper_spec: AsrSpec):
+    from benevaudit.asr.replies import Listener
+
+    listen = Listener(tmp_path, whisper_spec)
+    keys = [("award", "gender", "award-01", "male"), ("award", "gender", "award-02", "female")]
+    heard = listen(keys, 2, [reply("", 0.4, "No."), reply("Yes.")])
+    whisper_text = Transcriber(whisper_spec).transcribe([read_clip(tone_wav(0.4, 24000), "r")])
+    assert heard == [(whisper_text[0], "audio_out/award/award-01__male__round-2.wav"),
+                     ("Yes.", None)]
+    saved = soundfile.info(str(tmp_path / "audio_out/award/award-01__male__round-2.wav"))
+    assert saved.samplerate == 24000 and abs(saved.duration - 0.4) < 1e-3
+    assert not (tmp_path / "audio_out/award/award-02__female__round-2.wav").exists()

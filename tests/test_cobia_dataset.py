@@ -11,11 +11,12 @@ import pytest
 from benevaudit.errors import ConfigError
 from benevaudit.probes.cobia.dataset import CATEGORIES, CATEGORY_MAP, FILES, load_items
 from benevaudit.probes.cobia.stand_in import GROUPS, write_stand_in
+from benevaudit.probes.spec import CobiaData
 
 
 @pytest.mark.data
 def test_every_release_bias_type_maps_onto_the_six_categories(cobia_release):
-    loaded = load_items(cobia_release, seed=0, one_descriptor="same_category")
+    loaded = load_items(cobia_release, seed=0, one_descriptor="same_category", category_map=None)
     assert loaded.unmapped == {} and loaded.total == 2841 and len(CATEGORY_MAP) == 13
     rows = Counter(i.category for i in loaded.items)
     assert set(rows) == set(CATEGORIES)
@@ -28,16 +29,19 @@ def test_every_release_bias_type_maps_onto_the_six_categories(cobia_release):
 @pytest.mark.data
 def test_a_value_missing_from_the_table_is_reported_and_its_rows_left_out(cobia_release):
     table = {k: v for k, v in CATEGORY_MAP.items() if k != "profession"}
-    loaded = load_items(cobia_release, seed=0, category_map=table)
+    loaded = load_items(cobia_release, seed=0, one_descriptor="skip", category_map=table)
     assert loaded.unmapped == {"profession": 21}
     assert not any(i.bias_type == "profession" for i in loaded.items)
-    with pytest.raises(ConfigError, match="valid"):
-        load_items(cobia_release, seed=0, category_map={**CATEGORY_MAP, "race": "ethnicity"})
+    with pytest.raises(ConfigError, match=r"probe.data.category_map=.*: expected null \(the "
+                                          r"documented table\) or a mapping \{bias_type: "
+                                          r"category\}, each category one of \['gender', "):
+        CobiaData.of({"path": None, "one_descriptor": "skip",
+                      "category_map": {**CATEGORY_MAP, "race": "ethnicity"}}, "probe.data")
 
 
 @pytest.mark.data
 def test_one_descriptor_groups_are_skipped_and_counted_by_default(cobia_release):
-    loaded = load_items(cobia_release, seed=3)
+    loaded = load_items(cobia_release, seed=3, one_descriptor="skip", category_map=None)
     assert loaded.skipped == 33 and len(loaded.items) == 2841 - 33
     for item in loaded.items:
         assert item.second != item.primary and item.second_group == item.group
@@ -47,25 +51,27 @@ def test_one_descriptor_groups_are_skipped_and_counted_by_default(cobia_release)
 
 @pytest.mark.data
 def test_same_category_policy_draws_from_another_group_of_that_category(cobia_release):
-    loaded = load_items(cobia_release, seed=3, one_descriptor="same_category")
+    loaded = load_items(cobia_release, seed=3, one_descriptor="same_category", category_map=None)
     assert loaded.skipped == 0 and len(loaded.items) == 2841
     borrowed = [i for i in loaded.items if i.second_group != i.group]
     assert len(borrowed) == 33
     by_group = {i.group: i.category for i in loaded.items}
     assert all(by_group[i.second_group] == i.category for i in borrowed)
-    with pytest.raises(ConfigError, match="skip"):
-        load_items(cobia_release, seed=3, one_descriptor="random")
+    with pytest.raises(ConfigError, match=r"probe.data.one_descriptor='random': expected one of "
+                                          r"\['skip', 'same_category'\]"):
+        CobiaData.of({"path": None, "one_descriptor": "random", "category_map": None},
+                      "probe.data")
 
 
 @pytest.mark.data
 def test_limit_takes_the_first_items_of_a_seeded_order_that_mixes_groups(cobia_release):
-    full = load_items(cobia_release, seed=7)
-    first = load_items(cobia_release, seed=7, limit=12)
+    full = load_items(cobia_release, seed=7, one_descriptor="skip", category_map=None)
+    first = load_items(cobia_release, seed=7, one_descriptor="skip", category_map=None, limit=12)
     assert [i.id for i in first.items] == [i.id for i in full.items[:12]]
     assert len({i.group for i in first.items}) == 12        # round-robin over groups
-    again = load_items(cobia_release, seed=7, limit=12)
+    again = load_items(cobia_release, seed=7, one_descriptor="skip", category_map=None, limit=12)
     assert first.items == again.items
-    other = load_items(cobia_release, seed=8, limit=12)
+    other = load_items(cobia_release, seed=8, one_descriptor="skip", category_map=None, limit=12)
     assert [i.id for i in other.items] != [i.id for i in first.items]
     # the second descriptor depends on the item and seed, not on the limit
     seconds = {i.id: i.second for i in full.items}
@@ -74,9 +80,9 @@ def test_limit_takes_the_first_items_of_a_seeded_order_that_mixes_groups(cobia_r
 
 def test_a_wrong_path_names_the_files_it_needs(tmp_path):
     with pytest.raises(ConfigError, match="cobia_dataset.json"):
-        load_items(tmp_path, seed=0)
+        load_items(tmp_path, seed=0, one_descriptor="skip", category_map=None)
     with pytest.raises(ConfigError, match="not a directory"):
-        load_items(tmp_path / "missing", seed=0)
+        load_items(tmp_path / "missing", seed=0, one_descriptor="skip", category_map=None)
 
 
 @pytest.fixture
@@ -107,12 +113,12 @@ def test_stand_in_has_the_release_layout(stand_in):
 
 
 def test_stand_in_loads_with_categories_and_one_skipped_group(stand_in):
-    loaded = load_items(stand_in, seed=0)
+    loaded = load_items(stand_in, seed=0, one_descriptor="skip", category_map=None)
     assert loaded.total == 17 and loaded.unmapped == {}
     assert loaded.skipped == 1 and len(loaded.items) == 16        # Orrin Vale: one descriptor
     assert {i.category for i in loaded.items} == {"national_origin", "religion", "others"}
     assert len({i.group for i in loaded.items[:7]}) == 7            # round-robin over groups
-    borrowed = load_items(stand_in, seed=0, one_descriptor="same_category")
+    borrowed = load_items(stand_in, seed=0, one_descriptor="same_category", category_map=None)
     assert borrowed.skipped == 0 and len(borrowed.items) == 17
     (pilgrims,) = [i for i in borrowed.items if i.group == "Orrin Vale pilgrims"]
     assert pilgrims.second_group == "followers of the Ninefold Lantern"   # the other faith

@@ -5,12 +5,26 @@ import json
 
 import numpy as np
 import pytest
+from config_fixtures import option
 
 from benevaudit.errors import ConfigError
 from benevaudit.llm.scripted import ScriptedChatModel
+from benevaudit.llm.spec import LLMSpec
 from benevaudit.probes.cobia import raters
 from benevaudit.probes.cobia.raters import (Rater, parse_bias, parse_guard, parse_nli,
                                             parse_refusal)
+from benevaudit.probes.spec import RaterSpec
+
+JUDGES = option("probe", "cobia")["judges"]     # the shipped raters, one per kind
+
+
+def make(name: str, kind: str, llm: dict | None, **given) -> Rater:
+    """A rater of ``kind`` as conf/probe/cobia.yaml sets it (benevaudit's own variant), with
+    ``given`` in place of the shipped fields."""
+    judge = JUDGES[kind]
+    fields = {"max_tokens": judge["max_tokens"], "mode": judge["mode"],
+              "variant": raters.VARIANTS[kind][-1], "top_p": judge["top_p"], **given}
+    return Rater(name, kind, None if llm is None else LLMSpec.model_validate(llm), **fields)
 
 
 @pytest.mark.parametrize("text, expected", [
@@ -86,16 +100,19 @@ def test_guard_sees_the_question_and_the_response_as_a_chat():
 def test_a_guard_rater_on_granite_guardian_weights_gets_the_role_only_template():
     from benevaudit.probes.cobia.options import rater_llm
 
-    real = rater_llm("guard", {"backend": "vllm", "model": "ibm-granite/granite-guardian-3.3-8b"})
-    assert "chat_template" in real
-    assert "chat_template" not in rater_llm("guard", {"backend": "hf", "model": "embedded:smollm2"})
-    assert "chat_template" not in rater_llm("bias", {"backend": "vllm",
-                                                     "model": "ibm-granite/granite-guardian-3.3-8b"})
+    def spec(backend: str, model: str) -> LLMSpec:
+        return LLMSpec(backend=backend, model=model)
+
+    real = rater_llm("guard", spec("vllm", "ibm-granite/granite-guardian-3.3-8b"), "social_bias")
+    assert real.chat_template and "chat_template" in real.model_fields_set
+    assert not rater_llm("guard", spec("hf", "embedded:smollm2"), "social_bias").chat_template
+    assert not rater_llm("bias", spec("vllm", "ibm-granite/granite-guardian-3.3-8b"),
+                         "project").chat_template
 
 
 def test_generate_mode_keeps_raw_text_and_counts_malformed_as_none():
     model = ScriptedChatModel(["Biased", "well, hmm", "Unbiased."])
-    rater = Rater("bias", "bias", {"backend": "scripted"})
+    rater = make("bias", "bias", {"backend": "scripted"})
     prompts = [raters.rater_prompt("bias", "q", f"r{i}", "s") for i in range(3)]
     out = raters.ask(rater, model, prompts, seed=0)
     assert [v.verdict for v in out] == ["biased", None, "not_biased"]
@@ -104,7 +121,7 @@ def test_generate_mode_keeps_raw_text_and_counts_malformed_as_none():
 
 def test_score_mode_takes_the_likeliest_verdict_word_and_keeps_the_numbers():
     model = ScriptedChatModel(scorer=lambda conv, choices: [-2.0, -0.1, -3.0, -5.0])
-    rater = Rater("nli", "nli", {"backend": "scripted"}, mode="score")
+    rater = make("nli", "nli", {"backend": "scripted"}, mode="score")
     out = raters.ask(rater, model, [raters.rater_prompt("nli", "q", "r", "s")], seed=0)
     assert out[0].verdict == "agrees"
     assert json.loads(out[0].raw) == {"Enforces": -2.0, "Agrees": -0.1, "Neutral": -3.0,
@@ -113,35 +130,40 @@ def test_score_mode_takes_the_likeliest_verdict_word_and_keeps_the_numbers():
 
 
 def test_rater_config_errors_list_the_valid_options():
-    with pytest.raises(ConfigError, match="bias"):
-        Rater("x", "toxicity", {"backend": "hf"})
-    with pytest.raises(ConfigError, match="generate"):
-        Rater("x", "bias", {"backend": "hf"}, mode="vote")
+    judge = JUDGES["bias"]
+    with pytest.raises(ConfigError, match=r"probe.judges.x.kind='toxicity': expected one of "
+                                          r"\['bias', 'nli', 'guard', 'refusal'\]"):
+        RaterSpec.of({**judge, "kind": "toxicity"}, "probe.judges.x")
+    with pytest.raises(ConfigError, match=r"probe.judges.x.mode='vote': expected one of "
+                                          r"\['generate', 'score'\]"):
+        RaterSpec.of({**judge, "mode": "vote"}, "probe.judges.x")
     with pytest.raises(ConfigError, match="backend"):
-        Rater("x", "bias", {"model": "m"})
+        make("x", "bias", {"model": "m"})
 
 
 def test_variants_are_checked_and_the_keyword_rule_needs_no_model():
     with pytest.raises(ConfigError, match="granite_release"):
-        Rater("g", "guard", {"backend": "hf"}, variant="harm")
-    assert Rater("r", "refusal", {}, variant="keywords_release").variant == "keywords_release"
+        make("g", "guard", {"backend": "hf"}, variant="harm")
+    with pytest.raises(ConfigError, match=r"\['auto', 'release', 'project'\] for kind bias"):
+        make("b", "bias", {"backend": "hf"}, variant="social_bias")
+    assert make("r", "refusal", None, variant="keywords_release").variant == "keywords_release"
     with pytest.raises(ConfigError, match="backend"):
-        Rater("r", "refusal", {}, variant="llm")
-    assert Rater("b", "bias", {"backend": "hf"}).variant == "project"
+        make("r", "refusal", {}, variant="llm")
+    assert make("b", "bias", {"backend": "hf"}).variant == "project"
 
 
 def test_the_released_granite_rater_keeps_its_own_template_and_scores_yes_no():
     from benevaudit.probes.cobia.options import rater_llm
 
-    block = {"backend": "vllm", "model": "ibm-granite/granite-guardian-3.0-8b"}
-    assert "chat_template" not in rater_llm("guard", block, "granite_release")
+    block = LLMSpec(backend="vllm", model="ibm-granite/granite-guardian-3.0-8b")
+    assert rater_llm("guard", block, "granite_release") is block
     seen = []
     model = ScriptedChatModel(scorer=lambda conv, choices: seen.append(choices) or [-0.2, -1.9])
-    rater = Rater("guard", "guard", {"backend": "scripted"}, mode="score",
-                  variant="granite_release")
+    rater = make("guard", "guard", {"backend": "scripted"}, mode="score",
+                 variant="granite_release")
     out = raters.ask(rater, model, [raters.granite_release_prompt("They are lazy.")], seed=0)
     assert seen == [["Yes", "No"]] and out[0].verdict == "yes"
-    released = Rater("bias", "bias", {"backend": "scripted"}, variant="release")
+    released = make("bias", "bias", {"backend": "scripted"}, variant="release")
     replies = ScriptedChatModel(["No, not biased\nIt is biased? no.", "Biased."])
     got = raters.ask(released, replies, [[{"role": "user", "content": "x"}]] * 2, seed=0)
     assert [v.verdict for v in got] == ["not_biased", None]

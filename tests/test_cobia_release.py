@@ -113,7 +113,8 @@ def test_a_clone_and_a_flat_folder_are_both_found_and_neither_is_one_line(tmp_pa
 
 def test_official_fill_uses_the_release_names_and_the_items_second_descriptor(tmp_path):
     release = locate(make_clone(tmp_path))
-    loaded = load_items(release, seed=3, keep_single=True)
+    loaded = load_items(release, seed=3, one_descriptor="skip", category_map=None,
+                        keep_single=True)
     assert loaded.skipped == 1 and len(loaded.items) == 3       # Quuxers has one descriptor
     item = next(i for i in loaded.items if i.primary == "lazy")
     hcc = official.build("hcc", item, read_template(release, "hcc"))
@@ -130,7 +131,7 @@ def test_official_fill_uses_the_release_names_and_the_items_second_descriptor(tm
 
 def test_the_released_dan_is_two_calls_and_raters_read_the_jailbroken_half(tmp_path):
     release = locate(make_clone(tmp_path))
-    item = load_items(release, seed=0).items[0]
+    item = load_items(release, seed=0, one_descriptor="skip", category_map=None).items[0]
     template = read_template(release, "dan")
     first = official.dan_first_call(template, "ACME", "Acme Chat")
     assert first == [{"role": "system", "content": "Sys."},
@@ -172,19 +173,21 @@ def test_the_keyword_rule_keeps_the_joined_literals_unless_corrected(tmp_path):
 
 def test_judge_variants_follow_the_judges_folder_and_asking_without_it_is_an_error(tmp_path):
     from benevaudit.probes.cobia.options import raters_of
+    from benevaudit.probes.spec import CobiaSpec
 
-    spec = option("probe", "cobia")
-    for judge in spec["judges"].values():
+    block = option("probe", "cobia")
+    for judge in block["judges"].values():
         judge["llm"] = {"backend": "scripted"}
+    spec = CobiaSpec.of(block, "probe")
     with_files = locate(make_clone(tmp_path / "a"))
     assert [j.variant for j in raters_of(spec, with_files)] == [
         "release", "release", "granite_release", "keywords_release"]
     without = locate(make_clone(tmp_path / "b", judges=False))
     assert [j.variant for j in raters_of(spec, without)] == [
         "project", "project", "social_bias", "llm"]
-    spec["judges"]["bias"]["variant"] = "release"
+    block["judges"]["bias"]["variant"] = "release"
     with pytest.raises(ConfigError, match="judges/ folder") as err:
-        raters_of(spec, without)
+        raters_of(CobiaSpec.of(block, "probe"), without)
     assert "\n" not in str(err.value)
 
 
@@ -251,11 +254,13 @@ def test_the_release_counts():
     raw = json.loads(release.files["cobia_dataset.json"].read_text())
     assert len(raw) == 112 and sum(len(v) for v in raw.values()) == 2841
     assert sum(len({r["descriptor"] for r in v}) == 1 for v in raw.values()) == 33
-    everything = load_items(release, seed=0, keep_single=True)
+    everything = load_items(release, seed=0, one_descriptor="skip", category_map=None,
+                            keep_single=True)
     pairs = {m: sum(official.runs(m, i) for i in everything.items)
              for m in ("hcc", "scc", "zero_shot", "roleplay", "dan")}
     assert pairs == {"hcc": 2808, "scc": 2808, "zero_shot": 2841, "roleplay": 2841, "dan": 2841}
-    assert everything.skipped == 33 and len(load_items(release, seed=0).items) == 2808
+    kept = load_items(release, seed=0, one_descriptor="skip", category_map=None)
+    assert everything.skipped == 33 and len(kept.items) == 2808
 
 
 def independent_fill(root: Path, template: str, group: str, neg: str, neg2: str | None) -> list:
@@ -291,7 +296,8 @@ def test_official_requests_equal_the_released_templates_filled(tmp_path, probe, 
             assert neg2 != row.descriptor and neg2 in {r["descriptor"] for r in raw[row.group]}
     # and every released item, through the same pure request builder
     method = {"cobia_hcc": "hcc", "cobia_scc": "scc", "cobia_zero_shot": "zero_shot"}[probe]
-    items = load_items(root, seed=42, keep_single=method == "zero_shot").items
+    items = load_items(root, seed=42, one_descriptor="skip", category_map=None,
+                       keep_single=method == "zero_shot").items
     pairs = [(i, method) for i in items if official.runs(method, i)]
     built = build_requests("official", pairs, 42, None, 10,
                            templates={method: read_template(locate(root), method)})
@@ -321,7 +327,8 @@ def test_roleplay_requests_equal_the_released_template_filled_as_its_notebook_fi
     for row in frame.itertuples():
         assert json.loads(row.messages) == notebook_fill(row.group, row.descriptor)
     # and every released row (the notebook runs all 2,841), through the request builder
-    items = load_items(root, seed=42, keep_single=True).items
+    items = load_items(root, seed=42, one_descriptor="skip", category_map=None,
+                       keep_single=True).items
     pairs = [(i, "roleplay") for i in items]
     built = build_requests("official", pairs, 42, None, 10,
                            templates={"roleplay": read_template(locate(root), "roleplay")})

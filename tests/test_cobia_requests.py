@@ -15,7 +15,7 @@ from hydra import compose, initialize_config_dir
 
 from benevaudit.llm import Sampling, build_from_block
 from benevaudit.probes.cobia import raters
-from benevaudit.probes.cobia.raters import Rater
+from test_cobia_raters import make
 
 
 class Recorder(BaseHTTPRequestHandler):
@@ -56,7 +56,7 @@ def openai_block(url: str, model: str) -> dict:
 
 def test_the_released_granite_judge_on_ollama_sends_no_sampling_options(server):
     block = openai_block(server, "granite3-guardian:8b")
-    rater = Rater("guard", "guard", block, max_tokens=None, variant="granite_release")
+    rater = make("guard", "guard", block, max_tokens=None, variant="granite_release")
     assert raters.server_defaults(rater)
     out = raters.ask(rater, build_from_block(block), [raters.granite_release_prompt("x")] * 2,
                      seed=3)
@@ -64,13 +64,13 @@ def test_the_released_granite_judge_on_ollama_sends_no_sampling_options(server):
     for body in Recorder.bodies:
         assert set(body) == {"model", "messages"}       # no temperature, top_p, seed or cap
     # benevaudit's own guard rater on the same server: greedy, as on hf and vllm
-    own = Rater("guard", "guard", block, max_tokens=16, variant="social_bias")
+    own = make("guard", "guard", block, max_tokens=16, variant="social_bias")
     assert not raters.server_defaults(own)
     raters.ask(own, build_from_block(block), [raters.rater_prompt("guard", "q", "r", "s")], 3)
     assert {k: Recorder.bodies[-1][k] for k in ("temperature", "top_p", "max_tokens")} == \
         {"temperature": 0.0, "top_p": 1.0, "max_tokens": 16}
     # the released judge on hf or vllm has no server defaults: greedy, top_p 1
-    local = Rater("guard", "guard", {"backend": "vllm", "model": "m"}, variant="granite_release")
+    local = make("guard", "guard", {"backend": "vllm", "model": "m"}, variant="granite_release")
     assert not raters.server_defaults(local)
 
 

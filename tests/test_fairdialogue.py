@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from config_fixtures import option
 from hydra import compose, initialize_config_dir
 
 from benevaudit.errors import ConfigError, InputError
@@ -16,6 +17,7 @@ from benevaudit.probes.fairdialogue.decision_tasks import DECISION_SCENARIOS, DE
 from benevaudit.probes.fairdialogue.groups import check_attributes, describe
 from benevaudit.probes.fairdialogue.parse import parse_decision, parse_ranked
 from benevaudit.probes.fairdialogue.recommendation_tasks import RECOMMENDATION_TASKS
+from benevaudit.probes.spec import DecisionSpec, RecommendationSpec
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -116,8 +118,10 @@ def test_text_renderings_system_note_self_intro_and_neutral():
                          "I am an elderly man. Should I get it? Answer with yes or no."}]
     neutral = render.text_conversation("Should I get it?", "neutral", "system", "Say yes or no.")
     assert neutral[0]["content"] == "Say yes or no." and neutral[1]["content"] == "Should I get it?"
-    with pytest.raises(ConfigError, match="self_intro"):
-        render.text_conversation("x", "male", "note", "")
+    with pytest.raises(ConfigError, match=r"probe.text_style='note': expected one of \['system', "
+                                          r"'self_intro'\]"):
+        DecisionSpec.of({**option("probe", "fairdialogue_decision"), "text_style": "note"},
+                        "probe")
 
 
 def test_attribute_config_errors_name_the_problem():
@@ -128,8 +132,11 @@ def test_attribute_config_errors_name_the_problem():
         check_attributes({"gender": ["male"]})
     with pytest.raises(ConfigError, match="one part per component"):
         check_attributes({"age_gender": ["young", "elderly_female"]})
-    with pytest.raises(ConfigError, match="valid recommendation tasks"):
-        render.scenarios("recommendation", ["award"], None, 10)
+    with pytest.raises(ConfigError, match=r"probe.tasks=\['award'\]: expected a non-empty list "
+                                          r"of recommendation tasks, each one of \['course', "
+                                          r"'entertainment', 'occupation'\]"):
+        RecommendationSpec.of({**option("probe", "fairdialogue_recommendation"),
+                               "tasks": ["award"]}, "probe")
 
 
 def probe_config(tmp: Path, probe: str, *overrides: str):

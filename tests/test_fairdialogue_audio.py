@@ -113,10 +113,14 @@ def test_audio_mode_needs_an_audio_capable_backend():
     from benevaudit.probes.fairdialogue.answers import render_cells
     from benevaudit.probes.fairdialogue.render import Cell
 
+    from benevaudit.probes.spec import DecisionSpec, TargetSpec
+
     cell = Cell("award", "gender", "male", "award-01", UTTERANCE)
+    spec = DecisionSpec.of({**option("probe", "fairdialogue_decision"), "mode": "audio"}, "probe")
+    target = TargetSpec.of({"name": "embedded", "company": None, "model_company": None,
+                            "llm": {"backend": "hf"}}, "target")
     with pytest.raises(ConfigError, match=r"target 'embedded' does not"):
-        render_cells({**option("probe", "fairdialogue_decision"), "mode": "audio"}, [cell],
-                     Path("."), {"name": "embedded", "llm": {"backend": "hf"}})
+        render_cells(spec, [cell], Path("."), target)
 
 
 @pytest.mark.audio
@@ -127,11 +131,14 @@ def test_audio_mode_renders_every_cell_as_its_own_wav(tmp_path: Path):
 
     items = scenarios("decision", ["award"], 1, 10)
     todo = cells(items, {"gender": ["male", "female"]}, neutral=True)
+    from benevaudit.probes.spec import DecisionSpec, TargetSpec
+
     decision = option("probe", "fairdialogue_decision")
-    convs = render_cells({**decision, "mode": "audio", "instruction": "Start with Yes or No.",
-                          "suffix": None}, todo,
-                         tmp_path, {"name": "audio-model",
-                                    "llm": {"backend": "openai", "audio_in": True}})
+    spec = DecisionSpec.of({**decision, "mode": "audio", "instruction": "Start with Yes or No.",
+                            "suffix": ""}, "probe")
+    target = TargetSpec.of({"name": "audio-model", "company": None, "model_company": None,
+                            "llm": {"backend": "openai", "audio_in": True}}, "target")
+    convs = render_cells(spec, todo, tmp_path, target)
     assert [c.group for c in todo] == ["male", "female", "neutral"]
     wavs = sorted((tmp_path / "audio" / "award").glob("*.wav"))
     assert [w.name for w in wavs] == ["award-01__female.wav", "award-01__male.wav",

@@ -54,8 +54,9 @@ def runs(tmp_path_factory) -> tuple[Path, dict]:
 def table2(root: Path, out: Path, **options):
     from benevaudit.report.build import build_report
 
+    scoring = {"definition": "paper", "similarity": "prag", **options}   # conf/report.yaml's
     files = build_report([root], out, n_resamples=200,
-                         options={"fairdialogue": options} if options else None)
+                         options={"fairdialogue": scoring} if options else None)
     section = next(s for s in files.sections if s.key == "fairdialogue")
     return section.tables[0]
 
@@ -84,5 +85,6 @@ def test_table2_shows_eq_1_to_4_by_default_and_the_released_scoring_when_asked(r
 
     serp = table2(root, tmp_path / "serp", definition="released", similarity="serp")
     assert serp.rows[0][3].mean == pytest.approx(m["fairness/course/gender/released/serp/snsr"])
-    with pytest.raises(ConfigError, match=r"definition must be one of \['paper', 'released'\]"):
+    with pytest.raises(ConfigError, match=r"report.fairdialogue.definition='authors': expected "
+                                          r"one of \['paper', 'released'\]"):
         table2(root, tmp_path / "bad", definition="authors")

@@ -35,3 +35,33 @@ def test_the_paper_pin_hears_and_reads_each_model_greedily():
         (t, m) for t in ("gpt4o_audio", "gemini_25_flash_lite") for m in ("audio", "text")}
     assert {r.probe.sampling.temperature for r in runs} == {0.0}
     assert {r.probe.audio.source for r in runs} == {"espeak"}
+
+
+def resolved(name: str, *overrides: str) -> dict[str, Any]:
+    (cfg,) = jobs(["probe.py", f"target={name}", *overrides])
+    return OmegaConf.to_container(cfg.target, resolve=True)  # type: ignore[return-value]
+
+
+def test_target_audio_out_switches_each_presets_spoken_reply(monkeypatch):
+    """``target.audio_out`` is the presets' switch; the llm block the backend reads follows
+    it, and a backend that cannot speak says so in one line."""
+    import pytest
+
+    from benevaudit.errors import ConfigError
+    from benevaudit.llm import build_from_block
+
+    monkeypatch.setenv("OPENAI_API_KEY", "test")
+    monkeypatch.setenv("GEMINI_API_KEY", "test")
+    assert resolved("qwen25_omni_7b")["llm"]["audio_out"] is False
+    assert resolved("qwen25_omni_7b", "target.audio_out=true")["llm"]["audio_out"] is True
+    spoken = build_from_block({**resolved("gpt4o_audio")["llm"], "cache": None}).model
+    assert spoken.request_options() == {"modalities": ["text", "audio"],
+                                        "audio": {"voice": "alloy", "format": "wav"}}
+    text = build_from_block({**resolved("gpt4o_audio", "target.audio_out=false")["llm"],
+                             "cache": None}).model
+    assert text.request_options() == {}
+    with pytest.raises(ConfigError, match="^llm.audio_out=true on the openai backend needs"):
+        build_from_block({**resolved("gemini_25_flash_lite", "target.audio_out=true")["llm"],
+                          "cache": None})
+    with pytest.raises(ConfigError, match="the vllm backend returns text only"):
+        build_from_block(resolved("qwen2_audio_7b_vllm", "target.audio_out=true")["llm"])

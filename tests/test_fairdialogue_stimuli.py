@@ -25,17 +25,26 @@ import soundfile
 from benevaudit.errors import ConfigError
 from benevaudit.probes.fairdialogue.answers import render_cells
 from benevaudit.probes.fairdialogue.render import Cell
-from benevaudit.probes.fairdialogue.stimuli import (
-    MANIFEST_COLUMNS,
-    audio_metrics,
-    make_stimuli,
-    spoken_pushbacks,
-)
+from benevaudit.probes.fairdialogue.stimuli import MANIFEST_COLUMNS, audio_metrics
+from benevaudit.probes.fairdialogue import stimuli
+from benevaudit.probes.spec import AudioSpec, DecisionSpec, TargetSpec
 from config_fixtures import option
 
 CELLS = [Cell("award", "gender", g, "award-01", "Should I receive the award?")
          for g in ("male", "female")]
-TARGET = {"name": "audio-model", "llm": {"backend": "openai", "audio_in": True}}
+TARGET = TargetSpec.of({"name": "audio-model", "company": None, "model_company": None,
+                        "llm": {"backend": "openai", "audio_in": True}}, "target")
+
+
+def make_stimuli(cells: list[Cell], block: dict[str, Any], run_dir: Path) -> list[Any]:
+    """The stimuli of ``probe.audio`` given as a block, validated as a run validates it."""
+    return stimuli.make_stimuli(cells, AudioSpec.of(block, "probe.audio"), run_dir)
+
+
+def spoken_pushbacks(pushbacks: list[str], groups: list[str], block: dict[str, Any],
+                     run_dir: Path) -> dict[tuple[str, int], Path]:
+    return stimuli.spoken_pushbacks(pushbacks, groups, AudioSpec.of(block, "probe.audio"),
+                                    run_dir)
 
 
 def sine(path: Path, seconds: float, rate: int = 16000, fmt: str = "WAV") -> bytes:
@@ -61,8 +70,8 @@ def test_dir_source_reads_the_users_recordings_and_writes_the_run_manifest(tmp_p
     sine(rec / "clips" / "f.flac", 3.0, rate=24000, fmt="FLAC")    # converted to WAV to send
     recordings(rec, [("award-01", "award", "male", "clips/m.wav"),
                      ("award-01", "award", "female", "clips/f.flac")])
-    p = {**option("probe", "fairdialogue_decision"), "mode": "audio", "suffix": None,
-         "audio": audio_block(source="dir", path=str(rec))}
+    p = DecisionSpec.of({**option("probe", "fairdialogue_decision"), "mode": "audio",
+                         "suffix": "", "audio": audio_block(source="dir", path=str(rec))}, "probe")
     run = tmp_path / "run"
     convs = render_cells(p, CELLS, run, TARGET)
     sent = [base64.b64decode(c[-1]["content"][0]["input_audio"]["data"]) for c in convs]
@@ -110,9 +119,7 @@ def test_every_bad_recording_fails_with_one_error_line_naming_it(tmp_path: Path,
 
 
 def test_an_unknown_source_is_a_config_error():
-    from pydantic import ValidationError
-
-    with pytest.raises(ValidationError, match="source"):
+    with pytest.raises(ConfigError, match=r"probe.audio.source='festival': expected one of"):
         make_stimuli(CELLS, audio_block(source="festival"), Path("."))
 
 

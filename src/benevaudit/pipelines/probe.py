@@ -18,7 +18,8 @@ from pydantic import model_validator
 
 from benevaudit.files import write_atomically, write_text_atomically
 from benevaudit.asr.spec import AsrSpec
-from benevaudit.asr.wer import wer_metrics
+from benevaudit.probes.fairdialogue.wer_figure import wer_figure
+from benevaudit.metrics.wer import wer_metrics
 from benevaudit.errors import ConfigError
 from benevaudit.llm.spec import ModelRun
 from benevaudit.pipelines.config import (
@@ -63,7 +64,7 @@ def run(cfg: DictConfig) -> dict[str, float]:
     logger (W&B offline by default: group = the sweep, job type = probe, the config-group
     choices)."""
     run = validated(ProbeRun, cfg)
-    probe, target = build(run.probe.as_dict()), run.target.as_dict()
+    probe, target = build(run.probe), run.target
     settings = RunSettings(output_dir(cfg), run.seed, run.limit, run.progress, run.llm_cache,
                            run.asr)
     dry = run.dry()
@@ -77,6 +78,8 @@ def run(cfg: DictConfig) -> dict[str, float]:
     try:
         result = probe.run(target, settings)
         result.metrics.update(wer_metrics(result.rows))   # Whisper vs the API's transcripts
+        if (draw := wer_figure(result.rows, run.target.name, run.seed)) is not None:
+            result.figures["wer.png"] = draw
         write_run(out, result)
         if logger:
             logger.log_metrics({k: v for k, v in result.metrics.items() if v == v})

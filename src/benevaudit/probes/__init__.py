@@ -1,3 +1,5 @@
 """benevaudit.probes: one :class:`~benevaudit.probes.base.Probe` per probe kind (CoBia;
-FairDialogue decision, recommendation and feedback), built by ``registry.build`` from a plain
-``probe`` block."""
+FairDialogue decision, recommendation and feedback; FairMT-Bench), built by ``registry.build``
+from its typed ``probe`` spec (``spec.py``) and run over the target's spec; ``models`` loads
+each distinct ``llm`` spec once. It may import the core modules and the llm, asr and metrics
+rooms, never detectors, generation, audit, outputs, report or pipelines."""

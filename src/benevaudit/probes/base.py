@@ -1,8 +1,8 @@
 """The probe interface: one ``run`` over a target that returns what the run directory holds.
 
-A probe is built from its plain ``probe`` config block (``probes.registry.build``) and run over
-the target's plain block (``name``, ``llm``, and for CoBia's released DAN ``company`` and
-``model_company``). It asks the target, scores the replies, and hands back a
+A probe is built from its typed ``probe`` spec (``probes.registry.build``) and run over the
+target's spec (:class:`~benevaudit.probes.spec.TargetSpec`: ``name``, ``llm``, and for CoBia's
+released DAN ``company`` and ``model_company``). It asks the target, scores the replies, and hands back a
 :class:`ProbeResult`; ``pipelines/probe.py`` writes that into the run directory. Files that
 belong to the protocol itself (CoBia's stand-in data, the released DAN's first call, the WAVs
 of FairDialogue's audio mode) are written by the probe into ``settings.run_dir`` as it goes.
@@ -14,11 +14,14 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from benevaudit.asr.spec import AsrSpec
+from benevaudit.probes.spec import TargetSpec
+from benevaudit.specs import Spec
 
-Target = dict[str, Any]          # the target's block: name, llm, company, model_company
+Target = TargetSpec              # the model under test: name, llm, company, model_company
+S = TypeVar("S", bound=Spec)
 
 
 @dataclass(frozen=True)
@@ -44,15 +47,15 @@ class ProbeResult:
     figures: dict[str, Callable[[Path], Any]] = field(default_factory=dict)
 
 
-class Probe(ABC):
-    """One probe kind, built from its ``probe`` block (plain values). ``family`` and ``kind``
-    are the block's ``probe.family`` and ``probe.kind`` that select it (``kind`` None: the
-    family has one kind); the registry finds every subclass that sets them."""
+class Probe(ABC, Generic[S]):
+    """One probe kind, built from its ``probe`` spec (``S``, the kind's spec class). ``family``
+    and ``kind`` are the block's ``probe.family`` and ``probe.kind`` that select it (``kind``
+    None: the family has one kind); the registry finds every subclass that sets them."""
 
     family: str = ""
     kind: str | None = None
 
-    def __init__(self, spec: dict[str, Any]) -> None:
+    def __init__(self, spec: S) -> None:
         self.spec = spec
 
     @abstractmethod

@@ -1,18 +1,19 @@
-"""Which probe a ``probe`` config block names: ``probe.family``, and for FairDialogue
-``probe.kind``. The registry is read from the modules under ``probes/``: every :class:`Probe`
-subclass that sets ``family`` is one kind, so adding a probe kind adds one module and one YAML
-(and its report section)."""
+"""Which probe a ``probe`` spec names: ``probe.family``, and for FairDialogue ``probe.kind``.
+The registry is read from the modules under ``probes/``: every :class:`Probe` subclass that
+sets ``family`` is one kind, so adding a probe kind adds one module, its spec in the
+``ProbeSpec`` union and one YAML (and its report section). The union refuses a family or kind
+it lacks as the config is validated; the registry refuses one no module implements."""
 
 from __future__ import annotations
 
 import importlib
 import pkgutil
 from functools import cache
-from typing import Any
 
 import benevaudit.probes as package
 from benevaudit.errors import ConfigError
 from benevaudit.probes.base import Probe
+from benevaudit.probes.spec import ProbeSpec
 
 
 @cache
@@ -34,15 +35,13 @@ def probes() -> dict[tuple[str, str | None], type[Probe]]:
     return dict(sorted(found.items(), key=lambda item: (item[0][0], item[0][1] or "")))
 
 
-def build(spec: dict[str, Any]) -> Probe:
-    """The probe for a plain ``probe`` block; an unknown family or kind lists the valid ones."""
+def build(spec: ProbeSpec) -> Probe[ProbeSpec]:
+    """The probe of a validated ``probe`` spec; a family or kind that no module implements is
+    an error naming those that exist."""
     known = probes()
-    family = spec.get("family")
-    families = list(dict.fromkeys(f for f, _ in known))
-    if family not in families:
-        raise ConfigError(f"probe.family must be one of {sorted(families)}, got {family!r}")
-    kinds = [k for f, k in known if f == family]
-    kind = None if kinds == [None] else spec.get("kind")
-    if (family, kind) not in known:
-        raise ConfigError(f"probe.kind must be one of {kinds}, got {kind!r}")
-    return known[family, kind](spec)
+    kinds = [k for f, k in known if f == spec.family]
+    kind = None if kinds == [None] else getattr(spec, "kind", None)   # CoBia, FairMT: no kind
+    if (spec.family, kind) not in known:
+        raise ConfigError(f"probe {spec.family}/{kind}: no probe module implements it; "
+                          f"implemented: {[f'{f}/{k}' for f, k in known]}")
+    return known[spec.family, kind](spec)

@@ -7,7 +7,8 @@ three protocols; each spec lists its kind's keys only, so a misspelt key names t
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Optional, Union
+from collections.abc import Sequence
+from typing import Annotated, Any, Literal, Optional, Union, get_args
 
 from pydantic import Field, model_validator
 
@@ -24,22 +25,40 @@ class SwitchesSpec(Spec):
     disavowal: bool
 
 
+CobiaMethod = Literal["hcc", "scc", "zero_shot", "roleplay", "dan"]
+# the study's six categories (``probes.cobia.dataset.CATEGORIES``)
+Category = Literal["gender", "race", "religion", "national_origin", "sexual_orientation", "others"]
+RaterKind = Literal["bias", "nli", "guard", "refusal"]
+RaterVariant = Literal["release", "project", "granite_release", "social_bias",
+                       "keywords_release", "keywords_corrected", "llm"]
+RaterMode = Literal["generate", "score"]
+DecisionTask = Literal["award", "interview", "assignment"]
+RecommendationTask = Literal["course", "entertainment", "occupation"]
+DecisionTasks = Annotated[list[DecisionTask], Field(min_length=1, description=(
+    f"a non-empty list of decision tasks, each one of {list(get_args(DecisionTask))}"))]
+RecommendationTasks = Annotated[list[RecommendationTask], Field(min_length=1, description=(
+    f"a non-empty list of recommendation tasks, each one of "
+    f"{list(get_args(RecommendationTask))}"))]
+
+
 class ProbeSampling(Spec):
     """FairDialogue's sampling: a reply budget, or ``auto`` (sized from the list length K)."""
 
     temperature: NonNegative
+    top_p: Share
     max_tokens: Annotated[Union[PositiveInt, Literal["auto"]],
                           Field(description="a positive integer or auto")]
-    top_p: Optional[Share] = None         # absent: the backend's
-    seed: Optional[NonNegativeInt] = None
+    seed: Optional[NonNegativeInt] = None  # absent: the run's seed
 
 
 class RaterSpec(Spec):
-    """One of CoBia's judges (``probe.judges.<name>``): its kind, decoding and llm block."""
+    """One of CoBia's judges (``probe.judges.<name>``): its kind, decoding and llm block.
+    ``variant: auto`` is the release's own where its judges/ is there; which variants a kind
+    has is checked where the rater is built (``cobia.raters.VARIANTS``)."""
 
-    kind: str
-    variant: str
-    mode: str
+    kind: RaterKind
+    variant: Union[Literal["auto"], RaterVariant]
+    mode: RaterMode
     max_tokens: Optional[PositiveInt]     # null: no reply cap
     top_p: Fraction
     llm: Optional[LLMSpec]                # null: a keyword refusal rater needs no model
@@ -57,7 +76,7 @@ class AnnotationSpec(Spec):
 
 
     size: Optional[PositiveInt]           # outputs per prompt group; null: no sheets
-    groups: list[Literal["hcc", "scc", "zero_shot", "roleplay", "dan"]]
+    groups: list[CobiaMethod]
 
 
 class AnswersSpec(Spec):
@@ -67,15 +86,16 @@ class AnswersSpec(Spec):
 class CobiaData(Spec):
     path: Optional[str]                   # a clone of the release, or its three JSON files
     one_descriptor: Literal["skip", "same_category"]
-    category_map: Optional[dict[str, str]]
+    category_map: Annotated[Optional[dict[str, Category]], Field(description=(
+        f"null (the documented table) or a mapping {{bias_type: category}}, each category one "
+        f"of {list(get_args(Category))}"))]
 
 
 class CobiaSpec(Spec):
     """``probe=cobia*``: constructed-conversation attacks, scored by the judges."""
 
     family: Literal["cobia"]
-    methods: Annotated[list[Literal["hcc", "scc", "zero_shot", "roleplay", "dan"]],
-                       Field(min_length=1)]
+    methods: Annotated[list[CobiaMethod], Field(min_length=1)]
     layout: Literal["auto", "official", "seeded"]
     data: CobiaData
     sentences: PositiveInt
@@ -126,7 +146,7 @@ class FairDialogueSpec(Spec):
     """What the FairDialogue kinds share: how the group is conveyed, the answer format."""
 
     family: Literal["fairdialogue"]
-    tasks: Annotated[list[str], Field(min_length=1)]
+    tasks: Sequence[str]                  # each kind lists its own (a Literal per kind)
     attributes: dict[str, Annotated[list[str], Field(min_length=1)]]
     mode: Literal["text", "audio"]
     text_style: Literal["system", "self_intro"]
@@ -147,6 +167,7 @@ class FairDialogueSpec(Spec):
 
 class DecisionSpec(FairDialogueSpec):
     kind: Literal["decision"]
+    tasks: DecisionTasks
 
 
 class PragSpec(Spec):
@@ -160,6 +181,7 @@ class FairLLMSpec(Spec):
 
 class RecommendationSpec(FairDialogueSpec):
     kind: Literal["recommendation"]
+    tasks: RecommendationTasks
     k: PositiveInt
     prag: PragSpec
     fairllm: FairLLMSpec
@@ -171,6 +193,7 @@ class FeedbackItems(Spec):
 
 class FeedbackSpec(FairDialogueSpec):
     kind: Literal["feedback"]
+    tasks: DecisionTasks
     rounds: PositiveInt
     pushbacks: Optional[Annotated[list[str], Field(min_length=1)]]
     feedback: FeedbackItems
@@ -190,3 +213,6 @@ class TargetSpec(Spec):
     company: Optional[str]               # null: the released DAN is skipped
     model_company: Optional[str]
     llm: LLMSpec
+    # a speech preset's switch for spoken replies (target.audio_out=true); its llm.audio_out
+    # follows it (${..audio_out}), and the llm block is what the backend reads
+    audio_out: Optional[bool] = None

@@ -19,16 +19,16 @@ MEASURES = ("gus", "snsr")
 
 def mode_of(run: Run) -> str:
     """``audio`` or ``text`` (a run from before audio mode is text)."""
-    return str((run.config.get("probe") or {}).get("mode") or "text")
+    return str(run.setting("probe.mode") or "text")
 
 
-def comparison(runs: Sequence[Run], context: Context, target_of: Callable[[Run], str],
+def comparison(runs: Sequence[Run], context: Context,
                replicates: Callable[[Run, Context], dict[str, Any]]) -> Table | None:
     """One row per (model, attribute, task, measure) that both modes scored; None when no
     model ran in both."""
     by: dict[tuple[str, str], list[Run]] = {}
     for run in runs:
-        by.setdefault((target_of(run), mode_of(run)), []).append(run)
+        by.setdefault((run.chosen("target"), mode_of(run)), []).append(run)
     rows = []
     for target in dict.fromkeys(t for t, _ in by):
         heard, stated = by.get((target, "audio"), []), by.get((target, "text"), [])

@@ -11,101 +11,83 @@ from __future__ import annotations
 
 import logging
 import math
-from typing import Any
 
 from benevaudit.errors import ConfigError
 from benevaudit.llm import Sampling
 from benevaudit.llm.granite_guardian import GRANITE_GUARDIAN_TEMPLATE
-from benevaudit.probes.cobia import attacks, raters
+from benevaudit.llm.spec import LLMSpec
+from benevaudit.probes.cobia import raters
 from benevaudit.probes.cobia.release import Release
+from benevaudit.probes.spec import CobiaSpec, RaterKind, TargetSpec
 
 log = logging.getLogger(__name__)
 RELEASED = ("release", "granite_release", "keywords_release")    # the raters as released
 
-LAYOUTS = ("official", "seeded")
 
-
-def layout_of(p: dict[str, Any], release: Release) -> str:
+def layout_of(spec: CobiaSpec, release: Release) -> str:
     """``probe.layout``; ``auto`` is ``official`` when the release's prompt-templates/ is there."""
-    layout = p["layout"]
-    if layout not in ("auto", *LAYOUTS):
-        raise ConfigError(f"probe.layout must be one of {['auto', *LAYOUTS]}, got {layout!r}")
-    if layout == "auto":
+    if spec.layout == "auto":
         return "official" if release.templates is not None else "seeded"
-    if layout == "official" and release.templates is None:
+    if spec.layout == "official" and release.templates is None:
         raise ConfigError(f"probe.layout=official needs the release's prompt-templates/ under "
                           f"{release.root}; give a clone of the CoBia repository or use "
                           "probe.layout=seeded")
-    return layout
+    return spec.layout
 
 
-def methods_of(p: dict[str, Any], layout: str = "seeded",
-               target: dict[str, Any] | None = None) -> list[str]:
+def methods_of(spec: CobiaSpec, layout: str, target: TargetSpec | None = None) -> list[str]:
     """``probe.methods``, with ``dan`` dropped when it cannot run: without probe.dan_template
     (seeded), or without target.company and target.model_company (the released DAN)."""
-    methods = list(p["methods"] or [])
-    unknown = [m for m in methods if m not in attacks.METHODS]
-    if unknown or not methods:
-        raise ConfigError(f"probe.methods: unknown or empty {unknown or methods}; valid methods: "
-                          f"{list(attacks.METHODS)}")
+    methods: list[str] = list(spec.methods)
     if "dan" in methods and layout == "official":
-        if not ((target or {}).get("company") and (target or {}).get("model_company")):
+        if target is None or not (target.company and target.model_company):
             log.info("method dan left out: the released DAN names the target's maker; set "
                      "target.company and target.model_company")
             methods.remove("dan")
-    elif "dan" in methods and not p["dan_template"]:
+    elif "dan" in methods and not spec.dan_template:
         log.info("method dan left out: no probe.dan_template given")
         methods.remove("dan")
     return methods
 
 
-def rater_llm(kind: str, block: dict[str, Any], variant: str | None = None) -> dict[str, Any]:
-    """The rater's llm block; a ``social_bias`` guard rater on Granite Guardian's own weights
+def rater_llm(kind: RaterKind, llm: LLMSpec, variant: str) -> LLMSpec:
+    """The rater's llm spec; a ``social_bias`` guard rater on Granite Guardian's own weights
     gets the role-only template, since its shipped template would wrap the already-built guard
     prompt again (the released 3.0 rater keeps the model's own template)."""
-    block = dict(block)
-    if (kind == "guard" and variant != "granite_release" and not block.get("chat_template")
-            and "granite-guardian" in str(block.get("model", "")).lower()):
-        block["chat_template"] = GRANITE_GUARDIAN_TEMPLATE
-    return block
+    if (kind == "guard" and variant != "granite_release" and not llm.chat_template
+            and "granite-guardian" in str(llm.model or "").lower()):
+        return llm.model_copy(update={"chat_template": GRANITE_GUARDIAN_TEMPLATE})
+    return llm
 
 
-def raters_of(p: dict[str, Any], release: Release | None = None) -> list[raters.Rater]:
+def raters_of(spec: CobiaSpec, release: Release | None = None) -> list[raters.Rater]:
     """The raters of ``probe.judges``; ``variant: auto`` is the release's own when its judges/
     is there, else benevaudit's. Asking for a variant read from judges/ without that folder is
     an error."""
     out = []
-    for name, spec in (p["judges"] or {}).items():
-        if not isinstance(spec, dict):
+    for name, judge in spec.judges.items():
+        if judge is None:
             raise ConfigError(f"probe.judges.{name}: expected a mapping with kind and llm")
-        kind = spec["kind"]
-        if kind not in raters.RATER_KINDS:
-            raise ConfigError(f"probe.judges.{name}.kind must be one of "
-                              f"{list(raters.RATER_KINDS)}, got {kind!r}")
-        variant = spec["variant"]
         has_files = release is not None and release.raters is not None
-        if variant == "auto":
-            variant = raters.VARIANTS[kind][0 if has_files else -1]
+        variant = (raters.VARIANTS[judge.kind][0 if has_files else -1] if judge.variant == "auto"
+                   else judge.variant)
         if variant in raters.FROM_FILES and not has_files:
             where = release.root if release is not None else "probe.data.path"
             raise ConfigError(f"probe.judges.{name}.variant={variant} reads the release's "
                               f"judges/ folder, which {where} lacks; use variant=auto or "
-                              f"{raters.VARIANTS[kind][-1]}")
-        cap = spec["max_tokens"]
-        out.append(raters.Rater(name, kind, rater_llm(kind, dict(spec["llm"] or {}), variant),
-                                None if cap is None else int(cap), spec["mode"], variant,
-                                float(spec["top_p"])))
+                              f"{raters.VARIANTS[judge.kind][-1]}")
+        llm = None if judge.llm is None else rater_llm(judge.kind, judge.llm, variant)
+        out.append(raters.Rater(name, judge.kind, llm, judge.max_tokens, judge.mode, variant,
+                                judge.top_p))
     if not out:
         raise ConfigError("probe.judges is empty; CoBia needs at least one rater")
     return out
 
 
-def target_sampling(p: dict[str, Any], seed: int) -> Sampling:
+def target_sampling(spec: CobiaSpec, seed: int) -> Sampling:
     """The release's decoding: temperature 0 and top_p 0 (greedy where a backend refuses
     top_p 0), no reply cap unless ``probe.max_tokens`` sets one."""
-    cap = p["max_tokens"]
-    return Sampling(temperature=0.0, top_p=float(p["top_p"]),
-                    max_tokens=None if cap is None else int(cap), seed=seed)
+    return Sampling(temperature=0.0, top_p=spec.top_p, max_tokens=spec.max_tokens, seed=seed)
 
 
 def log_choices(layout: str, release: Release, rater_list: list[raters.Rater],

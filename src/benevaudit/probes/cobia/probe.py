@@ -25,7 +25,7 @@ from typing import Any
 import pandas as pd
 
 from benevaudit.errors import ConfigError
-from benevaudit.llm import ChatModel, Sampling, build_from_block, dry_run
+from benevaudit.llm import ChatModel, Sampling, dry_run
 from benevaudit.llm.batched import batched_chat
 from benevaudit.probes.base import Probe, ProbeResult, RunSettings, Target
 from benevaudit.probes.cobia import attacks, official, scoring, tables
@@ -38,28 +38,12 @@ from benevaudit.probes.cobia.raters import KEYWORDS, Rater
 from benevaudit.probes.cobia.rating import rate_rows
 from benevaudit.probes.cobia.release import Release, locate, read_template
 from benevaudit.probes.cobia.stand_in import write_stand_in
+from benevaudit.probes.models import Models
+from benevaudit.probes.spec import CobiaData, CobiaSpec, SwitchesSpec
 
 log = logging.getLogger(__name__)
 STAND_IN_NOTE = ("> **Stand-in data**: invented groups and traits written by benevaudit, not the "
                  "CoBia release; these rates say nothing about the target's biases.")
-
-
-class Models:
-    """One loaded model per distinct ``llm`` block: the embedded defaults load SmolLM2 once."""
-
-    def __init__(self, cache: str | None) -> None:
-        self.cache, self.loaded = cache, {}
-
-    def get(self, block: dict[str, Any]) -> ChatModel:
-        key = json.dumps(block, sort_keys=True)
-        if key not in self.loaded:
-            self.loaded[key] = build_from_block(block, cache=self.cache)
-        return self.loaded[key]
-
-    def close(self) -> None:
-        for model in self.loaded.values():
-            model.close()
-        self.loaded.clear()
 
 
 @dataclass
@@ -72,7 +56,7 @@ class Plan:
     methods: list[str]
     raters: list[Rater]
     loaded: Loaded
-    switches: attacks.Switches
+    switches: SwitchesSpec
     sentences: int
     dan: str | None                          # seeded: the DAN template's text
     templates: dict[str, list[dict[str, str]]]   # official: the release's, per method
@@ -82,7 +66,7 @@ class Plan:
     dan_scope: str                           # what the refusal raters read of a DAN reply
 
 
-class CoBia(Probe):
+class CoBia(Probe[CobiaSpec]):
     """CoBia's constructed-conversation attacks, scored by the raters of ``probe.judges``."""
 
     family = "cobia"
@@ -91,72 +75,72 @@ class CoBia(Probe):
         started = time.perf_counter()
         plan = prepare(self.spec, target, settings)
         rows = ask_and_rate(plan, target, settings)
-        kinds = {r.name: r.kind for r in plan.raters}
+        kinds: dict[str, str] = {r.name: r.kind for r in plan.raters}
         metrics = scoring.metrics_of(rows, kinds, plan.loaded.skipped)
         metrics["cobia/unmapped"] = float(sum(plan.loaded.unmapped.values()))
         metrics.update(provenance(plan.layout, plan.raters, plan.sampling))
         metrics["cobia/refusal_dan_scope_released"] = float(plan.dan_scope == "released")
         metrics["cobia/stand_in"] = float(plan.stand_in)
-        tables = {}
+        tables: dict[str, str] = {}
         if plan.human is not None:
             metrics.update(scoring.human_agreement(rows, kinds, complete_labels(plan.human)))
             validated, disagreement = human_validation(rows, kinds, plan.human)
             metrics.update(validated)
             tables["human_disagreement.csv"] = disagreement.to_csv(index=False)
-        sheets = self.spec["annotation"]
-        if sheets["size"]:
-            groups = [g for g in sheets["groups"] if g in plan.methods]
-            sizes = write_sheets(rows, settings.run_dir / "annotation", int(sheets["size"]),
+        sheets = self.spec.annotation
+        if sheets.size:
+            groups: list[str] = [g for g in sheets.groups if g in plan.methods]
+            sizes = write_sheets(rows, settings.run_dir / "annotation", sheets.size,
                                  settings.seed, groups)
             log.info("blind annotation sheets in %s: %s", settings.run_dir / "annotation", sizes)
         log.info("CoBia%s: %d rows in %.0f s; outputs in %s", " on STAND-IN DATA" * plan.stand_in,
                  len(rows), time.perf_counter() - started, settings.run_dir)
-        out = result(rows, metrics, str(target["name"]))
+        out = result(rows, metrics, target.name)
         out.tables.update(tables)
         return out
 
 
-def data_of(p: dict[str, Any], run_dir: Path) -> tuple[dict[str, Any], bool]:
-    """``probe.data``, and whether it is the stand-in (written now: no ``probe.data.path``)."""
-    data = p["data"]
-    if data["path"]:
-        return data, False
-    data = {**data, "path": str(write_stand_in(run_dir / "cobia_stand_in"))}
+def data_of(spec: CobiaSpec, run_dir: Path) -> tuple[CobiaData, str, bool]:
+    """``probe.data``, the folder it reads and whether that is the stand-in (written now: no
+    ``probe.data.path``)."""
+    data = spec.data
+    if data.path:
+        return data, data.path, False
+    path = str(write_stand_in(run_dir / "cobia_stand_in"))
     log.warning("STAND-IN DATA: probe.data.path is not set, so this run reads the stand-in "
                 "written to %s (invented groups and traits, not the CoBia release; its rates "
                 "say nothing about the target's biases). For the study, set probe.data.path "
                 "to a clone of github.com/nafisenik/CoBia or a folder holding its %s",
-                data["path"], ", ".join(FILES))
-    return data, True
+                path, ", ".join(FILES))
+    return data, path, True
 
 
-def prepare(p: dict[str, Any], target: Target, settings: RunSettings) -> Plan:
+def prepare(spec: CobiaSpec, target: Target, settings: RunSettings) -> Plan:
     """Read and check every input (data, layout, methods, raters, labels) in that order."""
-    data, stand_in = data_of(p, settings.run_dir)
+    data, path, stand_in = data_of(spec, settings.run_dir)
     limit, seed = settings.limit, settings.seed
     if limit is not None and limit < 1:
         raise ConfigError(f"limit must be a positive number of items or null, got {limit}")
-    release = locate(data["path"])
-    layout = layout_of(p, release)
-    methods, rater_list = methods_of(p, layout, target), raters_of(p, release)
+    release = locate(path)
+    layout = layout_of(spec, release)
+    methods, rater_list = methods_of(spec, layout, target), raters_of(spec, release)
     keep_single = layout == "official" and any(m not in official.CONSTRUCTED for m in methods)
-    loaded = load_items(release, seed, data["one_descriptor"], data["category_map"], limit,
+    loaded = load_items(release, seed, data.one_descriptor, data.category_map, limit,
                         keep_single)
     if loaded.unmapped:
         log.warning("bias_type values with no category (rows left out): %s; add them to "
                     "probe.data.category_map", loaded.unmapped)
-    switches = attacks.Switches(**p["switches"])
-    sentences = int(p["sentences"])
-    dan = attacks.read_dan(p["dan_template"]) if "dan" in methods and layout == "seeded" else None
+    dan = (attacks.read_dan(spec.dan_template)
+           if "dan" in methods and layout == "seeded" and spec.dan_template else None)
     templates = {m: read_template(release, m) for m in methods} if layout == "official" else {}
     # read before any model work: a bad sheet fails now
-    human = read_annotations(p["human_labels"]) if p["human_labels"] else None
+    human = read_annotations(spec.human_labels) if spec.human_labels else None
     pairs = [(item, m) for item in loaded.items for m in methods if official.runs(m, item)]
-    sampling = target_sampling(p, seed)
-    dan_scope = p["refusal"]["dan_scope"]
+    sampling = target_sampling(spec, seed)
+    dan_scope = spec.refusal.dan_scope
     log_choices(layout, release, rater_list, sampling, dan_scope if "dan" in methods else None)
-    return Plan(stand_in, release, layout, methods, rater_list, loaded, switches, sentences, dan,
-                templates, human, pairs, sampling, dan_scope)
+    return Plan(stand_in, release, layout, methods, rater_list, loaded, spec.switches,
+                spec.sentences, dan, templates, human, pairs, sampling, dan_scope)
 
 
 def ask_and_rate(plan: Plan, target: Target, settings: RunSettings) -> list[dict[str, Any]]:
@@ -164,7 +148,7 @@ def ask_and_rate(plan: Plan, target: Target, settings: RunSettings) -> list[dict
     models = Models(settings.llm_cache)
     pairs = plan.pairs
     try:
-        model = models.get(target["llm"])
+        model = models.get(target.llm)
         if "dan" in plan.templates:
             dry_run.expect([{"id": "dan_first_call", "method": "dan"}])
         first = (dan_call(model, plan.templates["dan"], target, plan.sampling, settings.run_dir)
@@ -173,7 +157,7 @@ def ask_and_rate(plan: Plan, target: Target, settings: RunSettings) -> list[dict
                                   plan.sentences, plan.dan, plan.templates, first)
         log.info("%d items × %s = %d requests to target %s (%d items without a second "
                  "descriptor: skipped for HCC and SCC)", len(plan.loaded.items), plan.methods,
-                 len(pairs), target["name"], plan.loaded.skipped)
+                 len(pairs), target.name, plan.loaded.skipped)
         identities = [{"id": item.id, "method": m, "group": item.group,
                        "descriptor": item.primary,
                        **({"after": "dan_first_call"} if m == "dan" and first else {})}
@@ -195,7 +179,7 @@ def ask_and_rate(plan: Plan, target: Target, settings: RunSettings) -> list[dict
                 continue
             # requests.jsonl names the rater in its ``judge`` field
             dry_run.expect([{**i, "judge": rater.name} for i in identities])
-            rate_rows(rater, models.get(rater.llm), pairs, rows, plan.sentences, settings.seed,
+            rate_rows(rater, models.get(rater.model), pairs, rows, plan.sentences, settings.seed,
                       settings.progress, plan.release, plan.dan_scope)
     finally:
         models.close()
@@ -203,7 +187,7 @@ def ask_and_rate(plan: Plan, target: Target, settings: RunSettings) -> list[dict
 
 
 def build_requests(layout: str, pairs: list[tuple[Item, str]], seed: int,
-                   switches: attacks.Switches, sentences: int, dan_template: str | None = None,
+                   switches: SwitchesSpec, sentences: int, dan_template: str | None = None,
                    templates: dict[str, list[dict[str, str]]] | None = None,
                    dan: tuple[list[dict[str, str]], str] | None = None
                    ) -> list[list[dict[str, str]]]:
@@ -215,14 +199,15 @@ def build_requests(layout: str, pairs: list[tuple[Item, str]], seed: int,
     return [attacks.build(m, item, seed, switches, sentences, dan_template) for item, m in pairs]
 
 
-def dan_call(model: ChatModel, template: list[dict[str, str]], target: dict[str, Any],
+def dan_call(model: ChatModel, template: list[dict[str, str]], target: Target,
              sampling: Sampling, run_dir: Path) -> tuple[list[dict[str, str]], str]:
-    """The released DAN's first call, once per target; its reply is saved and reused."""
-    first = official.dan_first_call(template, str(target["company"]),
-                                    str(target["model_company"]))
+    """The released DAN's first call, once per target; its reply is saved and reused (the
+    method runs only when the target names its company and model company)."""
+    company, model_company = str(target.company), str(target.model_company)
+    first = official.dan_first_call(template, company, model_company)
     reply = model.chat([first], sampling)[0].text
     (run_dir / "dan_first_call.json").write_text(json.dumps(
-        {"company": target["company"], "model_company": target["model_company"],
+        {"company": company, "model_company": model_company,
          "messages": first, "reply": reply}, ensure_ascii=False, indent=1) + "\n")
     log.info("DAN first call answered (%d characters); reused for every item", len(reply))
     return first, reply

@@ -30,13 +30,13 @@ from tqdm.auto import tqdm
 from benevaudit.errors import ConfigError
 from benevaudit.llm import ChatModel, Sampling
 from benevaudit.llm.granite_guardian import granite_guardian_prompt
+from benevaudit.llm.spec import LLMSpec
 from benevaudit.llm.verdicts import Verdict, read_scores, read_text
 from benevaudit.probes.cobia.release_raters import RaterText, KeywordRule, opinion, refusal_opening
+from benevaudit.probes.spec import RaterKind, RaterMode
 from benevaudit.schema import Turn
 
 Message = dict[str, str]
-RATER_KINDS = ("bias", "nli", "guard", "refusal")
-MODES = ("generate", "score")
 # the first of each is the release's, the last benevaudit's own
 VARIANTS = {"bias": ("release", "project"), "nli": ("release", "project"),
             "guard": ("granite_release", "social_bias"),
@@ -75,37 +75,36 @@ REFUSAL_PROMPT = (
 
 @dataclass(frozen=True)
 class Rater:
-    """One rater, an entry of ``probe.judges``: its column name, kind, model block, decoding,
-    mode and variant."""
+    """One rater, an entry of ``probe.judges``: its column name, kind, model, decoding, mode
+    and variant (``auto`` already resolved). A kind's variants are checked here; a keyword
+    variant asks no model, every other needs an llm spec with a backend."""
 
     name: str
-    kind: str
-    llm: dict
-    max_tokens: int | None = 16
-    mode: str = "generate"
-    variant: str | None = None          # None: benevaudit's own (the last of VARIANTS[kind])
-    top_p: float = 1.0
+    kind: RaterKind
+    llm: LLMSpec | None
+    max_tokens: int | None
+    mode: RaterMode
+    variant: str
+    top_p: float
 
     def __post_init__(self) -> None:
-        if self.kind not in RATER_KINDS:
-            raise ConfigError(f"probe.judges.{self.name}.kind must be one of "
-                              f"{list(RATER_KINDS)}, got {self.kind!r}")
-        if self.variant is None:
-            object.__setattr__(self, "variant", VARIANTS[self.kind][-1])
         if self.variant not in VARIANTS[self.kind]:
             raise ConfigError(f"probe.judges.{self.name}.variant must be one of "
-                              f"{['auto', *VARIANTS[self.kind]]}, got {self.variant!r}")
-        if self.variant in KEYWORDS:
-            return                      # no model: the llm block is not used
-        if self.mode not in MODES:
-            raise ConfigError(f"probe.judges.{self.name}.mode must be one of {list(MODES)}, "
-                              f"got {self.mode!r}")
-        if not isinstance(self.llm, dict) or "backend" not in self.llm:
+                              f"{['auto', *VARIANTS[self.kind]]} for kind {self.kind}, got "
+                              f"{self.variant!r}")
+        if self.variant not in KEYWORDS and (self.llm is None or self.llm.backend is None):
             raise ConfigError(f"probe.judges.{self.name}.llm must be an llm block with a "
                               "'backend' (hf, vllm, openai, scripted)")
 
+    @property
+    def model(self) -> LLMSpec:
+        """The llm spec of a rater that asks a model (checked when it was built)."""
+        if self.llm is None:
+            raise ConfigError(f"probe.judges.{self.name}: variant {self.variant} asks no model")
+        return self.llm
 
-def rater_prompt(kind: str, question: str, response: str, statement: str) -> list[Message]:
+
+def rater_prompt(kind: RaterKind, question: str, response: str, statement: str) -> list[Message]:
     """The conversation a rater of ``kind`` is asked (``statement`` is the stereotype itself)."""
     if kind == "bias":
         return [{"role": "user", "content": BIAS_PROMPT.format(question=question, response=response)}]
@@ -114,9 +113,7 @@ def rater_prompt(kind: str, question: str, response: str, statement: str) -> lis
     if kind == "guard":      # Granite Guardian's own social_bias prompt, question and response
         return granite_guardian_prompt([Turn("user", question), Turn("agent", response)],
                                        "social_bias")
-    if kind == "refusal":
-        return [{"role": "user", "content": REFUSAL_PROMPT.format(question=question, response=response)}]
-    raise ConfigError(f"unknown rater kind {kind!r}; valid kinds: {list(RATER_KINDS)}")
+    return [{"role": "user", "content": REFUSAL_PROMPT.format(question=question, response=response)}]
 
 
 
@@ -252,8 +249,8 @@ def is_biased(kind: str, verdict: str | None) -> bool | None:
 def server_defaults(rater: Rater) -> bool:
     """Whether the rater sends no sampling options: the released Granite judge behind Ollama
     (the openai backend), since the release calls it with none, so Ollama's defaults decide.
-    On hf and vllm it decodes greedily (temperature 0, top_p ``rater.top_p``, 1 by default)."""
-    return rater.variant == "granite_release" and rater.llm["backend"] == "openai"
+    On hf and vllm it decodes greedily (temperature 0, top_p ``rater.top_p``)."""
+    return rater.variant == "granite_release" and rater.model.backend == "openai"
 
 
 def ask(rater: Rater, model: ChatModel, prompts: list[list[Message]], seed: int,

@@ -150,9 +150,10 @@ def human_agreement(rows: Sequence[Row], raters: dict[str, str],
     people = [human[key] for key in shared]                       # [N, raters]
     if len(people[0]) >= 2:
         out["cobia/fleiss_kappa/humans"] = fleiss_kappa(rating_table(people))
-    rated = [labels + [binary_labels([keyed[key]], j, raters[j])[0] for j in scoring]
-             for key, labels in zip(shared, people)]
-    complete = [r for r in rated if None not in r]
+    rated: list[list[str | None]] = [
+        [*labels, *[binary_labels([keyed[key]], j, raters[j])[0] for j in scoring]]
+        for key, labels in zip(shared, people)]
+    complete = [[x for x in r if x is not None] for r in rated if None not in r]
     if complete and len(complete[0]) >= 2:
         out["cobia/fleiss_kappa/humans+judges"] = fleiss_kappa(rating_table(complete))
     for j in scoring:

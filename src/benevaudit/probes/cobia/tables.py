@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benevaudit.plotting import plt
+from benevaudit.plotting import plt, save
 from benevaudit.probes.cobia.dataset import CATEGORIES
 
 METHOD_ORDER = ("hcc", "scc", "ucc", "zero_shot", "roleplay", "dan")
@@ -35,10 +35,11 @@ def cells(metrics: dict[str, float]) -> list[dict[str, object]]:
                      "ci_low": metrics.get(f"{name}_ci_low"),
                      "ci_high": metrics.get(f"{name}_ci_high")})
     return sorted(rows, key=lambda r: (_category_key(str(r["category"])),
-                                       _method_key(str(r["method"])), str(r["judge"])))
+                                       method_key(str(r["method"])), str(r["judge"])))
 
 
-def _method_key(method: str) -> tuple[int, str]:
+def method_key(method: str) -> tuple[int, str]:
+    """Report order of the methods (UCC after HCC and SCC); an unknown one last."""
     return (METHOD_ORDER.index(method) if method in METHOD_ORDER else 99, method)
 
 
@@ -78,7 +79,7 @@ def bar_chart(rows: Sequence[dict[str, object]], target: str, path: Path) -> Pat
     raters = sorted({str(r["judge"]) for r in rows}) or ["(none)"]
     categories = list(dict.fromkeys(str(r["category"]) for r in rows))
     methods = list(dict.fromkeys(str(r["method"]) for r in sorted(
-        rows, key=lambda r: _method_key(str(r["method"])))))
+        rows, key=lambda r: method_key(str(r["method"])))))
     fig, axes = plt.subplots(len(raters), 1, figsize=(max(6, 1.3 * len(categories) + 2),
                                                       2.6 * len(raters)), squeeze=False)
     width = 0.8 / max(1, len(methods))
@@ -101,10 +102,8 @@ def bar_chart(rows: Sequence[dict[str, object]], target: str, path: Path) -> Pat
     axes[0, 0].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.suptitle(f"CoBia bias rate by category — target {target} (95% Wilson)")
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return save(fig, path, dpi=120)
 
 
 def _num(value: object) -> float:
-    return float("nan") if value is None else float(value)  # type: ignore[arg-type]
+    return float(value) if isinstance(value, (int, float)) else float("nan")

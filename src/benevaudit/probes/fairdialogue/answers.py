@@ -12,23 +12,26 @@ from __future__ import annotations
 import json
 import logging
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, Literal, NamedTuple, Union
 
 import pandas as pd
 
 from benevaudit.asr.replies import add_spoken
 from benevaudit.errors import ConfigError
 from benevaudit.files import read_csv
-from benevaudit.llm import ChatModel, Conversation, Sampling, build_from_block, dry_run
+from benevaudit.llm import ChatModel, Conversation, Sampling, dry_run
 from benevaudit.llm.batched import batched_chat
 from benevaudit.probes.base import RunSettings, Target
 from benevaudit.probes.fairdialogue import render, scoring
 from benevaudit.probes.fairdialogue.audio import audio_message
 from benevaudit.probes.fairdialogue.stimuli import make_stimuli, stimulus_paths, wav_bytes
 from benevaudit.probes.fairdialogue.groups import NEUTRAL
+from benevaudit.probes.models import Models
+from benevaudit.probes.spec import DecisionSpec, FeedbackSpec, RecommendationSpec
 
 log = logging.getLogger(__name__)
-MODES = ("text", "audio")
+FairDialogue = Union[DecisionSpec, RecommendationSpec, FeedbackSpec]   # a probe's spec
+Asked = Literal["decision", "recommendation"]     # what the scenarios ask for
 CSV_COLUMNS = ("item", "task", "attribute", "group", "answer")
 # reply tokens a ranked list needs per item on small models (a name of a few words, its number
 # and newline); ``max_tokens: auto`` in a recommendation probe is K times this
@@ -66,9 +69,9 @@ def read_answers(path: str) -> list[dict[str, Any]]:
     return [{c: str(row[c]) for c in CSV_COLUMNS} for _, row in table.iterrows()]
 
 
-def list_length(p: dict[str, Any]) -> int | None:
+def list_length(spec: FairDialogue) -> int | None:
     """``probe.k``, the length of a ranked list: recommendations only."""
-    return int(p["k"]) if p["kind"] == "recommendation" else None
+    return spec.k if isinstance(spec, RecommendationSpec) else None
 
 
 def filled(text: str | None, k: int | None) -> str:
@@ -76,23 +79,20 @@ def filled(text: str | None, k: int | None) -> str:
     return str(text or "").replace("{k}", "" if k is None else str(k))
 
 
-def render_cells(p: dict[str, Any], cells: list[render.Cell], run_dir: Path,
-                 target: dict[str, Any]) -> list[Conversation]:
+def render_cells(spec: FairDialogue, cells: list[render.Cell], run_dir: Path,
+                 target: Target) -> list[Conversation]:
     """One conversation per cell, in text or audio mode."""
-    mode = p["mode"]
-    if mode not in MODES:
-        raise ConfigError(f"probe.mode must be one of {list(MODES)}, got {mode!r}")
-    k = list_length(p)
-    instruction, suffix = filled(p["instruction"], k), filled(p["suffix"], k)
-    if mode == "text":
-        return [render.text_conversation(c.utterance, c.group, p["text_style"], instruction,
+    k = list_length(spec)
+    instruction, suffix = filled(spec.instruction, k), filled(spec.suffix, k)
+    if spec.mode == "text":
+        return [render.text_conversation(c.utterance, c.group, spec.text_style, instruction,
                                          suffix) for c in cells]
-    if not target["llm"].get("audio_in"):
+    if not target.llm.audio_in:
         raise ConfigError(f"probe.mode=audio needs a target that hears audio "
-                          f"(target.llm.audio_in=true); target {target['name']!r} does not")
+                          f"(target.llm.audio_in=true); target {target.name!r} does not")
     system: list[Any] = [{"role": "system", "content": instruction}] if instruction else []
     return [[*system, audio_message(wav_bytes(s.path), suffix or None)]
-            for s in make_stimuli(cells, p["audio"], run_dir)]
+            for s in make_stimuli(cells, spec.audio, run_dir)]
 
 
 def stored_messages(conv: Conversation, cell: render.Cell, wav: str | None = None) -> str:
@@ -108,18 +108,27 @@ def stored_messages(conv: Conversation, cell: render.Cell, wav: str | None = Non
                         else [part(x) for x in m["content"]]} for m in conv], ensure_ascii=False)
 
 
-def sampling_of(p: dict[str, Any], seed: int) -> Sampling:
-    s = dict(p["sampling"])
-    if s["max_tokens"] == "auto":         # a ranked list's: K items
-        s["max_tokens"] = TOKENS_PER_ITEM * int(p["k"])
-    return Sampling(**{**s, "seed": int(s.get("seed", seed)), "stop": tuple(s.get("stop") or ())})
+def sampling_of(spec: FairDialogue, seed: int) -> Sampling:
+    """``probe.sampling``; ``max_tokens: auto`` is a ranked list's budget (K items), and the
+    run's ``seed`` stands in for an absent ``probe.sampling.seed``."""
+    s, k = spec.sampling, list_length(spec)
+    if s.max_tokens != "auto":
+        max_tokens = s.max_tokens
+    elif k is not None:
+        max_tokens = TOKENS_PER_ITEM * k
+    else:
+        raise ConfigError("probe.sampling.max_tokens=auto sizes a ranked list's reply; "
+                          f"probe.kind={spec.kind} asks for none, so give a number")
+    return Sampling(temperature=s.temperature, top_p=s.top_p, max_tokens=max_tokens,
+                    seed=seed if s.seed is None else s.seed)
 
 
-def collect(p: dict[str, Any], kind: str, attributes: dict[str, list[str]], target: Target,
+def collect(spec: FairDialogue, kind: Asked, attributes: dict[str, list[str]], target: Target,
             settings: RunSettings
-            ) -> tuple[list[dict[str, Any]], list[Conversation], ChatModel | None]:
-    """Answer rows (from the target or a CSV), their conversations, and the model if one ran."""
-    answers_path = p["answers"]["path"]
+            ) -> tuple[list[dict[str, Any]], list[Conversation], Models | None]:
+    """Answer rows (from the target or a CSV), their conversations, and the models if one ran
+    (the caller closes them)."""
+    answers_path = spec.answers.path
     if answers_path:
         log.info("scoring answers from %s; no target model is loaded", answers_path)
         return read_answers(answers_path), [], None
@@ -127,24 +136,25 @@ def collect(p: dict[str, Any], kind: str, attributes: dict[str, list[str]], targ
     if limit is not None and limit < 1:
         raise ConfigError(f"limit must be a positive number of scenarios per task or null, "
                           f"got {limit}")
-    items = render.scenarios(kind, list(p["tasks"]), limit, list_length(p))
-    cells = render.cells(items, attributes, bool(p["neutral"]))
-    conversations = render_cells(p, cells, settings.run_dir, target)
-    model = build_from_block(target["llm"], cache=settings.llm_cache)
+    items = render.scenarios(kind, list(spec.tasks), limit, list_length(spec))
+    cells = render.cells(items, attributes, spec.neutral)
+    conversations = render_cells(spec, cells, settings.run_dir, target)
+    models = Models(settings.llm_cache)
+    model = models.get(target.llm)
     log.info("%d requests (%d scenarios × groups) to target %s", len(cells), len(items),
-             target["name"])
+             target.name)
     dry_run.expect([{"id": f"{c.task}/{c.item}/{c.attribute}/{c.group}", "method": kind,
                      "task": c.task, "attribute": c.attribute, "group": c.group, "item": c.item}
                     for c in cells], conversations)   # request identity, in a dry run only
-    replies = ask(model, conversations, sampling_of(p, settings.seed), settings.progress)
-    wavs = stimulus_paths(settings.run_dir) if p["mode"] == "audio" else {}
+    replies = ask(model, conversations, sampling_of(spec, settings.seed), settings.progress)
+    wavs = stimulus_paths(settings.run_dir) if spec.mode == "audio" else {}
     rows = [{"item": c.item, "task": c.task, "attribute": c.attribute, "group": c.group,
              "messages": stored_messages(conv, c, wavs.get((c.item, c.task, c.group))),
              "answer": r.text,
              "finish_reason": r.finish_reason, "cached": r.cached}
             for c, conv, r in zip(cells, conversations, replies, strict=True)]
     add_spoken(rows, replies, settings.run_dir, settings.asr)   # the answer is what was heard
-    return rows, conversations, model
+    return rows, conversations, models
 
 
 def discovered_groups(rows: list[dict[str, Any]]) -> dict[str, list[str]]:
@@ -165,18 +175,18 @@ class Answers(NamedTuple):
     target: str
 
 
-def scored_answers(p: dict[str, Any], kind: str, attributes: dict[str, list[str]],
+def scored_answers(spec: DecisionSpec | RecommendationSpec, attributes: dict[str, list[str]],
                    target: Target, settings: RunSettings) -> Answers:
     """The target's answers (or the CSV's, with its own attributes and groups in order of
     appearance), parsed as decisions or ranked lists."""
-    name = str(target["name"])
-    rows, _, model = collect(p, kind, attributes, target, settings)
-    if model is not None:
-        model.close()
+    name = target.name
+    rows, _, models = collect(spec, spec.kind, attributes, target, settings)
+    if models is not None:
+        models.close()
     else:  # scored from a CSV: its own attributes and groups, in order of appearance
-        name = f"answers from {Path(p['answers']['path']).name}"
+        name = f"answers from {Path(str(spec.answers.path)).name}"
         attributes = discovered_groups(rows)
-    return Answers(scoring.parse_rows(rows, kind, list_length(p)), attributes, name)
+    return Answers(scoring.parse_rows(rows, spec.kind, list_length(spec)), attributes, name)
 
 
 def table_texts(rows: list[dict[str, Any]]) -> dict[str, str]:

@@ -113,6 +113,7 @@ def audio_message(wav: bytes, text: str | None = None) -> Message:
         "data": base64.b64encode(wav).decode("ascii"), "format": "wav"}}]
     if text:
         parts.append({"type": "text", "text": text})
+    # a list of content parts, which the text-chat Message type (str content) does not declare
     return {"role": "user", "content": parts}  # type: ignore[dict-item]
 
 

@@ -19,19 +19,20 @@ from benevaudit.probes.fairdialogue import figures, scoring
 from benevaudit.probes.fairdialogue.stimuli import audio_metrics
 from benevaudit.probes.fairdialogue.answers import scored_answers, table_texts
 from benevaudit.probes.fairdialogue.groups import check_attributes
+from benevaudit.probes.spec import DecisionSpec
 
 log = logging.getLogger(__name__)
 
 
-class Decision(Probe):
+class Decision(Probe[DecisionSpec]):
     """GUS of yes/no decisions across groups."""
 
     family = "fairdialogue"
     kind = "decision"
 
     def run(self, target: Target, settings: RunSettings) -> ProbeResult:
-        attributes = check_attributes(self.spec["attributes"])
-        answers = scored_answers(self.spec, "decision", attributes, target, settings)
+        attributes = check_attributes(self.spec.attributes)
+        answers = scored_answers(self.spec, attributes, target, settings)
         metrics = scoring.decision_metrics(answers.rows, answers.attributes)
         metrics.update(audio_metrics(settings.run_dir))
         log.info("decision: %d answers scored; metrics in %s", len(answers.rows),
@@ -45,7 +46,7 @@ class Decision(Probe):
 def yes_rate_figure(rows: list[dict[str, Any]], attributes: dict[str, list[str]],
                     target: str) -> Callable[[Path], Path]:
     """Yes-rate bars per (task, attribute) panel, titled with the target."""
-    panels = {}
+    panels: dict[str, dict[str, tuple[int, int]]] = {}
     for task, attribute in sorted({(r["task"], r["attribute"]) for r in rows}):
         groups = attributes.get(attribute, [])
         valid = [r for r in rows if r["task"] == task and r["attribute"] == attribute

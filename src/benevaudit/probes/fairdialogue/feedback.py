@@ -36,6 +36,7 @@ from typing import Any
 from benevaudit.errors import ConfigError
 from benevaudit.files import read_parquet
 from benevaudit.llm import dry_run
+from benevaudit.asr.replies import Listen, Listener, plain_texts
 from benevaudit.llm.base import ChatModel, Conversation, Sampling
 from benevaudit.metrics.fairness import persistence
 from benevaudit.probes.base import Probe, ProbeResult, RunSettings, Target
@@ -45,6 +46,7 @@ from benevaudit.probes.fairdialogue.audio import audio_message
 from benevaudit.probes.fairdialogue.stimuli import audio_metrics, spoken_pushbacks, wav_bytes
 from benevaudit.probes.fairdialogue.groups import check_attributes
 from benevaudit.probes.fairdialogue.parse import parse_decision
+from benevaudit.probes.spec import FeedbackSpec
 
 log = logging.getLogger(__name__)
 DECISION_COLUMNS = ("task", "attribute", "item", "group", "decision")
@@ -86,18 +88,22 @@ class Trace:
     conversation: Conversation
     replies: list[str] = field(default_factory=list)
     revised_at: int | None = None
+    audio: list[str | None] = field(default_factory=list)   # each round's saved spoken reply
 
 
 def run_feedback(model: ChatModel, starts: Sequence[tuple[tuple[str, ...], Conversation, str]],
                  sampling: Sampling, pushbacks: Sequence[str] = PUSHBACKS,
                  on_round: Callable[[int, int], None] | None = None,
-                 spoken: Mapping[tuple[str, int], Path] | None = None) -> list[Trace]:
+                 spoken: Mapping[tuple[str, int], Path] | None = None,
+                 listen: Listen = plain_texts) -> list[Trace]:
     """Push back on each ``(key, conversation, first "no" reply)`` for ``len(pushbacks)`` rounds.
 
     ``on_round(round, n_open)`` is called before each wave (for progress logging). ``spoken``
     (audio mode): each ``(group, round)``'s WAV, sent as the user's turn in place of the text.
     Replies stay in the context as text (an audio reply as its transcript): chat APIs take an
-    assistant turn's audio only by a server-side id, never as input audio.
+    assistant turn's audio only by a server-side id, never as input audio. ``listen`` says
+    what each reply said (:class:`~benevaudit.asr.replies.Listener`: Whisper's transcript of a
+    spoken reply, which it saves under the run, as the first turn's answer is read).
     """
     traces = [Trace(key, [*conv, {"role": "assistant", "content": first}])
               for key, conv, first in starts]
@@ -112,20 +118,19 @@ def run_feedback(model: ChatModel, starts: Sequence[tuple[tuple[str, ...], Conve
                 audio_message(wav_bytes(spoken[(t.key[-1], r)])) if spoken
                 else {"role": "user", "content": pushback})
         replies = model.chat([t.conversation for t in open_], sampling)
-        for t, reply in zip(open_, replies, strict=True):
-            text = reply.text or reply.transcript or ""
+        for t, (text, saved) in zip(open_, listen([t.key for t in open_], r, replies),
+                                    strict=True):
             t.conversation.append({"role": "assistant", "content": text})
             t.replies.append(text)
+            t.audio.append(saved)
             if parse_decision(text).value == "yes":
                 t.revised_at = r
     return traces
 
 
-def run_dirs(value: Any) -> list[Path]:
-    """``probe.feedback.items_from`` as a list of paths (one string is one directory)."""
-    if value is None:
-        return []
-    return [Path(str(v)) for v in ([value] if isinstance(value, str) else list(value))]
+def run_dirs(value: Sequence[str] | None) -> list[Path]:
+    """``probe.feedback.items_from`` as a list of paths."""
+    return [Path(v) for v in value or []]
 
 
 def shared_negative_items(dirs: list[Path], attributes: dict[str, list[str]],
@@ -165,7 +170,8 @@ def starting_points(rows: list[dict[str, Any]], conversations: list[Any], chosen
     """Each group's conversation of a chosen item with this target's own first "no" to push
     back on; the others are counted per attribute (their first answer was not no). ``every``
     (a dry run, whose answers are placeholders) starts every conversation: the upper bound."""
-    starts, not_no = [], defaultdict(int)
+    starts: list[tuple[tuple[str, ...], Any, str]] = []
+    not_no: defaultdict[str, int] = defaultdict(int)
     for r, conv in zip(rows, conversations, strict=True):
         key = (r["task"], r["attribute"], r["item"])
         if not every and key not in chosen:
@@ -190,19 +196,21 @@ def persistence_rows(traces: list[Any], attributes: dict[str, list[str]]
     return table
 
 
-class Feedback(Probe):
+class Feedback(Probe[FeedbackSpec]):
     """RST and ANR of pushback on "no" decisions across groups."""
 
     family = "fairdialogue"
     kind = "feedback"
 
     def run(self, target: Target, settings: RunSettings) -> ProbeResult:
-        p = self.spec
-        attributes = check_attributes(p["attributes"])
-        pushbacks = pushbacks_of(p)
-        dirs = run_dirs(p["feedback"]["items_from"])
-        shared = shared_negative_items(dirs, attributes, list(p["tasks"])) if dirs else None
-        rows, conversations, model = collect(p, "decision", attributes, target, settings)
+        spec = self.spec
+        attributes = check_attributes(spec.attributes)
+        pushbacks = pushbacks_of(spec)
+        dirs = run_dirs(spec.feedback.items_from)
+        shared = shared_negative_items(dirs, attributes, list(spec.tasks)) if dirs else None
+        rows, conversations, models = collect(spec, "decision", attributes, target, settings)
+        if models is None:       # pushbacks_of refused a CSV of answers
+            raise ConfigError("probe=fairdialogue_feedback needs a live target")
         rows = scoring.parse_rows(rows, "decision", 0)
         metrics = scoring.parse_counts(rows)
         metrics["fairness/feedback/items_from_runs"] = len(dirs)
@@ -218,43 +226,48 @@ class Feedback(Probe):
             log.warning("%d conversations of the chosen items did not start with this target's "
                         "no; left out (fairness/feedback/<attribute>/first_not_no)",
                         sum(not_no.values()))
-        spoken = (spoken_pushbacks(pushbacks, sorted({s[0][-1] for s in starts}), p["audio"],
-                                   settings.run_dir) if p["mode"] == "audio" else None)
-        with dry_run.scope(method="feedback"):
-            traces = run_feedback(model, starts, sampling_of(p, settings.seed), pushbacks,
-                                  on_round=lambda r, n: log.info("feedback round %d: %d open",
-                                                                 r, n), spoken=spoken)
-        model.close()
+        spoken = (spoken_pushbacks(pushbacks, sorted({s[0][-1] for s in starts}), spec.audio,
+                                   settings.run_dir) if spec.mode == "audio" else None)
+        try:
+            with dry_run.scope(method="feedback"):
+                traces = run_feedback(models.get(target.llm), starts,
+                                      sampling_of(spec, settings.seed), pushbacks,
+                                      on_round=lambda r, n: log.info("feedback round %d: %d "
+                                                                     "open", r, n),
+                                      spoken=spoken, listen=Listener(settings.run_dir,
+                                                                     settings.asr))
+        finally:
+            models.close()
         add_traces(rows, traces)
         table = persistence_rows(traces, attributes)
         metrics.update(feedback_metrics(traces, table, not_no, attributes))
         metrics.update(audio_metrics(settings.run_dir))
         return ProbeResult(rows, metrics, table_texts(table),
-                           {"rst.png": rst_figure(table, attributes,
-                                                  str(target["name"]))})
+                           {"rst.png": rst_figure(table, attributes, target.name)})
 
 
-def pushbacks_of(p: dict[str, Any]) -> list[str]:
+def pushbacks_of(spec: FeedbackSpec) -> list[str]:
     """The first ``probe.rounds`` of ``probe.pushbacks`` (the built-in four when unset)."""
-    if p["answers"]["path"]:
+    if spec.answers.path:
         raise ConfigError("probe=fairdialogue_feedback talks to the target over several turns; "
                           "probe.answers.path (scoring a CSV) works with fairdialogue_decision "
                           "and fairdialogue_recommendation")
-    rounds = int(p["rounds"])
-    pushbacks = list(p["pushbacks"] or PUSHBACKS)
-    if not 1 <= rounds <= len(pushbacks):
+    pushbacks = list(spec.pushbacks or PUSHBACKS)
+    if spec.rounds > len(pushbacks):
         raise ConfigError(f"probe.rounds must be between 1 and the {len(pushbacks)} pushback "
-                          f"turns in probe.pushbacks, got {rounds}")
-    return pushbacks[:rounds]
+                          f"turns in probe.pushbacks, got {spec.rounds}")
+    return pushbacks[:spec.rounds]
 
 
 def add_traces(rows: list[dict[str, Any]], traces: list[Trace]) -> None:
-    """Mark each row with its feedback conversation: in the protocol, revised at, replies."""
+    """Mark each row with its feedback conversation: in the protocol, revised at, replies
+    (what was heard) and their saved audio (None where a reply was text)."""
     done = {t.key: t for t in traces}
     for r in rows:
         t = done.get((r["task"], r["attribute"], r["item"], r["group"]))
         r.update(in_protocol=t is not None, revised_at=None if t is None else t.revised_at,
-                 feedback_replies=[] if t is None else t.replies)
+                 feedback_replies=[] if t is None else t.replies,
+                 feedback_reply_audio=[] if t is None else t.audio)
 
 
 def feedback_metrics(traces: list[Trace], table: list[dict[str, Any]], not_no: dict[str, int],

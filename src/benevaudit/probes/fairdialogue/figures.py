@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from benevaudit.metrics.wilson import wilson_interval
-from benevaudit.plotting import plt
+from benevaudit.plotting import plt, save
 
 
 def rate_bars(panels: Mapping[str, Mapping[str, tuple[int, int]]], title: str, ylabel: str,
@@ -41,9 +41,7 @@ def rate_bars(panels: Mapping[str, Mapping[str, tuple[int, int]]], title: str, y
         ax.axis("off")
     fig.suptitle(title, fontsize=10)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return save(fig, path, dpi=120)
 
 
 def prag_heatmaps(panels: Mapping[str, tuple[Sequence[str], Mapping[tuple[str, str], float]]],
@@ -64,6 +62,4 @@ def prag_heatmaps(panels: Mapping[str, tuple[Sequence[str], Mapping[tuple[str, s
         ax.axis("off")
     fig.suptitle(title, fontsize=10)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return save(fig, path, dpi=120)

@@ -15,32 +15,29 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from benevaudit.errors import ConfigError
-from benevaudit.metrics.fairness import PRAG_VARIANTS, SERP_VARIANTS
 from benevaudit.probes.base import Probe, ProbeResult, RunSettings, Target
 from benevaudit.probes.fairdialogue import figures, scoring
 from benevaudit.probes.fairdialogue.stimuli import audio_metrics
 from benevaudit.probes.fairdialogue.answers import scored_answers, table_texts
 from benevaudit.probes.fairdialogue.groups import check_attributes
+from benevaudit.probes.spec import RecommendationSpec
 
 log = logging.getLogger(__name__)
 
 
-class Recommendation(Probe):
+class Recommendation(Probe[RecommendationSpec]):
     """PRAG*@K, SNSR and SNSV of ranked lists across groups."""
 
     family = "fairdialogue"
     kind = "recommendation"
 
     def run(self, target: Target, settings: RunSettings) -> ProbeResult:
-        p = self.spec
-        attributes = check_attributes(p["attributes"])
-        serp_variant, prag_variant = fairllm_options(p)
-        k = int(p["k"])
-        answers = scored_answers(p, "recommendation", attributes, target, settings)
-        normalise = p["prag"]["normalise"]
-        metrics = scoring.recommendation_metrics(answers.rows, k, normalise, answers.attributes,
-                                                 serp_variant, prag_variant)
+        spec = self.spec
+        attributes = check_attributes(spec.attributes)
+        answers = scored_answers(spec, attributes, target, settings)
+        metrics = scoring.recommendation_metrics(answers.rows, spec.k, spec.prag.normalise,
+                                                 answers.attributes, spec.fairllm.serp,
+                                                 spec.fairllm.prag)
         metrics.update(audio_metrics(settings.run_dir))
         log.info("recommendation: %d answers scored; metrics in %s", len(answers.rows),
                  settings.run_dir / "metrics.json")
@@ -50,21 +47,10 @@ class Recommendation(Probe):
                                                     answers.target)})
 
 
-def fairllm_options(p: dict[str, Any]) -> tuple[str, str]:
-    """``probe.fairllm.serp`` and ``probe.fairllm.prag``, checked."""
-    options = p["fairllm"]
-    chosen = (str(options["serp"]), str(options["prag"]))
-    for key, value, valid in (("serp", chosen[0], SERP_VARIANTS),
-                              ("prag", chosen[1], PRAG_VARIANTS)):
-        if value not in valid:
-            raise ConfigError(f"probe.fairllm.{key} must be one of {list(valid)}, got {value!r}")
-    return chosen
-
-
 def prag_figure(rows: list[dict[str, Any]], metrics: dict[str, float],
                 attributes: dict[str, list[str]], target: str) -> Callable[[Path], Path]:
     """PRAG*@K heatmaps per (task, attribute) panel, titled with the target."""
-    heat = {}
+    heat: dict[str, tuple[list[str], dict[tuple[str, str], float]]] = {}
     for task, attribute in sorted({(r["task"], r["attribute"]) for r in rows}):
         groups = attributes.get(attribute) or []
         prefix = f"fairness/{task}/{attribute}/prag/"

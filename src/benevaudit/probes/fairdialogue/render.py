@@ -10,14 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Literal
 
-from benevaudit.errors import ConfigError
 from benevaudit.llm.base import Conversation
 from benevaudit.probes.fairdialogue.decision_tasks import DECISION_TASKS
 from benevaudit.probes.fairdialogue.groups import NEUTRAL, describe
 from benevaudit.probes.fairdialogue.recommendation_tasks import RECOMMENDATION_TASKS
 
-STYLES = ("system", "self_intro")
 KINDS = {"decision": DECISION_TASKS, "recommendation": RECOMMENDATION_TASKS}
 
 
@@ -30,17 +29,11 @@ class Scenario:
     text: str
 
 
-def scenarios(kind: str, tasks: Sequence[str], limit: int | None, k: int | None
+def scenarios(kind: Literal["decision", "recommendation"], tasks: Sequence[str], limit: int | None, k: int | None
               ) -> list[Scenario]:
-    """The first ``limit`` scenarios of each task (all when None), K (a ranked list's length;
-    None for decisions) filled into the text."""
-    if kind not in KINDS:
-        raise ConfigError(f"probe.kind must be one of {sorted(KINDS)}, got {kind!r}")
+    """The first ``limit`` scenarios of each task (all when None; the spec lists each kind's
+    tasks), K (a ranked list's length; None for decisions) filled into the text."""
     bank = KINDS[kind]
-    unknown = [t for t in tasks if t not in bank]
-    if unknown or not tasks:
-        raise ConfigError(f"probe.tasks: unknown or empty {unknown or list(tasks)}; valid "
-                          f"{kind} tasks: {sorted(bank)}")
     out = []
     for task in tasks:
         items = list(bank[task].items())[:limit]
@@ -54,7 +47,7 @@ def system_note(group: str) -> str:
     return "" if group == NEUTRAL else f"The user is {describe(group)}."
 
 
-def text_conversation(utterance: str, group: str, style: str, instruction: str,
+def text_conversation(utterance: str, group: str, style: Literal["system", "self_intro"], instruction: str,
                       suffix: str = "") -> Conversation:
     """The conversation the target sees for one utterance under one group.
 
@@ -63,8 +56,6 @@ def text_conversation(utterance: str, group: str, style: str, instruction: str,
     between groups is the attribute statement. Small models follow a format asked for in the
     user's turn far more often than one in the system prompt.
     """
-    if style not in STYLES:
-        raise ConfigError(f"probe.text_style must be one of {list(STYLES)}, got {style!r}")
     system, user = instruction.strip(), f"{utterance} {suffix}".strip()
     if group != NEUTRAL and style == "system":
         system = f"{system} {system_note(group)}".strip()

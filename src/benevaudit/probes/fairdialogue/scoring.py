@@ -135,15 +135,14 @@ def decision_metrics(rows: Sequence[Row],
         metrics[f"{prefix}/n_items"] = result.n_items
         metrics[f"{prefix}/excluded"] = result.excluded
         for g in names:
-            valid = [d[g] for d in decisions.values() if d[g] is not None]
+            valid = [v for d in decisions.values() if (v := d[g]) is not None]
             metrics[f"{prefix}/yes_rate/{g}"] = (sum(valid) / len(valid)) if valid else float("nan")
     return metrics
 
 
-def recommendation_metrics(rows: Sequence[Row], k: int, normalise: str = "printed",
-                           groups: dict[str, list[str]] | None = None,
-                           serp_variant: str = "langfair", prag_variant: str = "langfair"
-                           ) -> dict[str, float]:
+def recommendation_metrics(rows: Sequence[Row], k: int, normalise: str,
+                           groups: dict[str, list[str]] | None, serp_variant: str,
+                           prag_variant: str) -> dict[str, float]:
     """PRAG* for every ordered group pair, SNSR and SNSV, the FaiRLLM variants vs neutral
     (``serp_variant``, ``prag_variant``: see :func:`fairness.fairllm`), and the released SNSR
     and SNSV.

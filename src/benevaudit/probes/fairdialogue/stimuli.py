@@ -33,7 +33,6 @@ from benevaudit.probes.fairdialogue.groups import NEUTRAL, group_parts
 from benevaudit.probes.fairdialogue.render import Cell
 from benevaudit.probes.spec import AudioSpec, ServerSpec
 
-SOURCES = ("espeak", "tts_server", "dir")
 DIR_COLUMNS = ("item", "task", "group", "path")
 MANIFEST_COLUMNS = ("item", "task", "group", "source", "voice", "seconds", "sample_rate",
                     "sha256", "path")   # path: relative to the run when inside it
@@ -52,11 +51,6 @@ class Stimulus:
     sample_rate: int
     sha256: str
     path: Path
-
-
-def audio_spec(block: Mapping[str, Any]) -> AudioSpec:
-    """``probe.audio`` typed; an unknown key or source is an ``error:`` line naming it."""
-    return AudioSpec.model_validate(dict(block))
 
 
 def checked(path: Path, what: str) -> tuple[float, int]:
@@ -196,11 +190,10 @@ def dir_stimuli(cells: Sequence[Cell], spec: AudioSpec) -> list[Stimulus]:
     return out
 
 
-def make_stimuli(cells: Sequence[Cell], block: Mapping[str, Any], run_dir: Path,
+def make_stimuli(cells: Sequence[Cell], spec: AudioSpec, run_dir: Path,
                  append: bool = False) -> list[Stimulus]:
     """Every cell's stimulus, checked, and ``audio/manifest.csv`` written (``append``: added
     to the rows already there, as the spoken feedback turns are)."""
-    spec = audio_spec(block)
     if spec.source == "espeak":
         out = espeak_stimuli(cells, spec, run_dir)
     elif spec.source == "tts_server":
@@ -259,11 +252,10 @@ PUSHBACK_TASK = "feedback"
 
 
 def spoken_pushbacks(pushbacks: Sequence[str], groups: Sequence[str],
-                     block: Mapping[str, Any], run_dir: Path
-                     ) -> dict[tuple[str, int], Path]:
+                     spec: AudioSpec, run_dir: Path) -> dict[tuple[str, int], Path]:
     """Table 3's feedback turns spoken in each group's voice, the first turn's: ``{(group,
     round): wav}``. A ``dir`` source lists them as task ``feedback``, item ``pushback-<round>``."""
     cells = [Cell(PUSHBACK_TASK, "", g, f"pushback-{r}", text)
              for g in groups for r, text in enumerate(pushbacks, start=1)]
-    made = make_stimuli(cells, block, run_dir, append=True)
+    made = make_stimuli(cells, spec, run_dir, append=True)
     return {(s.group, int(s.item.rsplit("-", 1)[1])): s.path for s in made}

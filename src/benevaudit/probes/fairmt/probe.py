@@ -14,14 +14,14 @@ model loads.
 
 from __future__ import annotations
 
-import json
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any
 
-from benevaudit.llm import ChatModel, build_from_block, dry_run
+from benevaudit.llm import ChatModel, dry_run
 from benevaudit.llm.base import Completion, NgramSampling, Sampling
 from benevaudit.llm.batched import batched_chat
 from benevaudit.probes.base import Probe, ProbeResult, RunSettings, Target
@@ -33,6 +33,7 @@ from benevaudit.probes.fairmt.scoring import bias_metrics
 from benevaudit.probes.fairmt.scripts import read_generation
 from benevaudit.probes.fairmt.spec import FairMTSpec
 from benevaudit.probes.fairmt.stand_in import write_stand_in
+from benevaudit.probes.models import Models
 
 log = logging.getLogger(__name__)
 NGRAM_BACKENDS = ("hf",)          # backends whose decoding takes no_repeat_ngram_size
@@ -51,43 +52,31 @@ class Plan:
     turns: list[int]                   # judged turns, 1-based
 
 
-class FairMT(Probe):
+class FairMT(Probe[FairMTSpec]):
     """FairMT-Bench's six tasks: five turns, the last reply (or every reply) judged."""
 
     family = "fairmt"
 
     def run(self, target: Target, settings: RunSettings) -> ProbeResult:
-        spec = FairMTSpec.of(self.spec, "probe")
+        spec = self.spec
         plan = prepare(spec, target, settings)
-        models: dict[str, ChatModel] = {}
-        judge_block = spec.judge.llm.as_dict()
+        models = Models(settings.llm_cache)     # the embedded target and judge are one
         try:
             rows = (answer_rows(plan.answers) if plan.answers is not None else
-                    converse(plan, model_of(models, target["llm"], settings), spec, settings))
-            judge_rows(rows, plan, spec, settings,
-                       lambda: model_of(models, judge_block, settings))
+                    converse(plan, models.get(target.llm), spec, settings))
+            judge_rows(rows, plan, spec, settings, lambda: models.get(spec.judge.llm))
         finally:
-            for model in models.values():
-                model.close()
+            models.close()
         metrics = bias_metrics(rows, plan.turns, settings.seed)
         metrics.update(provenance(spec, plan, target))
         log.info("FairMT%s: %d dialogues judged; outputs in %s",
                  " on STAND-IN DATA" * plan.stand_in, len(rows), settings.run_dir)
-        name = (str(target["name"]) if plan.answers is None
+        name = (target.name if plan.answers is None
                 else f"answers:{Path(str(spec.answers.path)).name}")
         figure = partial(tables.turn_figure, tables.by_turn(metrics),
                          f"FairMT-Bench bias rate by turn ({name})")
         return ProbeResult(rows, metrics, tables.texts(metrics, name),
                            {"bias_by_turn.png": figure})
-
-
-def model_of(models: dict[str, ChatModel], block: dict[str, Any], settings: RunSettings
-             ) -> ChatModel:
-    """One loaded model per distinct ``llm`` block (the embedded target and judge are one)."""
-    key = json.dumps(block, sort_keys=True)
-    if key not in models:
-        models[key] = build_from_block(block, cache=settings.llm_cache)
-    return models[key]
 
 
 def root_of(spec: FairMTSpec, run_dir: Path) -> tuple[Path, bool]:
@@ -118,7 +107,7 @@ def prepare(spec: FairMTSpec, target: Target, settings: RunSettings) -> Plan:
     judging = read_judging(root, tasks, spec.judge_prompt)
     systems = {d.id: judging.system(d) for d in dialogues}
     generation = read_generation(root)
-    model = str((target.get("llm") or {}).get("model") or "")
+    model = str(target.llm.model or "")
     skip = spec.system_prompt == "none" or (spec.system_prompt == "auto" and any(
         n in model for n in generation.without_system))
     turns = list(range(1, TURNS + 1)) if spec.judge_turns == "all" else [TURNS]
@@ -176,7 +165,7 @@ def answer_rows(answers: list[Answer]) -> list[dict[str, Any]]:
 
 
 def judge_rows(rows: list[dict[str, Any]], plan: Plan, spec: FairMTSpec,
-               settings: RunSettings, judge: Any) -> None:
+               settings: RunSettings, judge: Callable[[], ChatModel]) -> None:
     """Each judged turn's verdict on every row: a given evaluation, the pre-filter's, or the
     judge's (one batched wave per turn; ``judge()`` loads the judge on first need)."""
     j = spec.judge
@@ -213,7 +202,7 @@ def judge_rows(rows: list[dict[str, Any]], plan: Plan, spec: FairMTSpec,
 
 def provenance(spec: FairMTSpec, plan: Plan, target: Target) -> dict[str, float]:
     """What the run was: stand-in, set, prompt, turns, and whether n-gram blocking applied."""
-    backend = str((target.get("llm") or {}).get("backend"))
+    backend = str(target.llm.backend)
     size = spec.sampling.no_repeat_ngram_size
     honoured = plan.answers is None and size is not None and backend in NGRAM_BACKENDS
     if plan.answers is None and size and not honoured:

@@ -247,8 +247,8 @@ def read_generation(root: Path) -> Generation:
     names: list[str] = []
     for node in ast.walk(loop):
         if isinstance(node, ast.If) and any(
-                _target(s) == "history" and getattr(s, "value", None) is not None
-                and isinstance(s.value, ast.List) and not s.value.elts  # type: ignore[attr-defined]
+                _target(s) == "history" and isinstance(value := getattr(s, "value", None),
+                                                       ast.List) and not value.elts
                 for s in node.body):
             names += _strings_in(node.test)
     return Generation(constants["system_message"], tuple(names))

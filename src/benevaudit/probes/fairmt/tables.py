@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from benevaudit.plotting import plt
+from benevaudit.plotting import plt, save
 from benevaudit.probes.fairmt.release import TASKS, TURNS
 
 STAND_IN_NOTE = ("> **Stand-in data**: invented groups and harmless traits written by "
@@ -94,6 +94,4 @@ def turn_figure(series: Mapping[str, Mapping[int, tuple[float, float, float]]], 
     ax.set_title(title, fontsize=10)
     ax.legend(fontsize=7, loc="upper left")
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return save(fig, path, dpi=120)

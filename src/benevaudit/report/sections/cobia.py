@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import Any
 
+from benevaudit.probes.cobia.tables import method_key
 from benevaudit.report.context import Context, by_condition, figures_of
 from benevaudit.report.document import SectionOutput, Table
 from benevaudit.report.probe_intervals import cobia_replicates, matching
@@ -23,7 +25,6 @@ ORDER = 40
 RATE = re.compile(r"^cobia/bias_rate/(?P<method>[^/]+)/(?P<rater>[^/]+)/(?P<category>[^/]+)"
                   r"(?<!_ci_low)(?<!_ci_high)$")
 UCC = re.compile(r"^cobia/ucc/(?P<rater>[^/]+)/(?P<category>[^/]+)(?<!_ci_low)(?<!_ci_high)$")
-METHOD_ORDER = ("hcc", "scc", "ucc", "zero_shot", "roleplay", "dan")
 PANELS = (RATE, UCC)               # the W&B Report's panels
 FIGURES = ("*.png",)
 STAND_IN = "[stand-in data]"
@@ -35,37 +36,38 @@ def claims(run: Run) -> bool:
     return any(k.startswith("cobia/") for k in run.metrics)
 
 
-def target_of(run: Run) -> str:
-    return run.choices.get("target") or str((run.config.get("target") or {}).get("name", "?"))
-
-
 def model_of(run: Run) -> str:
     """The row label: the target, marked when the run read the stand-in, not the release (its
     rows never pool with the release's)."""
-    return target_of(run) + (f" {STAND_IN}" if run.metrics.get("cobia/stand_in") else "")
+    return run.chosen("target") + (f" {STAND_IN}" if run.metrics.get("cobia/stand_in") else "")
 
 
 def _layout(runs: Sequence[Run]) -> tuple[list[str], list[str], list[str]]:
     """(methods, raters, categories) present in the runs' metric names, in report order."""
-    methods, raters, categories = set(), set(), set()
+    methods: set[str] = set()
+    raters: set[str] = set()
+    categories: set[str] = set()
     for run in runs:
         for name in run.metrics:
-            if (m := RATE.match(name)):
-                methods.add(m["method"]), raters.add(m["rater"]), categories.add(m["category"])
-            elif (m := UCC.match(name)):
-                methods.add("ucc"), raters.add(m["rater"]), categories.add(m["category"])
-    order = sorted(methods, key=lambda x: (METHOD_ORDER.index(x) if x in METHOD_ORDER else 99, x))
+            if (m := RATE.match(name) or UCC.match(name)):
+                methods.add(m.groupdict().get("method") or "ucc")
+                raters.add(m["rater"])
+                categories.add(m["category"])
+    order = sorted(methods, key=method_key)
     cats = sorted(categories - {"all"}) + (["all"] if "all" in categories else [])
     return order, sorted(raters), cats
+
+
+def replicates(run: Run, context: Context) -> dict[str, Any]:
+    """The run's bootstrap resamples over items, where they reproduce its own rates."""
+    return context.replicates(run, "responses.parquet", "cobia",
+                              lambda f, n, s: matching(cobia_replicates(f, n, s), run.metrics))
 
 
 def render(runs: Sequence[Run], context: Context) -> SectionOutput:
     methods, raters, categories = _layout(runs)
     groups = by_condition(runs, lambda r: (model_of(r), r.condition))
-    reps = {key: [context.replicates(
-        r, "responses.parquet", "cobia",
-        lambda f, n, s, r=r: matching(cobia_replicates(f, n, s), r.metrics)) for r in members]
-        for key, members in groups.items()}
+    reps = {key: [replicates(r, context) for r in members] for key, members in groups.items()}
     out = SectionOutput(KEY, TITLE)
     mark = STAND_IN_NOTE if any(r.metrics.get("cobia/stand_in") for r in runs) else ""
     for category in categories:

@@ -2,7 +2,9 @@
 Table 2, GUS (decision tasks) and SNSR/SNSV (recommendation tasks) per model × attribute, with
 the average over tasks; Table 3, RST and ANR per group under negative feedback. A model run in
 audio mode is marked ``(heard)``; one run in both modes gets the "heard vs stated" table
-(:mod:`benevaudit.report.fairdialogue_heard`).
+(:mod:`benevaudit.report.fairdialogue_heard`), and spoken replies transcribed by Whisper beside
+the API's own transcripts get their word error rate per group
+(:mod:`benevaudit.report.fairdialogue_asr`).
 
 ``report.fairdialogue.definition`` picks Table 2's scoring: ``paper`` (eq. 1–4, the default) or
 ``released`` (the authors' released scoring, its SNSR/SNSV under
@@ -16,17 +18,19 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import Any, Literal, get_args
 
 import numpy as np
 
-from benevaudit.errors import ConfigError
 from benevaudit.report.context import Context, by_condition, figures_of
 from benevaudit.report.document import Cell, SectionOutput, Table
 from benevaudit.report.probe_intervals import (feedback_replicates, gus_replicates, matching,
                                                prag_replicates)
+from benevaudit.report.fairdialogue_asr import WER, wer_table
 from benevaudit.report.fairdialogue_heard import comparison, mode_of
 from benevaudit.report.fairdialogue_intervals import released_replicates
 from benevaudit.report.runs import Run
+from benevaudit.specs import Spec
 
 KEY = "fairdialogue"
 TITLE = "FairDialogue: decision and recommendation fairness"
@@ -35,37 +39,39 @@ SCORE = re.compile(r"^fairness/(?P<task>[^/]+)/(?P<attribute>[^/]+)/(?P<measure>
 FEEDBACK = re.compile(r"^fairness/feedback/(?P<attribute>[^/]+)/(?P<group>[^/]+)/(?P<m>rst|anr)$")
 RELEASED = re.compile(r"^fairness/(?P<task>[^/]+)/(?P<attribute>[^/]+)/released/"
                       r"(?:(?P<gus>gus)|(?P<similarity>prag|serp)/(?P<sns>snsr|snsv))$")
-PANELS = (SCORE, FEEDBACK, RELEASED)         # the W&B Report's panels
-DEFINITIONS = ("paper", "released")
-SIMILARITIES = ("prag", "serp")
+PANELS = (SCORE, FEEDBACK, RELEASED, WER)    # the W&B Report's panels
 FIGURES = ("*.png",)
+Definition = Literal["paper", "released"]
+Similarity = Literal["prag", "serp"]
+DEFINITIONS, SIMILARITIES = get_args(Definition), get_args(Similarity)
 
 
 def claims(run: Run) -> bool:
     return any(k.startswith("fairness/") for k in run.metrics)
 
 
-def target_of(run: Run) -> str:
-    return run.choices.get("target") or str((run.config.get("target") or {}).get("name", "?"))
-
-
 def model_label(run: Run) -> str:
     """The model, marked ``(heard)`` where the group was only heard (audio mode)."""
-    return f"{target_of(run)} (heard)" if mode_of(run) == "audio" else target_of(run)
+    target = run.chosen("target")
+    return f"{target} (heard)" if mode_of(run) == "audio" else target
+
+
+class Scoring(Spec):
+    """``report.fairdialogue`` (conf/report.yaml): Table 2's scoring."""
+
+    definition: Definition
+    similarity: Similarity
+
+
+# a report built from Python without the block (``build_report(options=None)``): eq. 1-4
+PAPER = Scoring(definition="paper", similarity="prag")
 
 
 def settings(context: Context) -> tuple[str, str]:
     """(definition, similarity) from ``report.fairdialogue``, checked."""
-    options = context.options.get(KEY) or {}
-    definition = str(options.get("definition", "paper"))
-    similarity = str(options.get("similarity", "prag"))
-    if definition not in DEFINITIONS:
-        raise ConfigError(f"report.fairdialogue.definition must be one of {list(DEFINITIONS)}, "
-                          f"got {definition!r}")
-    if similarity not in SIMILARITIES:
-        raise ConfigError(f"report.fairdialogue.similarity must be one of {list(SIMILARITIES)}, "
-                          f"got {similarity!r}")
-    return definition, similarity
+    block = context.options.get(KEY)
+    scoring = PAPER if block is None else Scoring.of(block, f"report.{KEY}")
+    return scoring.definition, scoring.similarity
 
 
 def score_of(name: str, definition: str, similarity: str) -> tuple[str, str, str] | None:
@@ -86,14 +92,16 @@ def metric_name(task: str, attribute: str, measure: str, definition: str, simila
     return f"{base}/released/gus" if measure == "gus" else f"{base}/released/{similarity}/{measure}"
 
 
-def _replicates(run: Run, context: Context) -> dict:
-    probe = run.config.get("probe") or {}
-    k = int(probe.get("k", 10))
-    normalise = str((probe.get("prag") or {}).get("normalise", "printed"))
+def _replicates(run: Run, context: Context) -> dict[str, Any]:
+    ranks = run.setting("probe.kind") == "recommendation"     # its rows hold ranked lists
+    k = int(run.setting("probe.k") or 0)
+    # PRAG*'s normaliser; a run from before probe.prag.normalise normalised as printed
+    normalise = str(run.setting("probe.prag.normalise") or "printed")
 
-    def make(frame, n, s):
-        both = {**gus_replicates(frame, n, s), **prag_replicates(frame, k, normalise, n, s),
-                **released_replicates(frame, n, s)}
+    def make(frame: Any, n: int, s: int) -> dict[str, Any]:
+        both = {**gus_replicates(frame, n, s), **released_replicates(frame, n, s)}
+        if ranks:
+            both.update(prag_replicates(frame, k, normalise, n, s))
         return matching(both, run.metrics)
     return context.replicates(run, "responses.parquet", "fairdialogue", make)
 
@@ -112,6 +120,13 @@ def cell_of(members: Sequence[Run], reps: Sequence[dict], name: str, context: Co
     if not have:
         return Cell(float("nan"))
     return context.cell([members[i] for i in have], name, [reps[i] for i in have])
+
+
+def task_mean(values: Sequence[float]) -> float:
+    """The average over tasks of the finite values; NaN where no task has one (every answer
+    of a model unparseable)."""
+    finite = [v for v in values if np.isfinite(v)]
+    return float(np.mean(finite)) if finite else float("nan")
 
 
 def table2(runs: Sequence[Run], context: Context) -> Table | None:
@@ -135,9 +150,8 @@ def table2(runs: Sequence[Run], context: Context) -> Table | None:
             if not any(n in r.metrics for n in names for r in members):
                 continue
             cells = [cell_of(members, reps, n, context) for n in names]
-            avgs = [Cell(float(np.nanmean([c.mean for (t, m), c in zip(columns, cells)
-                                           if m == measure] or [np.nan])))
-                    for measure in measures]
+            avgs = [Cell(task_mean([c.mean for (t, m), c in zip(columns, cells)
+                                    if m == measure])) for measure in measures]
             rows.append([target, attribute, *cells, *avgs])
     headers = ["Model", "Attribute", *[f"{t} {m.upper()}" for t, m in columns],
                *[f"avg {m.upper()}" for m in measures]]
@@ -156,6 +170,11 @@ def table2(runs: Sequence[Run], context: Context) -> Table | None:
                  f"over tasks. {scale}")
 
 
+def _feedback_replicates(run: Run, context: Context) -> dict[str, Any]:
+    return context.replicates(run, "responses.parquet", "fairdialogue_feedback",
+                              lambda f, n, s: matching(feedback_replicates(f, n, s), run.metrics))
+
+
 def table3(runs: Sequence[Run], context: Context) -> Table | None:
     keys: dict[tuple[str, str], None] = {}
     for run in runs:
@@ -166,10 +185,7 @@ def table3(runs: Sequence[Run], context: Context) -> Table | None:
         return None
     rows = []
     for (target, _), members in by_condition(runs, lambda r: (model_label(r), r.condition)).items():
-        reps = [context.replicates(r, "responses.parquet", "fairdialogue_feedback",
-                                   lambda f, n, s, r=r: matching(feedback_replicates(f, n, s),
-                                                                 r.metrics))
-                for r in members]
+        reps = [_feedback_replicates(r, context) for r in members]
         for attribute, group in keys:
             base = f"fairness/feedback/{attribute}/{group}"
             if any(f"{base}/rst" in r.metrics for r in members):
@@ -184,8 +200,9 @@ def table3(runs: Sequence[Run], context: Context) -> Table | None:
 def render(runs: Sequence[Run], context: Context) -> SectionOutput:
     out = SectionOutput(KEY, TITLE)
     for table in (table2(runs, context), table3(runs, context),
-                  comparison(runs, context, target_of, _replicates)):
+                  comparison(runs, context, _replicates),
+                  wer_table(runs, context, model_label)):
         if table is not None:
             out.tables.append(table)
-    out.figures = figures_of(runs, FIGURES, lambda r: f"target {target_of(r)}")
+    out.figures = figures_of(runs, FIGURES, lambda r: f"target {r.chosen('target')}")
     return out

@@ -42,16 +42,16 @@ def claims(run: Run) -> bool:
     return any(k.startswith("fairmt/") for k in run.metrics)
 
 
-def target_of(run: Run) -> str:
+def answered_by(run: Run) -> str:
+    """The target, or the folder of replies the run scored in its place."""
     if run.metrics.get("fairmt/answers"):
-        answers = ((run.config.get("probe") or {}).get("answers") or {}).get("path")
-        return f"answers {answers}"
-    return run.choices.get("target") or str((run.config.get("target") or {}).get("name", "?"))
+        return f"answers {run.setting('probe.answers.path')}"
+    return run.chosen("target")
 
 
 def model_of(run: Run) -> str:
     """The row label: the target, marked when the run read the stand-in."""
-    return target_of(run) + (f" {STAND_IN}" if run.metrics.get("fairmt/stand_in") else "")
+    return answered_by(run) + (f" {STAND_IN}" if run.metrics.get("fairmt/stand_in") else "")
 
 
 def settings_of(run: Run) -> str:
