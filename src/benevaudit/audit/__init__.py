@@ -12,5 +12,5 @@
 
 May import the core, ``llm``, ``encoders`` and ``metrics``; never another layer-3 family
 (``generation``, ``detectors``, ``probes``), ``analysis``, ``report`` or ``pipelines``.
-Drawing what the audit found is the report's.
+Its heatmaps it draws itself (``attribution.heatmap``); comparing runs is the report's.
 """

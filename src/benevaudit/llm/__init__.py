@@ -52,9 +52,9 @@ def request_metrics() -> dict[str, float]:
     blocks: dict[str, dict[str, float]] = {}
     for model in _BUILT:
         label = f"{model.name}:{Path(str(model.model_id)).name or model.model_id}"
-        block = blocks.setdefault(label, {})
+        tally = blocks.setdefault(label, {})
         for name, value in model.counts().items():
-            block[name] = block.get(name, 0.0) + value
+            tally[name] = tally.get(name, 0.0) + value
     out: dict[str, float] = {}
     for label, counts in blocks.items():
         for name, value in counts.items():

@@ -121,15 +121,15 @@ class LLMSpec(Spec):
 class SamplingSpec(Spec):
     """A ``sampling`` block (:class:`benevaudit.llm.Sampling`'s fields)."""
 
-    temperature: NonNegative = None       # type: ignore[assignment]
-    top_p: Share = None                   # type: ignore[assignment]  # (0, 1]
-    max_tokens: PositiveInt = None        # type: ignore[assignment]
-    seed: NonNegativeInt = None           # type: ignore[assignment]  # each request's seed base
+    temperature: NonNegative
+    top_p: Share                          # (0, 1]
+    max_tokens: PositiveInt
+    seed: NonNegativeInt                  # each request's seed base
 
 
 class DryRunBlock(Spec):
-    enabled: bool = None                  # type: ignore[assignment]
-    tokenizer: Optional[str] = None
+    enabled: bool
+    tokenizer: Optional[str] = None       # absent: auto
 
 
 class DryRun(NamedTuple):
