@@ -22,8 +22,7 @@ import numpy as np
 
 from benevaudit.encoders.encoding import encode_texts, pad_batch
 from benevaudit.encoders.models import attention_implementation
-from benevaudit.figure_titles import fit_titles
-from benevaudit.plotting import plt
+from benevaudit.plotting import plt, save
 from benevaudit.schema import CLASS_INDEX, CLASSES, Dialogue
 from benevaudit.text import render_turns
 
@@ -188,8 +187,4 @@ def plot_shift(result: ShiftResult, path: str | Path, max_drawn: int = MAX_DRAWN
     ax.set_title(f"Representation shift, train → test (+ centroid, × test mean)\n"
                  f"test predicted BB: {shares}\nrun {Path(path).resolve().parent.name}",
                  fontsize=9)
-    fit_titles(fig)
-    path = Path(path)
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return save(fig, Path(path), dpi=120)   # titles fitted, written whole, closed
