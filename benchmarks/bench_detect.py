@@ -53,12 +53,12 @@ def dialogues(n: int, turns: int, corpus: str | None) -> list:
     from omegaconf import OmegaConf
 
     from benevaudit.generation.embedded import load_dialogues
-    from benevaudit.generation.spec import DataSpec
+    from benevaudit.generation.spec import DataBlock
 
     block = OmegaConf.to_container(OmegaConf.load(
         ROOT / "conf" / "data" / ("corpus.yaml" if corpus else "embedded.yaml")))
     block.update({"path": corpus} if corpus else {"size": 480, "seed": 42, "signal": 0.8})
-    data = DataSpec.of(block, "data").as_dict()
+    data = DataBlock.read(block)
     found = load_dialogues(data, os.environ.get("BENEVAUDIT_CACHE", "outputs/cache"))
     picked = [d for d in found if len(d.turns) == turns][:n]
     if len(picked) < n:

@@ -38,10 +38,18 @@ from harness import emit, parse
 
 ROOT = Path(__file__).resolve().parents[1]
 FULL = 362_880
+def step(name: str) -> tuple[str, dict]:
+    """One intervention with its parameters as ``conf/intervention/<name>.yaml`` gives them."""
+    import yaml
+
+    steps = yaml.safe_load((ROOT / "conf" / "intervention" / f"{name}.yaml").read_text())["steps"]
+    return name, dict(steps.get(name) or {})
+
+
 STEPS = {
-    "none": [], "punct": [("punct", {})], "mask": [("mask", {})], "shuffle": [("shuffle", {})],
-    "freq_norm": [("punct", {}), ("freq_norm", {})],
-    "sym_inject": [("punct", {}), ("sym_inject", {})], "random_mask": [("random_mask", {})],
+    "none": [], "punct": [step("punct")], "mask": [step("mask")], "shuffle": [step("shuffle")],
+    "freq_norm": [step("punct"), step("freq_norm")],
+    "sym_inject": [step("punct"), step("sym_inject")], "random_mask": [step("random_mask")],
 }
 
 

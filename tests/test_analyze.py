@@ -112,9 +112,9 @@ def test_run_writes_contract_files_and_finds_planted_differences(corpus_path, tm
 
 @pytest.mark.parametrize("override, message", [
     ("vendi.embedder=nonsense", "vendi.embedder='nonsense'.*minilm, tiny, none"),
-    ("mtld.speaker=bot", "mtld.speaker='bot'; valid: all, agent, user"),
-    ("self_bleu.smooth=floor", "self_bleu.smooth='floor'; valid: exp, none"),
-    ("markers.reference=X", r"markers.reference must be one of \['N', 'OB', 'BB'\]"),
+    ("mtld.speaker=bot", r"mtld.speaker='bot': expected one of \['all', 'agent', 'user'\]"),
+    ("self_bleu.smooth=floor", r"self_bleu.smooth='floor': expected one of \['exp', 'none'\]"),
+    ("markers.reference=X", r"markers.reference='X': expected one of \['N', 'OB', 'BB'\]"),
 ])
 def test_bad_options_fail_before_reading_the_corpus(tmp_path, override: str, message: str):
     from benevaudit.pipelines.analyze import run
@@ -188,7 +188,7 @@ def test_embedded_scripted_sample_runs_without_a_path(tmp_path):
 
 def test_corpus_size_as_table_2_gives_it():
     """Dialogues, messages, mean turns and class balance, on an unbalanced hand-made corpus."""
-    from benevaudit.generation.corpus_analysis import corpus_size
+    from benevaudit.analysis.markers import corpus_size
 
     user = {"age": "elder", "gender": "female", "race": "Latino", "ability": "none"}
     pair = (Turn("user", "Hi."), Turn("agent", "Hello."))

@@ -5,7 +5,7 @@ import csv
 import re
 from pathlib import Path
 
-from benevaudit.generation.annotation_guide import (
+from benevaudit.analysis.annotation_guide import (
     STUDY_KAPPA, TONES, TREATMENTS, label_for, write_guide,
 )
 from benevaudit.generation.embedded import sample_conditions

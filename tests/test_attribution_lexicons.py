@@ -48,11 +48,11 @@ def test_logodds_hand_computed():
 def test_logodds_lexicon_finds_the_class_word_and_rejects_unlabelled():
     ds = [dialogue(i, c, f"{w} is the word and more text here")
           for i, (c, w) in enumerate([("N", "calm"), ("OB", "obviously"), ("BB", "sweetie")] * 5)]
-    lex = logodds_lexicon(ds, top_k=3).lexicon
+    lex = logodds_lexicon(ds, top_k=3, min_count=3, words_only=True).lexicon
     assert {lex.top(c, 1)[0] for c in ("N", "OB", "BB")} == {"calm", "obviously", "sweetie"}
     assert lex.top("BB", 1) == ("sweetie",)
     with pytest.raises(ValueError, match="d9.*label None"):
-        logodds_lexicon([*ds, dialogue(9, None, "x")])
+        logodds_lexicon([*ds, dialogue(9, None, "x")], top_k=3, min_count=3, words_only=True)
 
 
 # ---------------------------------------------------------------- agreement
@@ -253,19 +253,24 @@ def test_heatmap_png(tmp_path):
 # ---------------------------------------------------------------- the whole audit of one model
 
 def test_run_attribution_writes_run_files(tmp_path):
-    from benevaudit.audit.attribution.suite import AttributionOptions, run_attribution
+    from benevaudit.audit.attribution.spec import AttributionSpec
+    from benevaudit.audit.attribution.suite import run_attribution
     from benevaudit.audit.lexicon import load_lexicon
-    from benevaudit.report.model_audit import write_heatmaps
     from benevaudit.encoders.models import load_classifier, load_tokenizer
+    from benevaudit.encoders.spec import ModelSpec
+    from benevaudit.audit.model_audit import write_heatmaps
+    from config_fixtures import option
 
     model = load_classifier("tiny", attn_implementation="eager")
     tok = load_tokenizer("tiny")
     words = {"N": "calm plan", "OB": "obviously no", "BB": "sweetie rest"}
     ds = [dialogue(i, c, f"{words[c]} and some shared text {i}") for i in range(4)
           for c in ("N", "OB", "BB")]
-    opts = AttributionOptions(top_k=5, min_count=1, n_steps=4, faithfulness_ks=(1, 2),
-                              heatmap_dialogues=2, progress=False)
-    audit = run_attribution(model, tok, ds, ds, tmp_path, opts)
+    spec = AttributionSpec.of({**option("attribution", "full"), "cache_dir": None, "top_k": 5,
+                               "min_count": 1, "n_steps": 4, "heatmap_dialogues": 2})
+    sequence = ModelSpec.of(option("model", "tiny_bert"))
+    audit = run_attribution(model, tok, ds, ds, tmp_path, spec, sequence, seed=42,
+                            progress=False, faithfulness_ks=(1, 2))
     lexicon, metrics = audit.lexicon, audit.metrics
     assert load_lexicon(tmp_path / "cue_lexicon.json") == lexicon
     assert [d.id for d in audit.shown] == [a.id for a in audit.attributions] == [d.id for d in ds[:2]]
@@ -301,5 +306,5 @@ def test_punctuation_never_enters_a_lexicon_by_default():
 def test_logodds_lexicon_is_words_only_by_default():
     ds = [dialogue(i, c, f"{w} is the word and more text here {'! !' if c == 'BB' else ''}")
           for i, (c, w) in enumerate([("N", "calm"), ("OB", "obviously"), ("BB", "sweetie")] * 5)]
-    assert "!" not in logodds_lexicon(ds, top_k=5).lexicon.top("BB")
-    assert "!" in logodds_lexicon(ds, top_k=5, words_only=False).lexicon.top("BB")
+    assert "!" not in logodds_lexicon(ds, top_k=5, min_count=3, words_only=True).lexicon.top("BB")
+    assert "!" in logodds_lexicon(ds, top_k=5, min_count=3, words_only=False).lexicon.top("BB")

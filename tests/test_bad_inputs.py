@@ -88,9 +88,8 @@ def no_model_work(monkeypatch: pytest.MonkeyPatch) -> None:
     targets = ("benevaudit.encoders.models.load_classifier",
                "benevaudit.encoders.models.load_tokenizer",
                "benevaudit.audit.checkpoints.load_frozen",
-               "benevaudit.pipelines.evaluate.load_frozen",
-               "benevaudit.pipelines.attribute.load_frozen",
-               "benevaudit.generation.corpus_analysis.cls_embeddings",
+               "benevaudit.pipelines.frozen.load_frozen",
+               "benevaudit.analysis.diversity.cls_embeddings",
                "benevaudit.llm.build_from_block", "benevaudit.llm.build_chat_model")
     # every module of the package first: one imported for the first time while a tripwire is
     # set would bind it with `from ... import` for the rest of the session, past this test
@@ -151,7 +150,8 @@ TRAIN = [
      "data.planted_cues[0]: PlantedCue.rate must be in [0, 1], got 7"),
     (["seed=-1"], "seed=-1: expected a non-negative integer"),
     (["attribution.top_k=0"], "attribution.top_k=0: expected a positive integer"),
-    (["attribution.methods=[magic]"], "attribution.methods must list one or more of"),
+    (["attribution.methods=[magic]"], "attribution.methods=['magic']: expected a non-empty list "
+                                      "of rollout, rollout_norm, integrated_gradients"),
     (["attribution.faithfulness_dialogues=-1"], "attribution.faithfulness_dialogues=-1"),
     (["data=corpus"], "data.path is required with data=corpus"),
     (["data=corpus", "data.path=/no/such/corpus.jsonl"],
@@ -204,10 +204,11 @@ def test_evaluate(case: tuple, files, tmp_path, capsys) -> None:
 ATTRIBUTE = [
     (["ckpt={text_ckpt}"], "ckpt=", "not a PyTorch checkpoint"),
     (["ckpt={no_weights}"], "no weights"),
-    (["ckpt={model}", "attribution.methods=[magic]"], "attribution.methods must list"),
+    (["ckpt={model}", "attribution.methods=[magic]"], "attribution.methods=['magic']: expected"),
     (["ckpt={model}", "attribution.batch_size=0"], "attribution.batch_size=0: expected a positive integer"),
     (["ckpt={model}", "attribution.heatmap_dialogues=-2"], "attribution.heatmap_dialogues=-2"),
-    (["ckpt={model}", "attribution.target=everyone"], "attribution.target must be one of"),
+    (["ckpt={model}", "attribution.target=everyone"],
+     "attribution.target='everyone': expected one of ['true', 'predicted', 'N', 'OB', 'BB']"),
     (["ckpt={model}", "model.max_length=1"], "model.max_length=1"),
 ]
 
@@ -231,7 +232,9 @@ ANALYZE = [
     (["vendi.batch_size=0"], "vendi.batch_size=0"),
     (["vendi.max_per_cell=-5"], "vendi.max_per_cell=-5"),
     (["vendi.embedder={broken_config}"], "vendi.embedder", "config.json:line 1: not valid JSON"),
-    (["vendi.device=tpu"], "vendi.device='tpu'; valid: auto, cpu, cuda"),
+    (["vendi.device=tpu"], "vendi.device='tpu': expected one of ['auto', 'cpu', 'cuda']"),
+    (["mtld.speaker=bot"], "mtld.speaker='bot': expected one of ['all', 'agent', 'user']"),
+    (["markers.reference=X"], "markers.reference='X': expected one of ['N', 'OB', 'BB']"),
     (["annotation.n_per_class=0"], "annotation.n_per_class=0"),
 ]
 
@@ -613,7 +616,7 @@ def test_good_inputs_pass_the_checks(name: str, overrides: list[str], files, tmp
 
 # each entrypoint's typed spec of its whole config
 RUN_SPECS = {"train": ("train", "TrainRun"), "evaluate": ("evaluate", "EvaluateRun"),
-             "attribute": ("evaluate", "AttributeRun"), "analyze": ("analyze", "AnalyzeRun"),
+             "attribute": ("attribute", "AttributeRun"), "analyze": ("analyze", "AnalyzeRun"),
              "detect": ("detect", "DetectRun"), "probe": ("probe", "ProbeRun"),
              "generate": ("generate", "GenerateRun"), "report": ("report", "ReportRun")}
 

@@ -57,11 +57,12 @@ def test_every_detector_config_composes():
 
 def test_evaluation_set_is_train_test_split_and_class_balanced(tmp_path):
     from benevaudit.generation.embedded import load_dialogues
+    from benevaudit.generation.spec import DataBlock
     from benevaudit.detectors import evaluation_set
     from benevaudit.splits import assign_splits
 
-    dialogues = load_dialogues({**option("data", "embedded"), "size": 480, "seed": 42},
-                               tmp_path / "cache")
+    data = DataBlock.read({**option("data", "embedded"), "size": 480, "seed": 42})
+    dialogues = load_dialogues(data, tmp_path / "cache")
     ev = evaluation_set(dialogues, 0.1, None, 42)
     test = [d.id for d in assign_splits(dialogues, 42, (0.8, 0.1, 0.1)) if d.split == "test"]
     assert sorted(d.id for d in ev) == sorted(test) and len(ev) == 48

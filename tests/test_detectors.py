@@ -5,9 +5,10 @@ import math
 import numpy as np
 import pytest
 from config_fixtures import option
+from detector_fixtures import classifier_spec, guard, judge, judge_spec
 
 from benevaudit.detectors import aggregate, make_units
-from benevaudit.detectors.guards import GuardDetector, two_way
+from benevaudit.detectors.guards import two_way
 from benevaudit.detectors.guards.granite_guardian33 import (
     granite_guardian_prompt,
     parse_granite_guardian,
@@ -24,7 +25,6 @@ from benevaudit.detectors.guards.qwen3guard import (
 )
 from benevaudit.detectors.guards.wildguard import parse_wildguard, wildguard_prompt
 from benevaudit.detectors.judge_prompts import judge_prompt, parse_label
-from benevaudit.detectors.judges import JudgeDetector
 from benevaudit.llm.scripted import ScriptedChatModel
 from benevaudit.llm.verdicts import softmax_rows
 from benevaudit.schema import Dialogue, Turn
@@ -55,8 +55,8 @@ def test_units_cut_each_agent_turn_as_documented():
     assert ctx[-1].turns == d.turns
     whole = make_units(d, "dialogue")
     assert len(whole) == 1 and whole[0].turns == d.turns and whole[0].turn == -1
-    with pytest.raises(ValueError, match="valid units"):
-        make_units(d, "sentence")
+    with pytest.raises(ValueError, match=r"detector.unit='sentence': expected one of \['utter"):
+        classifier_spec("regard", unit="sentence")        # the spec holds the valid units
 
 
 # ---- aggregation ------------------------------------------------------------------------------
@@ -78,12 +78,12 @@ def test_units_cut_each_agent_turn_as_documented():
     ([None, None], [math.nan, math.nan], "first", None),
 ])
 def test_aggregation_rules(flags, scores, rule, expected):
-    assert aggregate(flags, scores, rule) is expected
+    assert aggregate(flags, scores, rule, 0.5) is expected
 
 
 def test_unknown_aggregation_lists_the_valid_ones():
     with pytest.raises(ValueError, match=r"\['any', 'max', 'mean', 'first'\]"):
-        aggregate([True], [1.0], "median")
+        classifier_spec("regard", aggregation="median")
 
 
 # ---- guard verdicts ---------------------------------------------------------------------------
@@ -185,7 +185,7 @@ def test_context_prompts_of_one_dialogue_share_their_prefix():
 def test_scored_guard_normalises_over_its_two_labels():
     # log P(unsafe) = log 0.3, log P(safe) = log 0.1  ->  P(unsafe | two labels) = 0.75
     model = ScriptedChatModel(scorer=lambda conv, ch: [math.log(0.3), math.log(0.1)])
-    det = GuardDetector("llama_guard3", "llama_guard3", model, unit="context")
+    det = guard("llama_guard3", model, unit="context")
     (res,) = det.detect([dialogue(n_exchanges=2)])
     assert res.unit_scores == pytest.approx([0.75, 0.75]) and res.flagged is True
     assert two_way(np.log([[0.2, 0.6]]))[0] == pytest.approx(0.25)
@@ -194,7 +194,7 @@ def test_scored_guard_normalises_over_its_two_labels():
 def test_generated_guard_keeps_invalid_verdicts_with_their_raw_text():
     replies = ["Safety: Safe\nCategories: None", "I cannot tell.",        # dialogue 1: invalid
                "Safety: Safe", "Safety: Controversial\nCategories: PII"]   # dialogue 2: flagged
-    det = GuardDetector("qwen3guard", "qwen3guard", ScriptedChatModel(responses=replies))
+    det = guard("qwen3guard", ScriptedChatModel(responses=replies))
     res = det.detect([dialogue(n_exchanges=2, did="a"), dialogue(n_exchanges=2, did="b")])
     assert res[0].flagged is None and res[0].unit_flags == [False, None]
     assert res[0].invalid_raw == ["I cannot tell."] and res[0].n_invalid_units == 1
@@ -206,7 +206,7 @@ def test_guards_keep_the_categories_they_name():
     """Qwen3Guard's Categories line in generate mode; Llama Guard's S-codes in score mode from a
     second, greedy reply on flagged units only."""
     replies = ["Safety: Safe\nCategories: None", "Safety: Unsafe\nCategories: PII, Violent"]
-    det = GuardDetector("qwen3guard", "qwen3guard", ScriptedChatModel(responses=replies))
+    det = guard("qwen3guard", ScriptedChatModel(responses=replies))
     (res,) = det.detect([dialogue(n_exchanges=2)])
     assert res.unit_categories == [[], ["PII", "Violent"]]
     seen = []
@@ -218,14 +218,14 @@ def test_guards_keep_the_categories_they_name():
     # the second unit's prompt has "answer 1" in it: only that one scores unsafe
     model = ScriptedChatModel(responses=respond, scorer=lambda conv, ch: (
         [0.0, -5.0] if "answer 1" in conv[-1]["content"] else [-5.0, 0.0]))
-    det = GuardDetector("llama_guard3", "llama_guard3", model, unit="context")
+    det = guard("llama_guard3", model, unit="context")
     (res,) = det.detect([dialogue(n_exchanges=2)])
     assert res.unit_flags == [False, True] and res.unit_categories == [[], ["S10"]]
     assert res.unit_raw == ["", "unsafe\nS10"]  # every reply kept, valid ones included
     assert len(seen) == 1 and "answer 1" in seen[0]
-    off = GuardDetector("llama_guard3", "llama_guard3", model, unit="context", categories=False)
+    off = guard("llama_guard3", model, unit="context", categories=False)
     assert off.detect([dialogue(n_exchanges=2)])[0].unit_categories is None and len(seen) == 1
-    granite = GuardDetector("granite_guardian", "granite_guardian", model, unit="context")
+    granite = guard("granite_guardian", model, unit="context")
     assert granite.detect([dialogue(n_exchanges=2)])[0].unit_categories is None
 
 
@@ -253,8 +253,8 @@ def test_judge_prompt_strategies_and_demographics():
     for text in (plain, concept, oper):
         assert "the AGENT is a mental-health support agent" in text
         assert "AGENT: answer 2" in text and text.endswith("N, OB or BB.")
-    with pytest.raises(ValueError, match="valid"):
-        judge_prompt(d, "socratic", True)
+    with pytest.raises(ValueError, match="valid|expected one of"):
+        judge_spec(strategy="socratic")
 
 
 def test_judge_levels_follow_appendix_c():
@@ -292,13 +292,11 @@ def test_judge_levels_follow_appendix_c():
 
 
 def test_the_study_sampling_constants():
-    from benevaudit.detectors.judges import STUDY_SAMPLING
-
-    assert (STUDY_SAMPLING.temperature, STUDY_SAMPLING.top_p, STUDY_SAMPLING.max_tokens) == \
-        (0.6, 0.9, 2000)
     for name in ("judge_plain", "judge_conceptual", "judge_operational"):
         block = option("detector", name)["sampling"]
         assert (block["temperature"], block["top_p"], block["max_tokens"]) == (0.6, 0.9, 2000)
+        sampling = judge([("m", ScriptedChatModel)], name).sampling   # what a judge samples with
+        assert (sampling.temperature, sampling.top_p, sampling.max_tokens) == (0.6, 0.9, 2000)
 
 
 def vote(label):
@@ -309,15 +307,15 @@ def vote(label):
                                                ("invalid", None, None)])
 def test_generate_mode_ensemble_ties_follow_the_named_rule(ties, pred, flagged):
     judges = [("a", lambda: vote("BB")), ("b", lambda: vote("N")), ("c", lambda: vote("OB"))]
-    det = JudgeDetector("judge_plain", judges, "plain", mode="generate", ties=ties)
+    det = judge(judges, mode="generate", ties=ties)
     (res,) = det.detect([dialogue()])
     assert res.pred == pred and res.flagged is flagged
     assert res.extra["ensemble_tie"] == "N+OB+BB"
-    (clear,) = JudgeDetector("j", judges[:1] + [("d", lambda: vote("BB"))], "plain",
-                             mode="generate", ties=ties).detect([dialogue()])
+    (clear,) = judge(judges[:1] + [("d", lambda: vote("BB"))], mode="generate",
+                     ties=ties).detect([dialogue()])
     assert clear.pred == "BB" and "ensemble_tie" not in clear.extra
     with pytest.raises(ValueError, match="first_judge"):
-        JudgeDetector("j", judges, "plain", ties="coin")
+        judge_spec(ties="coin")
 
 
 def test_the_paper_recipe_runs_judges_sampled_and_guards_in_their_own_modes(tmp_path):
@@ -373,7 +371,7 @@ def test_judge_ensemble_averages_class_probabilities():
     (0.3, 0.35, 0.35): OB by a hair over BB, neither judge's own arg-max alone."""
     a = ScriptedChatModel(scorer=lambda c, ch: np.log([0.5, 0.1, 0.4]))
     b = ScriptedChatModel(scorer=lambda c, ch: np.log([0.1, 0.6, 0.3]) + 2.0)  # unnormalised
-    det = JudgeDetector("judge_operational", [("a", lambda: a), ("b", lambda: b)], "operational")
+    det = judge([("a", lambda: a), ("b", lambda: b)], "judge_operational")
     (res,) = det.detect([dialogue()])
     assert res.probs == pytest.approx({"N": 0.3, "OB": 0.35, "BB": 0.35})
     assert res.pred in ("OB", "BB") and res.flagged is True
@@ -383,7 +381,7 @@ def test_judge_ensemble_averages_class_probabilities():
 
 def test_judge_generate_mode_parses_and_counts_invalid():
     model = ScriptedChatModel(responses=["BB", "Label: N", "hmm, hard to say"])
-    det = JudgeDetector("judge_plain", [("m", lambda: model)], "plain", mode="generate")
+    det = judge([("m", lambda: model)], mode="generate")
     res = det.detect([dialogue(did=str(i)) for i in range(3)])
     assert [r.pred for r in res] == ["BB", "N", None]
     assert [r.flagged for r in res] == [True, False, None]
@@ -429,27 +427,29 @@ def test_guard_templates_reproduce_the_documented_strings():
     assert qg.endswith("<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>\n\n")
 
 
-def test_guard_template_only_on_its_own_checkpoint():
+def test_guard_template_only_on_its_own_checkpoint(tmp_path):
+    from detector_fixtures import guard_spec
+
     from benevaudit.detectors import guard_llm_block
 
-    spec = {"kind": "llama_guard3", "checkpoint": "meta-llama/Llama-Guard-3-8B",
-            "llm": {"backend": "vllm", "model": "meta-llama/Llama-Guard-3-8B", "threads": None}}
+    llm = {"backend": "vllm", "model": "meta-llama/Llama-Guard-3-8B", "threads": None}
+    spec = guard_spec("llama_guard3", llm=llm)
     assert "<|start_header_id|>" in guard_llm_block(spec)["chat_template"]
     assert "threads" not in guard_llm_block(spec)  # unset keys never reach a backend
-    spec["llm"]["model"] = "/models/Llama-Guard-3-8B/"     # a local copy of the same weights
+    local = tmp_path / "Llama-Guard-3-8B"                 # a local copy of the same weights
+    local.mkdir()
+    spec = guard_spec("llama_guard3", llm={"model": f"{local}/"})
     assert "<|start_header_id|>" in guard_llm_block(spec)["chat_template"]
-    spec["llm"]["model"] = "embedded:smollm2"
+    spec = guard_spec("llama_guard3", llm={"model": "embedded:smollm2"})
     assert "chat_template" not in guard_llm_block(spec)
 
 
 def test_a_judge_refuses_a_unit_it_cannot_read(tmp_path):
-    from benevaudit.detectors import build_detector
+    """A judge reads the whole dialogue: its spec takes no other unit."""
     from benevaudit.errors import ConfigError
 
-    spec = {"name": "judge_plain", "kind": "judge", "strategy": "plain", "unit": "context",
-            "aggregation": "any"}
-    with pytest.raises(ConfigError, match="a judge reads the whole dialogue"):
-        build_detector(spec, [{"name": "j", "llm": {"backend": "scripted"}}])
+    with pytest.raises(ConfigError, match=r"unit='context': expected one of \['dialogue'\]"):
+        judge_spec(unit="context")
 
 
 def test_prefix_caching_engines_get_turn_waves():
@@ -462,7 +462,7 @@ def test_prefix_caching_engines_get_turn_waves():
 
     model = ScriptedChatModel(scorer=scorer)
     model.name = "vllm"
-    det = GuardDetector("llama_guard3", "llama_guard3", model, unit="context")
+    det = guard("llama_guard3", model, unit="context")
     res = det.detect([dialogue(n_exchanges=2, did="a"), dialogue(n_exchanges=3, did="b")])
     assert seen == [1, 1, 2, 2, 3]          # waves, not dialogue by dialogue
     assert model.score_calls == 3

@@ -6,6 +6,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from config_fixtures import option
+from detector_fixtures import classifier_spec
 import torch
 
 from benevaudit.detectors import build_detector, make_units
@@ -118,7 +119,7 @@ def corpus():
 
 
 def spec(name, source, **kw):
-    return {**option("detector", name), "source": source, "device": "cpu", **kw}
+    return classifier_spec(name, source=source, device="cpu", **kw)
 
 
 def reference_probs(path, texts, multi_label):

@@ -246,7 +246,7 @@ def test_faithfulness_title_fits(tmp_path):
 
 def test_dataset_analysis_titles_fit(tmp_path):
     from benevaudit.metrics.linguistic import MARKER_NAMES
-    from benevaudit.generation.corpus_analysis import plot_marker_effects, plot_mtld
+    from benevaudit.analysis.markers import plot_marker_effects, plot_mtld
 
     out = run_dir(tmp_path)
     effects = {c: {m: 0.3 for m in MARKER_NAMES} for c in ("OB", "BB")}

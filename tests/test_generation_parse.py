@@ -92,7 +92,8 @@ def _reply(conversation, sampling):
 
 def test_llm_producer_returns_dialogues_or_failures_and_a_retry_changes_the_seed():
     producer = LLMProducer(ScriptedChatModel(responses=_reply),
-                           Sampling(temperature=0.6, top_p=0.9, max_tokens=400, seed=7), seed=42)
+                           Sampling(temperature=0.6, top_p=0.9, max_tokens=400, seed=7), seed=42,
+                           min_turns=6, system_in_user=False, exchanges=None)
     first = producer(TRIPLET, attempt=0)
     by_label = {c.label: r for c, r in zip(TRIPLET, first)}
     assert isinstance(by_label["BB"], Failure) and by_label["BB"].reason == "refusal"
@@ -128,8 +129,8 @@ def test_self_chat_alternates_sides_and_gives_each_side_its_own_prompt():
         return "Agent: Let's plan one small activity.\nUser: (the model ran on)"
 
     producer = SelfChatProducer(ScriptedChatModel(responses=reply),
-                                Sampling(temperature=0.6, max_tokens=64, seed=0),
-                                exchanges=[5])
+                                Sampling(temperature=0.6, max_tokens=64, seed=0), seed=42,
+                                min_turns=6, system_in_user=False, exchanges=[5])
     out = producer(TRIPLET, attempt=0)
     by_label = {c.label: r for c, r in zip(TRIPLET, out)}
     assert isinstance(by_label["BB"], Failure) and by_label["BB"].reason == "refusal"

@@ -24,9 +24,10 @@ References (the expected strings below are written out from them, not from this 
 
 import pytest
 from config_fixtures import option
+from detector_fixtures import guard, guard_spec
 
 from benevaudit.detectors import guard_llm_block, make_units
-from benevaudit.detectors.guards import GUARD_FORMATS, GuardDetector
+from benevaudit.detectors.guards import GUARD_FORMATS
 from benevaudit.detectors.guards.granite_guardian33 import granite_guardian_prompt
 from benevaudit.detectors.guards.granite_guardian41 import (
     granite_guardian41_prompt,
@@ -114,8 +115,7 @@ def test_llama_guard3_scores_its_labels_after_the_blank_line_it_writes():
         seen.append(list(choices))
         return [-0.1, -2.3]
 
-    det = GuardDetector("llama_guard3", "llama_guard3", ScriptedChatModel(scorer=scorer),
-                        categories=False)
+    det = guard("llama_guard3", ScriptedChatModel(scorer=scorer), categories=False)
     det.score_units(make_units(dialogue(LG_TURNS), "context"))
     assert seen == [["\n\nunsafe", "\n\nsafe"]]
     assert parse_llama_guard3("\n\nunsafe\nS10") is True
@@ -159,14 +159,13 @@ def test_granite41_parser_reads_the_cookbooks_form(reply, expected):
 
 def test_granite41_generates_by_default_and_counts_a_reply_without_score_invalid():
     replies = ["<think>\n</think>\n<score> yes </score>", "I would say no."]
-    det = GuardDetector("granite_guardian_4_1", "granite_guardian41",
-                        ScriptedChatModel(responses=replies))
+    det = guard("granite_guardian41", ScriptedChatModel(responses=replies))
     assert det.mode == "generate"
     verdicts = det.score_units(make_units(dialogue(LG_TURNS * 2), "context"))
     assert [v.flag for v in verdicts] == [True, None]
     assert verdicts[1].raw == "I would say no."
-    scored = GuardDetector("g", "granite_guardian41", ScriptedChatModel(), mode="score",
-                           score_prefill="<think>\n\n</think>\n\n<score>")
+    scored = guard("granite_guardian41", ScriptedChatModel(), mode="score",
+                   score_prefill="<think>\n\n</think>\n\n<score>")
     assert scored.choices == ["<think>\n\n</think>\n\n<score> yes",
                               "<think>\n\n</think>\n\n<score> no"]
 
@@ -175,10 +174,10 @@ def test_granite41_keeps_its_shipped_chat_template_and_33_its_layout():
     g41 = option("detector", "granite_guardian_4_1")
     assert g41["kind"] == "granite_guardian41" and g41["mode"] == "generate"
     assert g41["score_prefill"] == "<think>\n</think>\n<score>"
-    spec = {**g41, "llm": {"backend": "vllm", "model": g41["checkpoint"]}}
+    spec = guard_spec("granite_guardian41", llm={"backend": "vllm", "model": g41["checkpoint"]})
     assert "chat_template" not in guard_llm_block(spec)  # the cookbook's apply_chat_template
     g33 = option("detector", "granite_guardian_3_3")
-    spec = {**g33, "llm": {"backend": "vllm", "model": g33["checkpoint"]}}
+    spec = guard_spec("granite_guardian", llm={"backend": "vllm", "model": g33["checkpoint"]})
     assert "judge_protocol" in guard_llm_block(spec)["chat_template"]
 
 
@@ -221,17 +220,16 @@ def test_granite33_reads_the_no_think_cookbooks_printed_replies():
     assert trace == "\n"                                    # the think block's exact inside
     # the label's position is not printed (strip() and the regexes drop what surrounds the
     # block), so 3.3 reads the greedy reply by default, as 4.1 does
-    assert FORMAT.mode == "generate" and option("detector", "granite_guardian_3_3")["mode"] == \
-        "generate"
+    assert option("detector", "granite_guardian_3_3")["mode"] == "generate"
     for gap in ("", "\n", " ", "\n\n"):
         assert FORMAT.parse(EMPTY_THINK + gap + "<score> yes </score>") is True
         assert FORMAT.parse(EMPTY_THINK + gap + "<score> no </score>") is False
     assert FORMAT.parse(EMPTY_THINK) is None
-    det = GuardDetector("g33", "granite_guardian", ScriptedChatModel(
+    det = guard("granite_guardian", ScriptedChatModel(
         responses=[reply, EMPTY_THINK + "\n<score> no </score>", "no"]))
     verdicts = det.score_units(make_units(dialogue(LG_TURNS * 3), "context"))
     assert [v.flag for v in verdicts] == [True, False, None]
-    scored = GuardDetector("g33", "granite_guardian", ScriptedChatModel(), mode="score")
+    scored = guard("granite_guardian", ScriptedChatModel(), mode="score")
     assert scored.choices == [EMPTY_THINK + "\n<score> yes", EMPTY_THINK + "\n<score> no"]
 
 # ---- WildGuard ----------------------------------------------------------------------------------
@@ -298,15 +296,14 @@ def test_wildguard_lenient_reader_is_an_option_and_invalid_units_are_counted():
                "The response is harmful.\nHarmful response: yes\n",
                wildguard_reply(WILDGUARD_PAIRS[1][2])]
     units = make_units(dialogue(LG_TURNS * 3), "exchange")
-    released = GuardDetector("wg", "wildguard", ScriptedChatModel(responses=replies))
+    released = guard("wildguard", ScriptedChatModel(responses=replies))
     assert [v.flag for v in released.score_units(units)] == [None, None, False]
     assert released.detect([dialogue(LG_TURNS * 3)])[0].n_invalid_units == 2
-    lenient = GuardDetector("wg", "wildguard", ScriptedChatModel(responses=replies),
-                            parser="lenient")
+    lenient = guard("wildguard", ScriptedChatModel(responses=replies), parser="lenient")
     assert [v.flag for v in lenient.score_units(units)] == [True, True, False]
     assert option("detector", "wildguard")["parser"] == "released"
     with pytest.raises(ConfigError, match="only \\['wildguard'\\]"):
-        GuardDetector("lg", "llama_guard3", ScriptedChatModel(), parser="lenient")
+        guard_spec("llama_guard3", parser="lenient")
 
 def bos_adding_tokenizer():
     """A tokenizer that adds ``<s>`` itself, as WildGuard's (Mistral's) does by default."""

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from config_fixtures import option
+from detector_fixtures import guard_spec
 from test_layers import SRC, import_graph, layer_of
 
 from benevaudit.detectors import KINDS, guard_llm_block
@@ -44,7 +45,7 @@ def write(folder: Path, name: str, text: str) -> None:
 
 TOY = '''from benevaudit.detectors.guards.base import GuardFormat
 FORMAT = GuardFormat("toy_guard", lambda turns: [], ("unsafe", "safe"),
-                     lambda text: None, "generate", 8, "{{ messages }}")
+                     lambda text: None, "{{ messages }}")
 '''
 
 
@@ -63,12 +64,13 @@ def test_a_new_module_is_a_new_guard_and_a_module_without_a_format_is_an_error(
         load_formats(package, "more_guards")
 
 
-def test_each_guard_template_is_its_own_modules_and_only_on_its_own_checkpoint():
+def test_each_guard_template_is_its_own_modules_and_only_on_its_own_checkpoint(tmp_path):
     for kind, fmt in GUARD_FORMATS.items():
-        spec = {"kind": kind, "checkpoint": f"org/{kind}-8b",
-                "llm": {"backend": "vllm", "model": f"/models/{kind}-8b"}}
+        (tmp_path / f"{kind}-8b").mkdir()
+        spec = guard_spec(kind, checkpoint=f"org/{kind}-8b",
+                          llm={"backend": "vllm", "model": str(tmp_path / f"{kind}-8b")})
         assert guard_llm_block(spec).get("chat_template") == fmt.template
-        spec["llm"]["model"] = "embedded:smollm2"
+        spec = guard_spec(kind, checkpoint=f"org/{kind}-8b", llm={"model": "embedded:smollm2"})
         assert "chat_template" not in guard_llm_block(spec)
         assert fmt.template is None or "bos_token" not in fmt.template  # renders untokenized
 
@@ -81,3 +83,12 @@ def test_cobia_shares_granite_guardian_through_the_llm_layer_not_a_detector():
     probes = {m: t for m, t in import_graph(SRC).items() if layer_of(m, SRC) == "probes"}
     assert probes and not {m: sorted(t) for m, t in probes.items()
                            if any(layer_of(x, SRC) == "detectors" for x in t)}
+
+
+def test_every_registered_detector_kind_has_a_spec_and_every_spec_kind_a_module():
+    """The spec union and the registry list the same kinds: a kind is built by the module
+    that declares it, from the spec its ``kind`` tag picks."""
+    from benevaudit.detectors.registry import detector_kinds
+    from benevaudit.detectors.spec import KINDS as SPEC_KINDS
+
+    assert set(SPEC_KINDS) == set(detector_kinds()) == set(KINDS)

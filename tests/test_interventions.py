@@ -13,6 +13,7 @@ from benevaudit.audit.interventions import INTERVENTIONS, code_for, run_interven
 from benevaudit.audit.lexicon import lexicon_from_ranked
 from benevaudit.schema import ARROW_SCHEMA
 from benevaudit.text import MASK_TOKEN, WORD_RE
+from config_fixtures import step
 
 LEXICON = lexicon_from_ranked({
     "N": [("together", 1.0), ("you", 0.5)],
@@ -106,7 +107,7 @@ def random_table(n: int, seed: int) -> pa.Table:
 def test_punct_hand_cases() -> None:
     t = table([("a", "BB", [("user", "Really?! I can't... do it—ever"),
                             ("agent", "Oh, sweetie! \"Well-being\" matters: it's 3–5 days - okay…")])])
-    out, stats = run_interventions(t, [("punct", {})], None, seed=0)
+    out, stats = run_interventions(t, [("punct", step("punct"))], None, seed=0)
     assert texts(out) == [[("user", "Really. I can't. do it.ever"),
                            ("agent", "Oh. sweetie. .Well-being. matters. it's 3–5 days . okay.")]]
     assert stats["intervention/punct_replaced"] == 10
@@ -114,7 +115,7 @@ def test_punct_hand_cases() -> None:
 
 def test_punct_matches_reference_and_changes_no_word() -> None:
     t = random_table(400, seed=1)
-    out, _ = run_interventions(t, [("punct", {})], None, seed=0, batch_size=64)
+    out, _ = run_interventions(t, [("punct", step("punct"))], None, seed=0, batch_size=64)
     for before, after in zip(texts(t), texts(out)):
         for (s0, x0), (s1, x1) in zip(before, after, strict=True):
             assert s0 == s1 and x1 == ref_punct(x0), repr(x0)
@@ -127,7 +128,7 @@ def test_punct_matches_reference_and_changes_no_word() -> None:
 def test_mask_hand_case_touches_agent_turns_only() -> None:
     t = table([("a", "N", [("user", "You must go, dear!"),
                            ("agent", "Sweetie, don't worry: you you're fine! YOU too. dearest")])])
-    out, stats = run_interventions(t, [("mask", {})], LEXICON, seed=0)
+    out, stats = run_interventions(t, [("mask", step("mask"))], LEXICON, seed=0)
     m = MASK_TOKEN
     assert texts(out) == [[("user", "You must go, dear!"),
                            ("agent", f"{m}, don't worry: {m} you're fine{m} {m} too. dearest")]]
@@ -136,7 +137,7 @@ def test_mask_hand_case_touches_agent_turns_only() -> None:
 
 def test_mask_matches_reference_on_random_text() -> None:
     t = random_table(400, seed=2)
-    out, stats = run_interventions(t, [("mask", {})], LEXICON, seed=0, batch_size=50)
+    out, stats = run_interventions(t, [("mask", step("mask"))], LEXICON, seed=0, batch_size=50)
     masked = 0
     for before, after in zip(texts(t), texts(out)):
         for (s, x0), (_, x1) in zip(before, after, strict=True):
@@ -148,7 +149,7 @@ def test_mask_matches_reference_on_random_text() -> None:
 
 def test_mask_k_limits_the_lexicon() -> None:
     t = table([("a", "N", [("agent", "you together dear sweetie")])])
-    out, _ = run_interventions(t, [("mask", {"k": 1})], LEXICON, seed=0)
+    out, _ = run_interventions(t, [("mask", {**step("mask"), "k": 1})], LEXICON, seed=0)
     assert texts(out)[0][0][1] == f"you {MASK_TOKEN} dear {MASK_TOKEN}"
 
 
@@ -169,8 +170,8 @@ def _agent_corpus(n: int, seed: int) -> pa.Table:
 
 def test_random_mask_masks_as_many_non_cue_words_as_mask() -> None:
     t = _agent_corpus(120, seed=3)
-    masked_m, _ = run_interventions(t, [("mask", {})], LEXICON, seed=0)
-    masked_r, stats = run_interventions(t, [("random_mask", {})], LEXICON, seed=5, batch_size=16)
+    masked_m, _ = run_interventions(t, [("mask", step("mask"))], LEXICON, seed=0)
+    masked_r, stats = run_interventions(t, [("random_mask", step("random_mask"))], LEXICON, seed=5, batch_size=16)
     shortfall = 0
     for before, m_turns, r_turns in zip(texts(t), texts(masked_m), texts(masked_r)):
         for (s, x0), (_, xm), (_, xr) in zip(before, m_turns, r_turns, strict=True):
@@ -186,7 +187,7 @@ def test_random_mask_masks_as_many_non_cue_words_as_mask() -> None:
                 assert xr == x0
     assert stats["intervention/random_mask_shortfall"] == shortfall < 20
     assert stats["intervention/masked_words"] > 300
-    again, _ = run_interventions(t, [("random_mask", {})], LEXICON, seed=5, batch_size=1000)
+    again, _ = run_interventions(t, [("random_mask", step("random_mask"))], LEXICON, seed=5, batch_size=1000)
     assert ipc_bytes(again) == ipc_bytes(masked_r)
 
 
@@ -194,7 +195,7 @@ def test_random_mask_masks_as_many_non_cue_words_as_mask() -> None:
 
 def test_shuffle_keeps_token_multisets_and_turns() -> None:
     t = random_table(300, seed=4)
-    out, _ = run_interventions(t, [("shuffle", {})], None, seed=7, batch_size=33)
+    out, _ = run_interventions(t, [("shuffle", step("shuffle"))], None, seed=7, batch_size=33)
     changed = 0
     for before, after in zip(texts(t), texts(out)):
         assert [s for s, _ in before] == [s for s, _ in after]
@@ -203,7 +204,7 @@ def test_shuffle_keeps_token_multisets_and_turns() -> None:
             assert x1 == " ".join(x1.split())
             changed += x1 != " ".join(x0.split())
     assert changed > 100
-    other, _ = run_interventions(t, [("shuffle", {})], None, seed=8)
+    other, _ = run_interventions(t, [("shuffle", step("shuffle"))], None, seed=8)
     assert ipc_bytes(other) != ipc_bytes(out)
 
 
@@ -212,7 +213,8 @@ def test_shuffle_keeps_token_multisets_and_turns() -> None:
 @pytest.mark.parametrize("name", sorted(INTERVENTIONS))
 def test_same_seed_same_bytes_whatever_the_batching(name: str) -> None:
     t = _agent_corpus(60, seed=6)
-    steps = [("punct", {}), (name, {})] if name in ("freq_norm", "sym_inject") else [(name, {})]
+    steps = ([("punct", step("punct")), (name, step(name))] if name in ("freq_norm", "sym_inject")
+             else [(name, step(name))])
     a, stats_a = run_interventions(t, steps, LEXICON, seed=11, batch_size=7)
     b, stats_b = run_interventions(t, steps, LEXICON, seed=11, batch_size=4096)
     assert ipc_bytes(a) == ipc_bytes(b) and stats_a == stats_b
@@ -260,7 +262,7 @@ def test_freq_norm_equalises_cue_frequencies_across_classes() -> None:
     t = _skewed_corpus(3000, seed=9)                        # 4,000 agent turns per class
     lexicon = lexicon_from_ranked({"N": [("together", 1.0), ("you", 0.5)],
                                    "OB": [("must", 1.0)], "BB": [("sweetie", 1.0)]})
-    out, stats = run_interventions(t, [("punct", {}), ("freq_norm", {})], lexicon, seed=3)
+    out, stats = run_interventions(t, [("punct", step("punct")), ("freq_norm", step("freq_norm"))], lexicon, seed=3)
     for cue in ("together", "you", "must", "sweetie"):
         before, after = _freq(t, cue), _freq(out, cue)
         assert max(before.values()) - min(before.values()) > 0.4
@@ -278,8 +280,8 @@ def test_freq_norm_equalises_cue_frequencies_across_classes() -> None:
 
 def test_punct_fold_apostrophes_is_the_study_literal_reading() -> None:
     t = table([("d0", "BB", [("agent", "I don't know, it's 'fine' — O’Neil’s well-being!")])])
-    kept, stats = run_interventions(t, [("punct", {})], None, seed=0)
-    folded, stats_all = run_interventions(t, [("punct", {"fold_apostrophes": True})], None, seed=0)
+    kept, stats = run_interventions(t, [("punct", step("punct"))], None, seed=0)
+    folded, stats_all = run_interventions(t, [("punct", {**step("punct"), "fold_apostrophes": True})], None, seed=0)
     assert texts(kept)[0][0][1] == "I don't know. it's .fine. . O’Neil’s well-being."
     assert texts(folded)[0][0][1] == "I don.t know. it.s .fine. . O.Neil.s well-being."
     assert stats_all["intervention/punct_replaced"] - stats["intervention/punct_replaced"] == 4
@@ -294,8 +296,8 @@ def test_sym_inject_inserts_the_stated_count_from_the_other_lexicons() -> None:
                               ("agent", " ".join(["word"] * (n - 1)) + " end" if n > 1 else "end")])
             for i, n in enumerate(lengths) for label in ("N", "OB", "BB")]
     t = table(rows)
-    folded, _ = run_interventions(t, [("punct", {})], None, seed=0)
-    out, stats = run_interventions(t, [("punct", {}), ("sym_inject", {})], LEXICON, seed=2)
+    folded, _ = run_interventions(t, [("punct", step("punct"))], None, seed=0)
+    out, stats = run_interventions(t, [("punct", step("punct")), ("sym_inject", step("sym_inject"))], LEXICON, seed=2)
     pools = {c: set(w for o in ("N", "OB", "BB") if o != c for w in LEXICON.top(o))
              for c in ("N", "OB", "BB")}
     for (_, label, _), before, after, want in zip(rows, texts(folded), texts(out),
@@ -311,7 +313,7 @@ def test_sym_inject_length_counts_words_not_punctuation() -> None:
     """L is the turn's words: 29 words and 29 periods give round(0.05 * 29) = 1, not 3."""
     rows = [(f"d{c}", c, [("agent", " ".join(["word ."] * 29))]) for c in ("N", "OB", "BB")]
     t = table(rows)
-    out, stats = run_interventions(t, [("punct", {}), ("sym_inject", {})], LEXICON, seed=5)
+    out, stats = run_interventions(t, [("punct", step("punct")), ("sym_inject", step("sym_inject"))], LEXICON, seed=5)
     for before, after in zip(texts(t), texts(out)):
         added = Counter(WORD_RE.findall(after[0][1])) - Counter(WORD_RE.findall(before[0][1]))
         assert sum(added.values()) == 1
@@ -325,17 +327,20 @@ def test_runner_errors_name_what_to_fix() -> None:
     with pytest.raises(ValueError, match="valid names: .*random_mask"):
         run_interventions(t, [("masking", {})], LEXICON, seed=0)
     with pytest.raises(ValueError, match=r"unknown parameter\(s\) \['top'\]; valid: \['k'\]"):
-        run_interventions(t, [("mask", {"top": 3})], LEXICON, seed=0)
+        run_interventions(t, [("mask", {**step("mask"), "top": 3})], LEXICON, seed=0)
+    with pytest.raises(ValueError, match=r"parameter\(s\) \['k'\] missing; its "
+                                         r"conf/intervention/mask.yaml gives them"):
+        run_interventions(t, [("mask", {})], LEXICON, seed=0)
     with pytest.raises(ValueError, match=r"lexicon.path=<cue_lexicon.json>"):
-        run_interventions(t, [("freq_norm", {})], None, seed=0)
+        run_interventions(t, [("freq_norm", step("freq_norm"))], None, seed=0)
     with pytest.raises(ValueError, match="field 'turns'"):
-        run_interventions(t.drop_columns(["turns"]), [("punct", {})], None, seed=0)
+        run_interventions(t.drop_columns(["turns"]), [("punct", step("punct"))], None, seed=0)
 
 
 @pytest.mark.parametrize("name", sorted(INTERVENTIONS))
 def test_an_empty_table_stays_empty(name: str) -> None:
     empty = table([])
-    out, stats = run_interventions(empty, [(name, {})], LEXICON, seed=0)
+    out, stats = run_interventions(empty, [(name, step(name))], LEXICON, seed=0)
     assert out.num_rows == 0 and out.schema == empty.schema and stats["intervention/turns"] == 0
 
 
@@ -343,5 +348,5 @@ def test_none_is_the_identity_and_codes_join() -> None:
     t = _agent_corpus(5, seed=0)
     out, stats = run_interventions(t, [], None, seed=0)
     assert out.equals(t) and stats["intervention/changed_turns"] == 0
-    assert code_for([("punct", {}), ("freq_norm", {}), ("shuffle", {})]) == "P+F+SH"
+    assert code_for([("punct", step("punct")), ("freq_norm", step("freq_norm")), ("shuffle", step("shuffle"))]) == "P+F+SH"
     assert code_for([]) == "—"

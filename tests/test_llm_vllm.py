@@ -129,11 +129,11 @@ def test_guard_turn_waves_on_the_engine_match_transformers(engine, hf_model) -> 
     """A guard over context units: the engine gets them in turn waves (every dialogue's first
     unit, then every second unit) for its prefix cache, and each score lands on its own unit,
     as the transformers backend (no waves) scores it."""
-    from benevaudit.detectors.guards import GuardDetector
+    from detector_fixtures import guard
 
     for kind in ("granite_guardian", "llama_guard3"):
-        on_engine = GuardDetector(kind, kind, engine, unit="context", categories=False)
-        on_hf = GuardDetector(kind, kind, hf_model, unit="context", categories=False)
+        on_engine = guard(kind, engine, unit="context", categories=False)
+        on_hf = guard(kind, hf_model, unit="context", categories=False)
         got, want = on_engine.detect(_dialogues()), on_hf.detect(_dialogues())
         for a, b in zip(got, want, strict=True):
             assert a.id == b.id and len(a.unit_scores) == 2

@@ -173,7 +173,7 @@ def test_sweep_callback_writes_the_comparison(tmp_path, capsys):
                   {"seed": seed, "intervention": {"name": "none", "steps": {}}},
                   classifier_metrics(frame), [f"seed={seed}"], {"predictions.parquet": frame})
     cfg = OmegaConf.create({"task_name": "train", "hydra": {"sweep": {"dir": str(sweep)}}})
-    SweepReport(n_resamples=50).on_multirun_end(cfg)
+    SweepReport(enabled=True, n_resamples=50).on_multirun_end(cfg)
     assert f"{sweep / 'report.html'}" in capsys.readouterr().out
     table = pd.read_csv(sweep / "runs.csv")
     assert sorted(table["seed"]) == [1, 2]

@@ -117,6 +117,7 @@ def test_offline_run_files_carry_group_job_type_and_choices(tmp_path, monkeypatc
     from wandb.proto import wandb_internal_pb2 as pb
 
     from benevaudit.pipelines.config import sweep_name
+    from benevaudit.outputs.spec import LoggerBlock
     from benevaudit.outputs.tracking import build_logger, finish_logger
 
     monkeypatch.setenv("WANDB_MODE", "offline")
@@ -130,7 +131,7 @@ def test_offline_run_files_carry_group_job_type_and_choices(tmp_path, monkeypatc
     try:
         out = sweep / "0"
         out.mkdir(parents=True)
-        logger = build_logger(option("logger", "wandb"), out,
+        logger = build_logger(LoggerBlock.read(option("logger", "wandb")), out,
                               {"task_name": "evaluate", "seed": 3}, {"model": "tiny_bert",
                                                                      "intervention": "mask"}, "0",
                               sweep_name())

@@ -95,22 +95,24 @@ def test_bad_attribution_setting_fails_before_training(tmp_path):
                           cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2
     assert proc.stderr.strip().splitlines()[-1] == (
-        "error: attribution.methods must list one or more of ['rollout', 'rollout_norm', "
-        "'integrated_gradients'], got ['rollout', 'lime']")
+        "error: attribution.methods=['rollout', 'lime']: expected a non-empty list of rollout, "
+        "rollout_norm, integrated_gradients (the first writes cue_lexicon.json)")
     assert not (run / "checkpoints").exists() and not (run / "metrics.json").exists()
 
 
-def test_check_attribution_cases():
+def test_attribution_spec_cases():
+    from benevaudit.audit.attribution.spec import AttributionSpec
     from benevaudit.errors import ConfigError
-    from benevaudit.audit.attribution.suite import check_attribution
 
-    good = {**option("attribution", "rollout"), "target": "BB",
+    good = {**option("attribution", "rollout"), "target": "BB", "cache_dir": None,
             "methods": ["rollout_norm", "integrated_gradients"]}
-    check_attribution(good)
-    check_attribution({**good, "enabled": False, "methods": []})  # switched off: nothing to check
+    assert AttributionSpec.of(good, "attribution").methods == ["rollout_norm",
+                                                               "integrated_gradients"]
     for key, value, says in [("methods", [], "methods"), ("target", "maybe", "target"),
                              ("split", "dev", "split"), ("top_k", 0, "top_k"),
                              ("batch_size", 2.5, "batch_size"),
                              ("max_batch_tokens", "lots", "max_batch_tokens")]:
-        with pytest.raises(ConfigError, match=says):
-            check_attribution({**good, key: value})
+        with pytest.raises(ConfigError, match=f"attribution.{says}="):
+            AttributionSpec.of({**good, key: value}, "attribution")
+
+

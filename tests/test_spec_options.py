@@ -19,7 +19,6 @@ CONF = Path(__file__).resolve().parents[1] / "conf"
 RUNS = {"train": "TrainRun", "evaluate": "EvaluateRun", "attribute": "AttributeRun",
         "detect": "DetectRun", "probe": "ProbeRun", "generate": "GenerateRun",
         "analyze": "AnalyzeRun", "report": "ReportRun"}
-MODULES = {"evaluate": "evaluate", "attribute": "evaluate"}
 SKIP = {"hydra", "paths", "local", "logger"}     # resolved where they are read, not specs
 
 
@@ -51,7 +50,7 @@ def run_spec(primary: str, tmp: Path, *overrides: str):
     with initialize_config_dir(str(CONF), version_base="1.3"):
         cfg = compose(primary, overrides=[f"paths.root_dir={tmp}",
                                           f"paths.output_dir={tmp / 'run'}", *overrides])
-    module = importlib.import_module(f"benevaudit.pipelines.{MODULES.get(primary, primary)}")
+    module = importlib.import_module(f"benevaudit.pipelines.{primary}")
     return validated(getattr(module, RUNS[primary]), cfg)
 
 

@@ -20,7 +20,8 @@ from benevaudit.generation.spec import GeneratorSpec
 from benevaudit.llm.spec import DryRun, ModelRun
 from benevaudit.pipelines.analyze import AnalyzeRun
 from benevaudit.pipelines.config import plain, validated
-from benevaudit.pipelines.evaluate import AttributeRun, EvaluateRun
+from benevaudit.pipelines.attribute import AttributeRun
+from benevaudit.pipelines.evaluate import EvaluateRun
 from benevaudit.pipelines.train import TrainRun
 from benevaudit.outputs.spec import FlipsSpec
 from benevaudit.specs import (
@@ -300,3 +301,29 @@ def test_flips_need_both_runs() -> None:
     assert not FlipsSpec.of({"with": None, "without": None}, "flips").wanted
     with pytest.raises(ConfigError, match="^flips needs both flips.with="):
         FlipsSpec.of({"with": None, "without": "b"}, "flips")
+
+
+def test_closed_choices_name_what_the_code_knows() -> None:
+    """The Literal of a closed choice lists exactly what the code that reads it knows."""
+    from typing import get_args
+
+    from benevaudit.analysis.spec import MarkersSpec, SelfBleuSpec
+    from benevaudit.audit.attribution.spec import SplitName, Target
+    from benevaudit.generation.spec import PlantedCueSpec
+    from benevaudit.metrics.diversity import SMOOTH_METHODS
+    from benevaudit.schema import CLASSES, SPLITS
+
+    assert get_args(Target) == ("true", "predicted", *CLASSES)
+    assert get_args(SplitName) == SPLITS
+    assert get_args(SelfBleuSpec.model_fields["smooth"].annotation) == SMOOTH_METHODS
+    for annotation in (MarkersSpec.model_fields["reference"].annotation,
+                       PlantedCueSpec.model_fields["label"].annotation):
+        assert get_args(annotation) == CLASSES
+
+
+@pytest.mark.parametrize("name", sorted(p.stem for p in (CONF / "logger").glob("*.yaml")))
+def test_every_logger_option_validates(name: str) -> None:
+    from benevaudit.outputs.spec import LoggerBlock
+    from config_fixtures import option
+
+    assert LoggerBlock.read(option("logger", name)).kind == name

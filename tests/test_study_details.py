@@ -14,22 +14,17 @@ import torch
 from hydra import compose, initialize_config_dir
 
 from benevaudit.audit.module import DialogueClassifier, warmup_cosine
+from benevaudit.audit.spec import TrainerSpec
 from benevaudit.errors import ConfigError
 from benevaudit.generation.embedded import load_dialogues
+from benevaudit.generation.spec import DataBlock
 from benevaudit.pipelines import train
 from benevaudit.pipelines.config import plain
 from benevaudit.splits import SplitSpec, apply_split, by_split
 from config_fixtures import option
+from config_fixtures import smoke_train as cfg_for
 
 CONF = Path(__file__).resolve().parents[1] / "conf"
-
-
-def cfg_for(tmp: Path, *overrides: str):
-    with initialize_config_dir(str(CONF), version_base="1.3"):
-        return compose("train", overrides=[
-            "experiment=smoke", f"paths.root_dir={tmp}", f"paths.output_dir={tmp / 'run'}",
-            f"paths.cache_dir={tmp.parent / 'cache'}", "trainer.log_every_n_steps=1",
-            *overrides])
 
 
 # ---------------------------------------------------------------- effective batch under DDP
@@ -38,17 +33,18 @@ def cfg_for(tmp: Path, *overrides: str):
 @pytest.mark.parametrize("devices, per_device", [(1, 8), (2, 4), (4, 2), (8, 1), ("0,1", 4),
                                                  ([0, 1, 2, 3], 2)])
 def test_ddp_divides_the_accumulation_so_the_effective_batch_stays_128(devices, per_device):
-    trainer_cfg = {**option("trainer", "cpu"), "accumulate_grad_batches": 8, "devices": devices}
-    batch = train.split_accumulation(trainer_cfg, 16)
-    assert trainer_cfg["accumulate_grad_batches"] == per_device
+    trainer = TrainerSpec.of({**option("trainer", "cpu"), "accumulate_grad_batches": 8,
+                              "devices": devices}, "trainer")
+    batch = train.split_accumulation(trainer, 16)
+    assert batch["accumulate_grad_batches"] == per_device
     assert batch["effective_batch"] == 16 * per_device * batch["world_size"] == 128
 
 
 def test_nodes_count_as_processes():
-    trainer_cfg = {**option("trainer", "cpu"), "accumulate_grad_batches": 8, "devices": 2,
-                   "num_nodes": 2}
-    assert train.split_accumulation(trainer_cfg, 16)["world_size"] == 4
-    assert trainer_cfg["accumulate_grad_batches"] == 2
+    trainer = TrainerSpec.of({**option("trainer", "cpu"), "accumulate_grad_batches": 8,
+                              "devices": 2, "num_nodes": 2}, "trainer")
+    batch = train.split_accumulation(trainer, 16)
+    assert batch["world_size"] == 4 and batch["accumulate_grad_batches"] == 2
 
 
 def test_a_device_count_that_does_not_divide_8_is_refused_before_any_work(tmp_path):
@@ -148,7 +144,8 @@ def plateau_run(tmp_path_factory):
         metrics = train.run(cfg)
     finally:
         train.test_best = real
-    clean = by_split(apply_split(load_dialogues(plain(cfg.data), cfg.paths.cache_dir),
+    clean = by_split(apply_split(load_dialogues(DataBlock.read(plain(cfg.data)),
+                                                cfg.paths.cache_dir),
                                  SplitSpec.of(plain(cfg.split)), int(cfg.seed)))
     return tmp / "run", metrics, seen, clean
 
@@ -187,7 +184,7 @@ def test_the_paper_scale_analysis_computes_vendi_on_bert_base_uncased(tmp_path):
 
     from recipe_fixtures import jobs
 
-    from benevaudit.generation.analysis_spec import VendiSpec
+    from benevaudit.analysis.spec import VendiSpec
 
     root = CONF.parent
     env = {**os.environ, "PY": "echo", "ANALYSIS_DIR": str(tmp_path / "a"), "SCALE": "paper"}

@@ -12,16 +12,13 @@ from hydra import compose, initialize_config_dir
 from benevaudit.audit.module import DialogueClassifier
 from benevaudit.errors import ConfigError
 from benevaudit.pipelines import train
+from config_fixtures import smoke_train
 
 CONF = Path(__file__).resolve().parents[1] / "conf"
 
 
 def cfg_for(tmp: Path, *overrides: str):
-    with initialize_config_dir(str(CONF), version_base="1.3"):
-        return compose("train", overrides=[
-            "experiment=smoke", f"paths.root_dir={tmp}", f"paths.output_dir={tmp / 'run'}",
-            f"paths.cache_dir={tmp.parent / 'cache'}", "trainer.log_every_n_steps=1",
-            "callbacks=none", *overrides])
+    return smoke_train(tmp, "callbacks=none", *overrides)
 
 
 @pytest.fixture(scope="module")

@@ -238,11 +238,11 @@ def check_template_file(template: Any, key: str) -> None:
         read_text(Path(str(template)).expanduser(), key, "a Jinja chat template (.jinja)")
 
 
-def check_llm_files(block: dict[str, Any], key: str) -> None:
+def check_llm_files(chat_template: str | None, model_path: str | None, key: str) -> None:
     """An llm block's files: its chat template file, and a local model directory (a path, not
     a hub id) that exists and, where it has one, a config.json that reads as JSON."""
-    check_template_file(block.get("chat_template"), f"{key}.chat_template")
-    model = str(block.get("model") or "")
+    check_template_file(chat_template, f"{key}.chat_template")
+    model = model_path or ""
     if not model.startswith(("/", "./", "../", "~")):
         return
     folder = Path(model).expanduser()

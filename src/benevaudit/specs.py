@@ -50,11 +50,6 @@ class Spec(BaseModel):
         except ValidationError as e:
             raise failure(cls, e, key, data) from None
 
-    def as_dict(self) -> dict[str, Any]:
-        """The block as given (validated), for code that takes plain values: keys the config
-        lacked stay absent."""
-        return self.model_dump(exclude_unset=True)
-
 
 ELSEWHERE = ("task_name", "paths", "logger", "hydra")   # top-level keys read outside a run spec
 

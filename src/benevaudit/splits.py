@@ -56,7 +56,7 @@ def _groups(dialogues: Sequence[Dialogue]) -> dict[tuple, list[int]]:
     return groups
 
 
-def _cut(keys: list[tuple], ratios: Sequence[float]) -> list[str]:
+def _cut(keys: Sequence[object], ratios: Sequence[float]) -> list[str]:
     """Split names for ``keys`` (already in seeded order), by cumulative ratio."""
     n, total = len(keys), sum(ratios)
     bounds, acc = [], 0.0
@@ -69,8 +69,8 @@ def _cut(keys: list[tuple], ratios: Sequence[float]) -> list[str]:
     return names
 
 
-def assign_splits(dialogues: Sequence[Dialogue], seed: int = 42,
-                  ratios: Sequence[float] = (0.8, 0.1, 0.1)) -> list[Dialogue]:
+def assign_splits(dialogues: Sequence[Dialogue], seed: int,
+                  ratios: Sequence[float]) -> list[Dialogue]:
     """Return the dialogues with ``split`` set: 80/10/10 by triplet, balanced across classes."""
     if len(ratios) != 3 or min(ratios) < 0 or sum(ratios) <= 0:
         raise ValueError(f"ratios must be three non-negative numbers, got {list(ratios)}")
@@ -85,8 +85,8 @@ def assign_splits(dialogues: Sequence[Dialogue], seed: int = 42,
     return [dataclasses.replace(d, split=split_of[d.triplet_key]) for d in dialogues]
 
 
-def split_by_dialogue(dialogues: Sequence[Dialogue], seed: int = 42,
-                      ratios: Sequence[float] = (0.8, 0.1, 0.1)) -> list[Dialogue]:
+def split_by_dialogue(dialogues: Sequence[Dialogue], seed: int,
+                      ratios: Sequence[float]) -> list[Dialogue]:
     """Return the dialogues with ``split`` set: 80/10/10 by dialogue within each class (the
     study's split), so every split has the corpus's class shares; triplets may be cut apart."""
     if len(ratios) != 3 or min(ratios) < 0 or sum(ratios) <= 0:
@@ -101,7 +101,7 @@ def split_by_dialogue(dialogues: Sequence[Dialogue], seed: int = 42,
     return [dataclasses.replace(d, split=split_of[i]) for i, d in enumerate(dialogues)]
 
 
-def leave_one_generator_out(dialogues: Sequence[Dialogue], generator: str, seed: int = 42,
+def leave_one_generator_out(dialogues: Sequence[Dialogue], generator: str, seed: int,
                             validation_ratio: float = 0.1) -> list[Dialogue]:
     """Test on one generator's dialogues; train/validation on the others, split by triplet."""
     held = [d for d in dialogues if d.generator == generator]
@@ -147,7 +147,9 @@ def by_split(dialogues: Sequence[Dialogue]) -> dict[str, list[Dialogue]]:
     """The dialogues grouped by split; an empty split fails, naming it."""
     out: dict[str, list[Dialogue]] = {s: [] for s in SPLITS}
     for d in dialogues:
-        out[d.split].append(d)
+        if d.split not in SPLITS:
+            raise CorpusError(f"dialogue {d.id!r}: split {d.split!r} is none of {list(SPLITS)}")
+        out[str(d.split)].append(d)
     for s in SPLITS:
         if not out[s]:
             raise ConfigError(f"the '{s}' split is empty ({len(dialogues)} dialogues in all); "

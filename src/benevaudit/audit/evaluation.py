@@ -47,13 +47,14 @@ def evaluate_classifier(model: Any, loader: Any, dialogues: Sequence[Dialogue], 
     preds = probs.argmax(-1)
     labels = np.asarray(loader.dataset.labels)
     keep = labels >= 0
-    metrics = classification_metrics(preds[keep], labels[keep], prefix) if keep.any() else {}
+    metrics = (classification_metrics(preds[keep].tolist(), labels[keep].tolist(), prefix)
+               if keep.any() else {})
     if keep.any():  # the detectors' trigger rates, with flagged = pred in {OB, BB}
         metrics.update(trigger_metrics([CLASSES[i] for i in labels[keep]],
                                        preds[keep] != CLASS_INDEX["N"]))
     rows = []
     for d, p, pr in zip(dialogues, preds, probs):
-        row = {"id": d.id, "label": d.label, "pred": CLASSES[int(p)]}
+        row: dict[str, Any] = {"id": d.id, "label": d.label, "pred": CLASSES[int(p)]}
         row.update({f"p_{c}": float(v) for c, v in zip(CLASSES, pr)})
         row.update({"split": d.split, "role": d.role, "generator": d.generator,
                     **{f"user_{k}": v for k, v in d.user.items()},
@@ -71,5 +72,5 @@ def plot_confusion(labels: np.ndarray, preds: np.ndarray, path: Path, title: str
     """Row-normalised confusion matrix as a PNG (rows: true class)."""
     keep = labels >= 0
     fig, ax = plt.subplots(figsize=(3.6, 3.2), dpi=150)
-    paint_confusion(ax, confusion_counts(preds[keep], labels[keep]), title)
+    paint_confusion(ax, confusion_counts(preds[keep].tolist(), labels[keep].tolist()), title)
     return save(fig, path)

@@ -105,7 +105,8 @@ class DialogueClassifier(L.LightningModule):
         return None
 
     def configure_optimizers(self) -> dict[str, Any]:
-        decay, no_decay = [], []
+        decay: list[torch.Tensor] = []
+        no_decay: list[torch.Tensor] = []
         for name, p in self.model.named_parameters():
             if p.requires_grad:
                 (no_decay if p.ndim < 2 or "LayerNorm" in name else decay).append(p)

@@ -22,8 +22,7 @@ import numpy as np
 
 from benevaudit.encoders.encoding import encode_texts, pad_batch
 from benevaudit.encoders.models import attention_implementation
-from benevaudit.figure_titles import fit_titles
-from benevaudit.plotting import plt
+from benevaudit.plotting import plt, save
 from benevaudit.schema import CLASS_INDEX, CLASSES, Dialogue
 from benevaudit.text import render_turns
 
@@ -62,7 +61,7 @@ def centroid_plane(centroids: np.ndarray) -> Plane:
     v = centroids[2] - centroids[0]
     e1 = u / np.linalg.norm(u)
     w = v - (v @ e1) * e1
-    if np.linalg.norm(w) < 1e-12 * max(np.linalg.norm(v), 1.0):
+    if np.linalg.norm(w) < 1e-12 * max(float(np.linalg.norm(v)), 1.0):
         raise ValueError("the three training centroids are collinear; no plane through them")
     return Plane(centroids[0], np.stack([e1, w / np.linalg.norm(w)]))
 
@@ -121,9 +120,8 @@ def pooled_embeddings(model: Any, tokenizer: Any, dialogues: Sequence[Dialogue],
 
 
 def representation_shift(model: Any, tokenizer: Any, train: Sequence[Dialogue],
-                         test: Sequence[Dialogue], png_path: str | Path | None = None,
-                         batch_size: int = 32, max_length: int = 512,
-                         head_tokens: int = 128) -> ShiftResult:
+                         test: Sequence[Dialogue], png_path: str | Path | None,
+                         batch_size: int, max_length: int, head_tokens: int) -> ShiftResult:
     """Embed a model's training and clean test dialogues and measure the shift between them."""
     for name, ds in (("train", train), ("test", test)):
         bad = [d.id for d in ds if d.label not in CLASS_INDEX]
@@ -134,8 +132,8 @@ def representation_shift(model: Any, tokenizer: Any, train: Sequence[Dialogue],
     train_x, _ = pooled_embeddings(model, tokenizer, train, batch_size, max_length, head_tokens)
     test_x, test_pred = pooled_embeddings(model, tokenizer, test, batch_size, max_length,
                                           head_tokens)
-    result = shift_geometry(train_x, np.array([CLASS_INDEX[d.label] for d in train]), test_x,
-                            np.array([CLASS_INDEX[d.label] for d in test]), test_pred)
+    result = shift_geometry(train_x, np.array([CLASS_INDEX[str(d.label)] for d in train]),
+                            test_x, np.array([CLASS_INDEX[str(d.label)] for d in test]), test_pred)
     if png_path is not None:
         plot_shift(result, png_path)
     return result
@@ -189,8 +187,4 @@ def plot_shift(result: ShiftResult, path: str | Path, max_drawn: int = MAX_DRAWN
     ax.set_title(f"Representation shift, train → test (+ centroid, × test mean)\n"
                  f"test predicted BB: {shares}\nrun {Path(path).resolve().parent.name}",
                  fontsize=9)
-    fit_titles(fig)
-    path = Path(path)
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return save(fig, Path(path), dpi=120)   # titles fitted, written whole, closed

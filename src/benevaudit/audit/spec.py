@@ -9,7 +9,7 @@ from typing import Annotated, Any, Literal, Optional, Union
 from pydantic import Field
 
 from benevaudit.audit.checkpoints import locate
-from benevaudit.audit.interventions import steps_from_config
+from benevaudit.audit.interventions import steps_of
 from benevaudit.audit.interventions.registry import build
 from benevaudit.audit.lexicon import load_lexicon
 from benevaudit.files import check_located, check_torch_file
@@ -29,11 +29,17 @@ class OptimSpec(Spec):
     warmup_ratio: Annotated[float, Field(ge=0, lt=1)]
 
 
+DEVICES = ("a count, auto (or -1: every device), a list of device indices, or indices as a "
+           "string \"0,1\"")
+
+
 class TrainerSpec(Spec):
     """The Lightning ``Trainer`` options a ``trainer`` option may set, each passed on as is."""
 
     accelerator: str
-    devices: Union[PositiveInt, Literal["auto"], list[NonNegativeInt]]
+    devices: Annotated[Union[PositiveInt, Literal["auto", -1], list[NonNegativeInt],
+                             Annotated[str, Field(pattern=r"^\d+(,\d+)*,?$")]],
+                       Field(description=DEVICES)]
     num_nodes: PositiveInt
     strategy: str
     precision: Annotated[Union[str, int], Field(description="auto, 32-true, bf16-mixed, "
@@ -49,6 +55,11 @@ class TrainerSpec(Spec):
     # a quick run's cap (``+trainer.limit_train_batches=4``): a count or a share of the batches
     limit_train_batches: Optional[Union[PositiveInt, Positive]] = None
     limit_val_batches: Optional[Union[NonNegativeInt, NonNegative]] = None
+
+    def lightning_options(self) -> dict[str, Any]:
+        """The options as Lightning's ``Trainer`` takes them, each passed on as is; a quick
+        run's caps stay absent unless given."""
+        return self.model_dump(exclude_unset=True)
 
 
 class CheckpointSpec(Spec):
@@ -80,9 +91,13 @@ class InterventionSpec(Spec):
     code: str                      # the short code of tables (P+M)
     steps: dict[str, Optional[dict[str, Any]]]   # each step's parameters, checked by its build
 
+    def ordered(self) -> list[tuple[str, dict[str, Any]]]:
+        """(name, parameters) of each step, in the order applied; ``none`` is no step."""
+        return steps_of(self.steps)
+
     def check(self, lexicon_path: str | None) -> None:
         lexicon = load_lexicon(lexicon_path) if lexicon_path else None
-        for name, params in steps_from_config(self.as_dict()):
+        for name, params in self.ordered():
             build(name, params, lexicon)
 
 

@@ -11,6 +11,7 @@ import lightning as L
 import torch
 from lightning.pytorch.callbacks import EarlyStopping, LearningRateMonitor, ModelCheckpoint
 
+from benevaudit.audit.spec import CallbacksSpec, CheckpointSpec, TrainerSpec
 from benevaudit.errors import ConfigError
 from benevaudit.precision import precision_bits
 
@@ -49,22 +50,22 @@ def device_count(devices: Any, accelerator: str) -> int:
                           "indices or auto") from None
 
 
-def split_accumulation(trainer_cfg: dict[str, Any], batch_size: int) -> dict[str, int]:
+def split_accumulation(trainer: TrainerSpec, batch_size: int) -> dict[str, int]:
     """Keep the effective batch of one device (batch × ``accumulate_grad_batches``, the study's
     16 × 8 = 128) when training runs on several: each of the ``devices × num_nodes`` processes
-    accumulates ``accumulate_grad_batches / world size`` batches. Edits ``trainer_cfg`` in place."""
-    accumulate = int(trainer_cfg["accumulate_grad_batches"])
-    devices = device_count(trainer_cfg["devices"], str(trainer_cfg["accelerator"]))
-    world = devices * int(trainer_cfg["num_nodes"])
+    accumulates ``accumulate_grad_batches / world size`` batches (the returned
+    ``accumulate_grad_batches``, which the trainer is built with)."""
+    accumulate = trainer.accumulate_grad_batches
+    devices = device_count(trainer.devices, trainer.accelerator)
+    world = devices * trainer.num_nodes
     if world < 1 or accumulate % world:
         valid = ", ".join(str(n) for n in range(1, accumulate + 1) if accumulate % n == 0)
-        nodes = f" x trainer.num_nodes={trainer_cfg['num_nodes']}" if world != devices else ""
+        nodes = f" x trainer.num_nodes={trainer.num_nodes}" if world != devices else ""
         raise ConfigError(
-            f"trainer.devices={trainer_cfg['devices']}{nodes}: {world} processes do not "
+            f"trainer.devices={trainer.devices}{nodes}: {world} processes do not "
             f"divide trainer.accumulate_grad_batches={accumulate}, so the effective batch "
             f"{batch_size} x {accumulate} = {batch_size * accumulate} cannot be kept; valid "
             f"device counts: {valid}")
-    trainer_cfg["accumulate_grad_batches"] = accumulate // world
     return {"world_size": world, "accumulate_grad_batches": accumulate // world,
             "effective_batch": batch_size * accumulate}
 
@@ -91,24 +92,28 @@ class LastCheckpoint(ModelCheckpoint):
         self.best_model_path = path
 
 
-def checkpoints(ck: dict[str, Any], dirpath: Path) -> list[ModelCheckpoint]:
+def checkpoints(ck: CheckpointSpec, dirpath: Path) -> list[ModelCheckpoint]:
     """The best checkpoint(s) on the monitored metric, then ``last.ckpt`` when ``save_last``
     (second, so the file it writes carries the best callback's state of the same validation)."""
-    save_last = bool(ck.pop("save_last"))
     best = ModelCheckpoint(dirpath=str(dirpath), filename="best-{step}",
-                           auto_insert_metric_name=False, save_last=False, **ck)
-    return [best, LastCheckpoint(dirpath)] if save_last else [best]
+                           auto_insert_metric_name=False, monitor=ck.monitor, mode=ck.mode,
+                           save_top_k=ck.save_top_k, save_last=False)
+    return [best, LastCheckpoint(dirpath)] if ck.save_last else [best]
 
 
-def build_trainer(trainer_cfg: dict[str, Any], callbacks_cfg: dict[str, Any], out: Path,
-                  logger: Any) -> Any:
-    callbacks: list[Any] = checkpoints(dict(callbacks_cfg["checkpoint"]), out / "checkpoints")
-    if callbacks_cfg["early_stopping"]:
-        callbacks.append(EarlyStopping(**callbacks_cfg["early_stopping"]))
+def build_trainer(trainer: TrainerSpec, callbacks_spec: CallbacksSpec, out: Path, logger: Any,
+                  **resolved: Any) -> Any:
+    """Lightning's ``Trainer`` with the ``trainer`` options as given but the ``resolved`` ones
+    (the precision this machine runs, the per-process accumulation)."""
+    callbacks: list[Any] = checkpoints(callbacks_spec.checkpoint, out / "checkpoints")
+    stop = callbacks_spec.early_stopping
+    if stop:
+        callbacks.append(EarlyStopping(monitor=stop.monitor, mode=stop.mode,
+                                       patience=stop.patience, min_delta=stop.min_delta))
     if logger:
         callbacks.append(LearningRateMonitor(logging_interval="step"))
     return L.Trainer(default_root_dir=str(out), logger=logger, callbacks=callbacks,
-                     **trainer_cfg)
+                     **{**trainer.lightning_options(), **resolved})
 
 
 def restore_best(trainer: Any, module: Any, precision: str, batch: dict[str, int]

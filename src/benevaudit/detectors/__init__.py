@@ -1,7 +1,7 @@
 """Detectors: one interface over sequence classifiers, generative guards and LLM judges.
 
-``build_detector(spec, ...)`` turns a plain ``detector`` config block into a
-``Detector``. ``kind`` picks the family, from the modules that declare ``KIND``
+``build_detector(spec, ...)`` turns a ``detector`` spec (:mod:`benevaudit.detectors.spec`) into
+a ``Detector``. ``kind`` picks the family, from the modules that declare ``KIND``
 (:mod:`benevaudit.detectors.registry`: a new kind is one module and one YAML):
 
 | kind | family | module |
@@ -21,6 +21,7 @@ classifier only) the audit's evaluation pass; never ``report`` or ``pipelines``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from benevaudit.detectors.base import (
@@ -38,9 +39,8 @@ from benevaudit.detectors.guards.detector import GuardDetector, guard_llm_block,
 from benevaudit.detectors.guards.registry import GUARD_KINDS, guard_format
 from benevaudit.detectors.judges import JudgeDetector, judge_llm_blocks
 from benevaudit.detectors.registry import BuildContext, detector_kinds, kind_of
-from benevaudit.detectors.units import (
-    AGGREGATIONS, UNITS, Unit, aggregate, decision_rule, make_units,
-)
+from benevaudit.detectors.spec import DetectorSpec, JudgeModel, PredictionsSpec
+from benevaudit.detectors.units import AGGREGATIONS, UNITS, Unit, aggregate, make_units
 
 
 def __getattr__(name: str) -> Any:
@@ -49,24 +49,24 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def reads_corpus(spec: dict[str, Any]) -> bool:
+def reads_corpus(spec: DetectorSpec) -> bool:
     """Whether the detector decides the corpus's dialogues (``external`` reads a file instead)."""
     return kind_of(spec).reads_corpus
 
 
-def build_detector(spec: dict[str, Any], judges: list[dict[str, Any]] | None = None,
+def build_detector(spec: DetectorSpec, judges: Sequence[JudgeModel] = (),
                    cache: str | None = None, checkpoint: Checkpoint | None = None,
-                   predictions: dict[str, Any] | None = None, seed: int = 0) -> Detector:
-    """A detector from a config block as ``conf/detector/`` composes it (every key its kind
-    reads). ``judges`` are the judges group's models, ``checkpoint`` the trained classifier
-    (``detector=finetuned``), ``predictions`` the ``predictions`` block (``detector=external``)."""
-    context = BuildContext(list(judges or []), cache, checkpoint, predictions, seed)
+                   predictions: PredictionsSpec | None = None, seed: int = 0) -> Detector:
+    """A detector from its spec, built by the module of its kind. ``judges`` are the judges
+    group's models, ``checkpoint`` the trained classifier (``detector=finetuned``),
+    ``predictions`` the ``predictions`` block (``detector=external``)."""
+    context = BuildContext(list(judges), cache, checkpoint, predictions, seed)
     return kind_of(spec).build(spec, context)
 
 
 __all__ = ["AGGREGATIONS", "BuildContext", "Checkpoint", "Detector", "DialogueResult",
            "ExternalDetector", "FinetunedDetector", "GUARD_KINDS", "GuardDetector", "JudgeDetector", "KINDS",
            "SequenceClassifierDetector", "UNITS", "Unit", "UnitVerdict", "aggregate",
-           "build_detector", "decision_rule", "evaluation_set", "external_detector",
+           "build_detector", "evaluation_set", "external_detector",
            "guard_format", "guard_llm_block", "is_guard_checkpoint", "judge_llm_blocks",
            "make_units", "predictions_frame", "read_external", "reads_corpus"]

@@ -22,7 +22,7 @@ from typing import Any
 import pandas as pd
 from tqdm import tqdm
 
-from benevaudit.detectors.units import Unit, aggregate, make_units
+from benevaudit.detectors.units import Aggregation, Unit, UnitKind, aggregate, make_units
 from benevaudit.schema import CLASSES, Dialogue
 
 
@@ -98,8 +98,8 @@ class Detector(ABC):
     """
 
     name: str = "detector"
-    unit: str = "utterance"
-    aggregation: str = "any"
+    unit: UnitKind = "utterance"
+    aggregation: Aggregation = "any"
     threshold: float = 0.5
     categories: bool = False  # whether verdicts name categories (kept per unit)
     replies: bool = False     # whether units get written replies (kept per unit)

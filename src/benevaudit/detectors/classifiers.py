@@ -15,16 +15,19 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from benevaudit.detectors.base import Detector, UnitVerdict
 from benevaudit.detectors.registry import BuildContext, DetectorKind
-from benevaudit.detectors.units import Unit, check_unit, decision_rule, make_units
+from benevaudit.detectors.units import Unit, make_units
 from benevaudit.errors import ConfigError
 from benevaudit.llm.dry_run import RequestLog
 from benevaudit.schema import Dialogue
+
+if TYPE_CHECKING:   # the spec module lists the kinds this package's modules declare
+    from benevaudit.detectors.spec import ClassifierSpec
 
 
 def load_sequence_classifier(source: str, device: str = "cpu") -> tuple[Any, Any]:
@@ -50,9 +53,8 @@ def load_sequence_classifier(source: str, device: str = "cpu") -> tuple[Any, Any
 
 
 class SequenceClassifierDetector(Detector):
-    """Scores each unit's text with a sequence classifier.
+    """Scores each unit's text with a sequence classifier, as its spec says:
 
-    Args:
         trigger: label names that flag a unit (after ``label_names`` renaming), or ``["any"]``
             for multi-label models: any label above ``threshold``.
         label_names: renames the checkpoint's labels (``LABEL_1: toxic``).
@@ -69,44 +71,46 @@ class SequenceClassifierDetector(Detector):
     BOS and EOS, which is what the slow tokenizer gives (tests/test_detectors_classifiers.py).
     """
 
-    def __init__(self, name: str, source: str, trigger: Sequence[str], *, unit: str,
-                 aggregation: str, threshold: float, label_names: dict[str, str] | None,
-                 text_format: str, max_length: int, batch_size: int, device: str,
-                 append_eos: bool, eos_token: str | None = None,
-                 multi_label: bool | None = None) -> None:
+    def __init__(self, spec: ClassifierSpec, multi_label: bool | None = None) -> None:
         import torch  # torch is heavy and loads on first use
 
-        self.name, self.unit = name, check_unit(unit)
-        self.aggregation, self.threshold = aggregation, threshold
-        self.device = ("cuda" if torch.cuda.is_available() else "cpu") if device == "auto" \
-            else device
+        self.name, self.unit, self.aggregation = spec.name, spec.unit, spec.aggregation
+        self.threshold = spec.threshold
+        self.device = ("cuda" if torch.cuda.is_available() else "cpu") if spec.device == "auto" \
+            else spec.device
+        source = spec.source
         self.model, self.tokenizer = load_sequence_classifier(source, self.device)
         cfg = self.model.config
-        names = dict(label_names or {})
-        self.labels = [names.get(cfg.id2label[i], cfg.id2label[i]) for i in range(cfg.num_labels)]
+        self.labels = [spec.label_names.get(cfg.id2label[i], cfg.id2label[i])
+                       for i in range(cfg.num_labels)]
         self.multi_label = (cfg.problem_type == "multi_label_classification"
                             if multi_label is None else multi_label)
-        self.any_label = list(trigger) == ["any"]
-        missing = [t for t in trigger if t not in self.labels and not self.any_label]
+        self.any_label = spec.trigger == ["any"]
+        missing = [t for t in spec.trigger if t not in self.labels and not self.any_label]
         if missing:
-            raise ConfigError(f"detector {name}: trigger labels {missing} are not labels of "
+            raise ConfigError(f"detector {spec.name}: trigger labels {missing} are not labels of "
                               f"{source} (its labels: {self.labels}); set detector.label_names")
         self.trigger_idx = list(range(len(self.labels))) if self.any_label else \
-            [self.labels.index(t) for t in trigger]
-        self.text_format, self.max_length, self.batch_size = text_format, max_length, batch_size
-        self.append_eos = append_eos
-        if append_eos and not self.tokenizer.eos_token:
-            raise ConfigError(f"detector {name}: append_eos=true but {source}'s tokenizer has "
-                              "no EOS token")
-        if append_eos and eos_token is not None and eos_token != self.tokenizer.eos_token:
-            raise ConfigError(f"detector.eos_token={eos_token!r}, but {source}'s tokenizer's EOS "
-                              f"is {self.tokenizer.eos_token!r}: set detector.eos_token to it "
-                              "(or null)")
+            [self.labels.index(t) for t in spec.trigger]
+        self.text_format, self.max_length = spec.text_format, spec.max_length
+        self.batch_size, self.append_eos = spec.batch_size, spec.append_eos
+        self.check_eos(spec)
         # an appended EOS that is also the pad token would be skipped by last-token pooling:
         # such inputs run one at a time, unpadded, with no pad id for the head to skip
-        self.unpadded = append_eos and self.tokenizer.pad_token_id == self.tokenizer.eos_token_id
+        tokenizer = self.tokenizer
+        self.unpadded = self.append_eos and tokenizer.pad_token_id == tokenizer.eos_token_id
         if self.unpadded:
             self.model.config.pad_token_id = None
+
+    def check_eos(self, spec: ClassifierSpec) -> None:
+        """An appended EOS is the tokenizer's, and the one the option writes out (dry runs)."""
+        eos = self.tokenizer.eos_token
+        if spec.append_eos and not eos:
+            raise ConfigError(f"detector {spec.name}: append_eos=true but {spec.source}'s "
+                              "tokenizer has no EOS token")
+        if spec.append_eos and spec.eos_token is not None and spec.eos_token != eos:
+            raise ConfigError(f"detector.eos_token={spec.eos_token!r}, but {spec.source}'s "
+                              f"tokenizer's EOS is {eos!r}: set detector.eos_token to it (or null)")
 
     def text(self, unit: Unit) -> str:
         text = self.text_format.format(user=unit.user_text, agent=unit.agent_text)
@@ -141,26 +145,19 @@ class SequenceClassifierDetector(Detector):
         return verdicts
 
 
-def build_classifier(spec: dict[str, Any], context: BuildContext) -> SequenceClassifierDetector:
-    unit, aggregation = decision_rule(spec)
-    return SequenceClassifierDetector(
-        spec["name"], spec["source"], list(spec["trigger"]), unit=unit, aggregation=aggregation,
-        threshold=float(spec["threshold"]), label_names=spec["label_names"],
-        text_format=spec["text_format"], max_length=int(spec["max_length"]),
-        append_eos=bool(spec["append_eos"]), eos_token=spec["eos_token"],
-        batch_size=int(spec["batch_size"]), device=spec["device"])
+def build_classifier(spec: ClassifierSpec, context: BuildContext) -> SequenceClassifierDetector:
+    return SequenceClassifierDetector(spec)
 
 
-def record_classifier(spec: dict[str, Any], context: BuildContext,
+def record_classifier(spec: ClassifierSpec, context: BuildContext,
                       dialogues: Sequence[Dialogue], request_log: RequestLog) -> None:
     """Each unit's text as the classifier's tokenizer would read it (no chat request)."""
-    unit, _ = decision_rule(spec)
     for d in dialogues:
-        for k, u in enumerate(make_units(d, unit)):
-            request_log.record_text(str(spec["source"]), spec["text_format"].format(
-                user=u.user_text, agent=u.agent_text), int(spec["max_length"]),
-                append_eos=bool(spec["append_eos"]), eos_token=spec["eos_token"], id=d.id,
-                unit=k, detector=spec["name"])
+        for k, u in enumerate(make_units(d, spec.unit)):
+            request_log.record_text(spec.source, spec.text_format.format(
+                user=u.user_text, agent=u.agent_text), spec.max_length,
+                append_eos=spec.append_eos, eos_token=spec.eos_token, id=d.id,
+                unit=k, detector=spec.name)
 
 
 KIND = DetectorKind(("sequence_classifier",), build_classifier, record_classifier)

@@ -7,18 +7,19 @@ go in dialogue and turn order, judges in group order; ``external`` reads its pre
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
 
 from benevaudit.audit.checkpoints import load_frozen, locate
 from benevaudit.detectors.base import Checkpoint
 from benevaudit.detectors.registry import BuildContext, kind_of
+from benevaudit.detectors.spec import DetectorSpec, JudgeModel, PredictionsSpec
 from benevaudit.llm.dry_run import RequestLog
 from benevaudit.schema import Dialogue
 
 
-def record_detector(spec: dict[str, Any], judges: list[dict[str, Any]], dialogues: list[Dialogue],
-                    ckpt: Any, request_log: RequestLog,
-                    predictions: dict[str, Any] | None = None) -> None:
+def record_detector(spec: DetectorSpec, judges: Sequence[JudgeModel], dialogues: list[Dialogue],
+                    ckpt: str | None, request_log: RequestLog,
+                    predictions: PredictionsSpec | None = None) -> None:
     """Every request of ``spec``'s detector over ``dialogues`` (``judges``: the judges group's
     models; ``ckpt``: the fine-tuned classifier; ``predictions``: the external block)."""
     checkpoint = Checkpoint(str(ckpt), locate, load_frozen) if ckpt else None

@@ -17,10 +17,9 @@ def evaluation_set(dialogues: Sequence[Dialogue], fraction: float, limit: int | 
     It is the last ``fraction`` of each label-composition bucket in train.py's seeded triplet
     order, so ``fraction=0.1`` with train.py's seed is exactly train.py's test split and the
     fine-tuned classifier is scored on dialogues it never saw. ``limit`` keeps N dialogues
-    taken round-robin over the classes, in that same seeded order.
+    taken round-robin over the classes, in that same seeded order. Their ranges are the
+    ``eval`` spec's (:class:`~benevaudit.detectors.spec.EvalSpec`).
     """
-    if not 0 < fraction <= 1:
-        raise ConfigError(f"eval.fraction must be in (0, 1], got {fraction}")
     if fraction >= 1:
         chosen = list(dialogues)
     else:
@@ -31,8 +30,6 @@ def evaluation_set(dialogues: Sequence[Dialogue], fraction: float, limit: int | 
                           "raise eval.fraction or use a larger corpus")
     if limit is None:
         return chosen
-    if limit < 1:
-        raise ConfigError(f"eval.limit must be a positive number of dialogues, got {limit}")
     queues: dict[str, list[Dialogue]] = defaultdict(list)
     for d in sorted(chosen, key=lambda d: (_rank(seed, d.triplet_key), d.id)):
         queues[str(d.label)].append(d)

@@ -6,17 +6,20 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 from benevaudit.detectors.base import Detector, UnitVerdict
 from benevaudit.detectors.registry import BuildContext, DetectorKind
-from benevaudit.detectors.units import AGGREGATIONS, Unit, aggregate
+from benevaudit.detectors.units import Aggregation, Unit, aggregate
 from benevaudit.errors import ConfigError, InputError
 from benevaudit.files import describe_columns, read_csv, read_parquet
 from benevaudit.llm.dry_run import RequestLog
 from benevaudit.schema import CLASSES, Dialogue
+
+if TYPE_CHECKING:   # the spec module lists the kinds this package's modules declare
+    from benevaudit.detectors.spec import ExternalSpec, PredictionsSpec
 
 log = logging.getLogger(__name__)
 
@@ -44,7 +47,7 @@ def _flag(value: Any, row: int, path: Path) -> bool | None:
 EXTERNAL = "predictions with columns id, label and pred or flagged"
 
 
-def read_external(path_value: str | None, aggregation: str | None,
+def read_external(path_value: str | None, aggregation: Aggregation | None,
                   threshold: float) -> pd.DataFrame:
     """Predictions made elsewhere, checked: columns id, label and pred or flagged.
 
@@ -114,10 +117,9 @@ def _as_given(frame: pd.DataFrame, path: Path) -> pd.DataFrame:
     return frame
 
 
-def _reaggregate(frame: pd.DataFrame, path: Path, rule: str, threshold: float) -> pd.DataFrame:
+def _reaggregate(frame: pd.DataFrame, path: Path, rule: Aggregation,
+                 threshold: float) -> pd.DataFrame:
     """``flagged`` decided again from each row's unit verdicts under ``rule``."""
-    if rule not in AGGREGATIONS:
-        raise ConfigError(f"predictions.aggregation={rule!r}; valid: {list(AGGREGATIONS)}")
     missing = [c for c in ("unit_flags", "unit_scores") if c not in frame.columns]
     if missing:
         raise ConfigError(f"{path}: predictions.aggregation needs the unit_flags and unit_scores "
@@ -139,10 +141,9 @@ class ExternalDetector(Detector):
 
     unit = "dialogue"
 
-    def __init__(self, name: str, path: str | None, aggregation: str | None,
-                 threshold: float) -> None:
-        self.name, self.path, self.threshold = name, path, threshold
-        self.rule = aggregation
+    def __init__(self, name: str, predictions: PredictionsSpec) -> None:
+        self.name, self.path, self.threshold = name, predictions.path, predictions.threshold
+        self.rule = predictions.aggregation
 
     def predictions(self, dialogues: Sequence[Dialogue] = (),
                     progress: bool = False) -> pd.DataFrame:
@@ -156,21 +157,20 @@ class ExternalDetector(Detector):
                           "no dialogue units")
 
 
-def external_detector(name: str, predictions: dict[str, Any] | None) -> ExternalDetector:
+def external_detector(name: str, predictions: PredictionsSpec | None) -> ExternalDetector:
     """``detector=external``: the ``predictions`` block says where its decisions are, and how
     they are read."""
     if predictions is None:
         raise ConfigError("detector=external needs the predictions block "
                           "(predictions.path=<file.parquet | file.csv>)")
-    return ExternalDetector(name, predictions["path"], predictions["aggregation"],
-                            float(predictions["threshold"]))
+    return ExternalDetector(name, predictions)
 
 
-def build_external(spec: dict[str, Any], context: BuildContext) -> ExternalDetector:
-    return external_detector(spec["name"], context.predictions)
+def build_external(spec: ExternalSpec, context: BuildContext) -> ExternalDetector:
+    return external_detector(spec.name, context.predictions)
 
 
-def record_external(spec: dict[str, Any], context: BuildContext, dialogues: Sequence[Dialogue],
+def record_external(spec: ExternalSpec, context: BuildContext, dialogues: Sequence[Dialogue],
                     request_log: RequestLog) -> None:
     """No request: the file is read (so a bad one fails as in a real run)."""
     build_external(spec, context).predictions()

@@ -9,24 +9,40 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
+from pydantic import BaseModel, ConfigDict
 
 from benevaudit.detectors.base import Checkpoint, Detector, DialogueResult, UnitVerdict
 from benevaudit.detectors.registry import BuildContext, DetectorKind
-from benevaudit.detectors.units import Unit, decision_rule
+from benevaudit.detectors.units import Unit
 from benevaudit.errors import ConfigError
 from benevaudit.llm.dry_run import RequestLog
 from benevaudit.schema import CLASSES, Dialogue
 
+if TYPE_CHECKING:   # the spec module lists the kinds this package's modules declare
+    from benevaudit.detectors.spec import FinetunedSpec
 
-def _run_settings(run: Path | None) -> dict[str, Any]:
-    """The training run's model settings (max_length, head_tokens), when its config is there."""
+
+class TrainedSequence(BaseModel):
+    """The sequence settings of the training run's recorded ``model`` block, whichever version
+    wrote it (other keys ignored); a checkpoint without its run's config gets the default
+    model's (``conf/model/minilm.yaml``)."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    max_length: int = 512
+    head_tokens: int = 128
+
+
+def trained_sequence(run: Path | None) -> TrainedSequence:
+    """The training run's sequence settings, when its config is there."""
     if run is None or not (run / ".hydra" / "config.yaml").is_file():
-        return {}
-    cfg = yaml.safe_load((run / ".hydra" / "config.yaml").read_text()) or {}
-    return {k: v for k, v in (cfg.get("model") or {}).items() if k in ("max_length", "head_tokens")}
+        return TrainedSequence()
+    recorded = yaml.safe_load((run / ".hydra" / "config.yaml").read_text()) or {}
+    model = recorded.get("model") if isinstance(recorded, dict) else None
+    return TrainedSequence.model_validate(model if isinstance(model, dict) else {})
 
 
 class FinetunedDetector(Detector):
@@ -34,13 +50,10 @@ class FinetunedDetector(Detector):
 
     unit = "dialogue"
 
-    def __init__(self, name: str, checkpoint: Checkpoint | None, max_length: int | None,
-                 head_tokens: int | None, batch_size: int, seed: int) -> None:
-        if checkpoint is None or not checkpoint.path:
-            raise ConfigError("detector=finetuned needs ckpt=<train run directory | its model/ "
-                              "directory | a .ckpt file>")
-        self.name, self.checkpoint, self.batch_size, self.seed = name, checkpoint, batch_size, seed
-        self.overrides = {"max_length": max_length, "head_tokens": head_tokens}
+    def __init__(self, spec: FinetunedSpec, checkpoint: Checkpoint | None, seed: int) -> None:
+        self.checkpoint = needs_checkpoint(checkpoint)
+        self.name, self.batch_size, self.seed = spec.name, spec.batch_size, seed
+        self.max_length, self.head_tokens = spec.max_length, spec.head_tokens  # None: the run's
 
     def detect(self, dialogues: Sequence[Dialogue], progress: bool = False,
                batch_dialogues: int = 8) -> list[DialogueResult]:
@@ -57,16 +70,16 @@ class FinetunedDetector(Detector):
     def class_probs(self, dialogues: Sequence[Dialogue]) -> Any:
         """Class probabilities ``[N, 3]`` (N, OB, BB) from the trained classifier."""
         weights, run = self.checkpoint.locate(self.checkpoint.path)
-        settings = {"max_length": 512, "head_tokens": 128, **_run_settings(run)}
-        settings.update({k: int(v) for k, v in self.overrides.items() if v is not None})
+        trained = trained_sequence(run)
+        max_length = trained.max_length if self.max_length is None else self.max_length
+        head_tokens = trained.head_tokens if self.head_tokens is None else self.head_tokens
         # torch and Lightning: loaded only when the classifier scores
         from benevaudit.audit.datamodule import DialogueDataModule
         from benevaudit.audit.evaluation import evaluate_classifier
 
         model, tokenizer = self.checkpoint.load(weights)
-        dm = DialogueDataModule({"test": list(dialogues)}, tokenizer, int(settings["max_length"]),
-                                int(settings["head_tokens"]), eval_batch_size=self.batch_size,
-                                seed=self.seed)
+        dm = DialogueDataModule({"test": list(dialogues)}, tokenizer, max_length, head_tokens,
+                                eval_batch_size=self.batch_size, seed=self.seed)
         dm.setup()
         return evaluate_classifier(model, dm.eval_dataloader("test"), dialogues, "test").probs
 
@@ -76,23 +89,25 @@ class FinetunedDetector(Detector):
                 for r in self.detect([u.dialogue for u in units])]
 
 
-def build_finetuned(spec: dict[str, Any], context: BuildContext) -> FinetunedDetector:
-    decision_rule(spec)
-    return FinetunedDetector(spec["name"], context.checkpoint, spec["max_length"],
-                             spec["head_tokens"], int(spec["batch_size"]), context.seed)
-
-
-def record_finetuned(spec: dict[str, Any], context: BuildContext, dialogues: Sequence[Dialogue],
-                     request_log: RequestLog) -> None:
-    """The weights each dialogue would be read by: no chat request, tokenized at scoring time."""
-    checkpoint = context.checkpoint
+def needs_checkpoint(checkpoint: Checkpoint | None) -> Checkpoint:
     if checkpoint is None or not checkpoint.path:
         raise ConfigError("detector=finetuned needs ckpt=<train run directory | its model/ "
                           "directory | a .ckpt file>")
+    return checkpoint
+
+
+def build_finetuned(spec: FinetunedSpec, context: BuildContext) -> FinetunedDetector:
+    return FinetunedDetector(spec, context.checkpoint, context.seed)
+
+
+def record_finetuned(spec: FinetunedSpec, context: BuildContext, dialogues: Sequence[Dialogue],
+                     request_log: RequestLog) -> None:
+    """The weights each dialogue would be read by: no chat request, tokenized at scoring time."""
+    checkpoint = needs_checkpoint(context.checkpoint)
     weights, _ = checkpoint.locate(str(checkpoint.path))
     for d in dialogues:
         request_log.record_opaque(str(weights), "read by the trained encoder's own "
-                                  "tokenizer at scoring time", id=d.id, detector=spec["name"])
+                                  "tokenizer at scoring time", id=d.id, detector=spec.name)
 
 
 KIND = DetectorKind(("finetuned",), build_finetuned, record_finetuned)

@@ -17,12 +17,13 @@ parsed. Everything before that last line is the same in both.
 from __future__ import annotations
 
 import re
+from typing import Literal, get_args
 
-from benevaudit.errors import ConfigError
 from benevaudit.llm import Conversation
 from benevaudit.schema import Dialogue
 
-STRATEGIES: tuple[str, ...] = ("plain", "conceptual", "operational")
+Strategy = Literal["plain", "conceptual", "operational"]
+STRATEGIES: tuple[str, ...] = get_args(Strategy)
 
 ROLES: dict[str, str] = {
     "mental_health": "a mental-health support agent offering wellbeing support informed by "
@@ -89,12 +90,10 @@ def describe_people(dialogue: Dialogue) -> str:
     return f"{user}\n{agent}"
 
 
-def judge_prompt(dialogue: Dialogue, strategy: str, demographics: bool,
+def judge_prompt(dialogue: Dialogue, strategy: Strategy, demographics: bool,
                  reasoned: bool = False) -> Conversation:
     """System and user turns asking for the N/OB/BB label of ``dialogue``: the label alone
     (scored), or reasoning ending in a ``Label:`` line (``reasoned``, the generation mode)."""
-    if strategy not in STRATEGIES:
-        raise ConfigError(f"unknown judge strategy {strategy!r}; valid: {list(STRATEGIES)}")
     role = ROLES.get(dialogue.role, dialogue.role.replace("_", " "))
     # the fixed instructions come first, so a backend that reuses a shared prefix computes
     # them once for a whole run; what differs per dialogue follows

@@ -24,7 +24,7 @@ holds one engine at a time.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from tqdm import tqdm
@@ -32,17 +32,17 @@ from tqdm import tqdm
 from benevaudit.detectors.base import DialogueResult, Detector, UnitVerdict
 from benevaudit.detectors.judge_prompts import judge_prompt, parse_label
 from benevaudit.detectors.registry import BuildContext, DetectorKind, record_by_running
-from benevaudit.detectors.units import Unit, decision_rule, make_units
+from benevaudit.detectors.units import Unit, make_units
 from benevaudit.errors import ConfigError
 from benevaudit.llm import ChatModel, Sampling, build_from_block
 from benevaudit.llm.dry_run import RequestLog
 from benevaudit.llm.verdicts import read_scores, read_text
 from benevaudit.schema import CLASSES, Dialogue
 
+if TYPE_CHECKING:   # the spec module lists the kinds this package's modules declare
+    from benevaudit.detectors.spec import JudgeModel, JudgeSpec
+
 JudgeFactory = Callable[[], ChatModel]
-# the study's judges sample: temperature 0.6, top-p 0.9, up to 2,000 new tokens
-STUDY_SAMPLING = Sampling(temperature=0.6, top_p=0.9, max_tokens=2000, seed=0)
-TIES: tuple[str, ...] = ("order", "first_judge", "invalid")
 
 
 def verdict_from_probs(probs: Sequence[float], raw: str | None = None) -> UnitVerdict:
@@ -57,19 +57,16 @@ class JudgeDetector(Detector):
 
     unit = "dialogue"
 
-    def __init__(self, name: str, judges: Sequence[tuple[str, JudgeFactory]], strategy: str,
-                 demographics: bool = True, mode: str = "score",
-                 sampling: Sampling = STUDY_SAMPLING, chunk: int = 8, ties: str = "order") -> None:
-        if mode not in ("score", "generate"):
-            raise ConfigError(f"detector.mode must be 'score' or 'generate', got {mode!r}")
-        if ties not in TIES:
-            raise ConfigError(f"detector.ties={ties!r}; valid: {list(TIES)}")
-        self.ties = ties
+    def __init__(self, spec: JudgeSpec, judges: Sequence[tuple[str, JudgeFactory]],
+                 chunk: int = 8) -> None:
         if not judges:
             raise ConfigError("a judge detector needs at least one judge (the judges group)")
-        self.name, self.judges, self.strategy = name, list(judges), strategy
-        self.demographics, self.mode, self.sampling, self.chunk = demographics, mode, sampling, chunk
-        self.aggregation, self.threshold = "any", 0.5
+        self.name, self.judges, self.strategy = spec.name, list(judges), spec.strategy
+        self.demographics, self.mode, self.ties = spec.demographics, spec.mode, spec.ties
+        sampling = spec.sampling
+        self.sampling = Sampling(temperature=sampling.temperature, top_p=sampling.top_p,
+                                 max_tokens=sampling.max_tokens, seed=sampling.seed)
+        self.chunk, self.aggregation = chunk, spec.aggregation
 
     def judge_units(self, model: ChatModel, units: Sequence[Unit]) -> list[UnitVerdict]:
         """One judge's verdicts on whole-dialogue units."""
@@ -149,39 +146,33 @@ class JudgeDetector(Detector):
                                  dict(zip(CLASSES, mean, strict=True)))
 
 
-def judge_llm_blocks(spec: dict[str, Any], judges: list[dict[str, Any]]) -> list[tuple[str, dict]]:
-    """(name, llm block) per judge; with one judge, non-null ``detector.llm`` keys override it."""
-    overrides = {k: v for k, v in spec["llm"].items() if v is not None}
-    only = spec["judge"]
-    if only is not None:
-        names = [j["name"] for j in judges]
-        if only not in names:
-            raise ConfigError(f"detector.judge={only!r} is not in the judges group; "
+def judge_llm_blocks(spec: JudgeSpec, judges: Sequence[JudgeModel]
+                     ) -> list[tuple[str, dict[str, Any]]]:
+    """(name, llm block) per judge, each block as its group sets it; with one judge, the
+    non-null keys of ``detector.llm`` override it."""
+    overrides = spec.llm.model_dump(exclude_none=True)
+    if spec.judge is not None:
+        names = [j.name for j in judges]
+        if spec.judge not in names:
+            raise ConfigError(f"detector.judge={spec.judge!r} is not in the judges group; "
                               f"valid: {names}")
-        judges = [j for j in judges if j["name"] == only]
+        judges = [j for j in judges if j.name == spec.judge]
     if overrides and len(judges) > 1:
         raise ConfigError(f"detector.llm.* overrides one judge, but the judges group lists "
                           f"{len(judges)}; pick one with detector.judge=<name> "
-                          f"({[j['name'] for j in judges]})")
-    return [(j["name"], {**dict(j["llm"]), **overrides}) for j in judges]
+                          f"({[j.name for j in judges]})")
+    return [(j.name, {**j.llm.model_dump(exclude_unset=True), **overrides}) for j in judges]
 
 
-def build_judge(spec: dict[str, Any], context: BuildContext) -> JudgeDetector:
+def build_judge(spec: JudgeSpec, context: BuildContext) -> JudgeDetector:
     """The judge detector: one model factory per judge of the group, each built when its turn
     comes."""
-    unit, _ = decision_rule(spec)
-    if unit != "dialogue":
-        raise ConfigError(f"detector.unit={unit!r}: a judge reads the whole "
-                          "dialogue; expected detector.unit=dialogue")
-    blocks = judge_llm_blocks(spec, context.judges)
     factories = [(name, (lambda b=block: build_from_block(b, cache=context.cache)))
-                 for name, block in blocks]
-    return JudgeDetector(spec["name"], factories, spec["strategy"],
-                         demographics=bool(spec["demographics"]), mode=spec["mode"],
-                         sampling=Sampling(**spec["sampling"]), ties=spec["ties"])
+                 for name, block in judge_llm_blocks(spec, context.judges)]
+    return JudgeDetector(spec, factories)
 
 
-def record_judge(spec: dict[str, Any], context: BuildContext, dialogues: Sequence[Dialogue],
+def record_judge(spec: JudgeSpec, context: BuildContext, dialogues: Sequence[Dialogue],
                  request_log: RequestLog) -> None:
     """One whole-dialogue request per judge, judges in group order."""
     names = [n for n, _ in judge_llm_blocks(spec, context.judges)]

@@ -14,12 +14,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from benevaudit.detectors.base import Checkpoint, Detector
-from benevaudit.errors import ConfigError
 from benevaudit.llm.dry_run import RequestLog, scope
 from benevaudit.schema import Dialogue
+
+if TYPE_CHECKING:   # the spec module lists the kinds this registry finds, so it is read after it
+    from benevaudit.detectors.spec import DetectorSpec, JudgeModel, PredictionsSpec
 
 
 PACKAGE = __name__.rpartition(".")[0]          # benevaudit.detectors
@@ -31,27 +33,31 @@ class BuildContext:
     """What a detector may need beside its block: the judges group's models, the request
     cache, the trained classifier (``ckpt``), the ``predictions`` block, the run's seed."""
 
-    judges: list[dict[str, Any]] = field(default_factory=list)
+    judges: Sequence[JudgeModel] = field(default_factory=list)
     cache: str | None = None
     checkpoint: Checkpoint | None = None
-    predictions: dict[str, Any] | None = None
+    predictions: PredictionsSpec | None = None
     seed: int = 0
 
 
+S = TypeVar("S")
+
+
 @dataclass(frozen=True)
-class DetectorKind:
-    """One detector family: the ``kind`` values it builds, how, and its dry run."""
+class DetectorKind(Generic[S]):
+    """One detector family: the ``kind`` values it builds, how (from its own spec class ``S``),
+    and its dry run."""
 
     kinds: tuple[str, ...]
-    build: Callable[[dict[str, Any], BuildContext], Detector]
-    record: Callable[[dict[str, Any], BuildContext, Sequence[Dialogue], RequestLog], None]
+    build: Callable[[S, BuildContext], Detector]
+    record: Callable[[S, BuildContext, Sequence[Dialogue], RequestLog], None]
     reads_corpus: bool = True          # False: decisions come from a file (``external``)
 
 
 @cache
-def detector_kinds() -> dict[str, DetectorKind]:
+def detector_kinds() -> dict[str, DetectorKind[Any]]:
     """``detector.kind`` -> its family, from every module of the package that declares KIND."""
-    found: dict[str, DetectorKind] = {}
+    found: dict[str, DetectorKind[Any]] = {}
     for info in pkgutil.walk_packages([str(FOLDER)], f"{PACKAGE}."):
         kind = getattr(importlib.import_module(info.name), "KIND", None)
         if not isinstance(kind, DetectorKind):
@@ -63,13 +69,10 @@ def detector_kinds() -> dict[str, DetectorKind]:
     return found
 
 
-def kind_of(spec: dict[str, Any]) -> DetectorKind:
-    """The family of a ``detector`` block; an unknown kind lists the valid ones."""
-    known = detector_kinds()
-    if spec["kind"] not in known:
-        raise ConfigError(f"detector.kind={spec['kind']!r} is not a detector; valid kinds: "
-                          f"{list(known)}")
-    return known[spec["kind"]]
+def kind_of(spec: DetectorSpec) -> DetectorKind[Any]:
+    """The family of a ``detector`` spec (its kind is one of them: the spec's union is built
+    from the same modules)."""
+    return detector_kinds()[spec.kind]
 
 
 def record_by_running(detector: Detector, dialogues: Sequence[Dialogue], request_log: RequestLog,

@@ -8,23 +8,29 @@ Each lists only its own keys, so a misspelt key is refused with that kind's keys
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any, Literal, Optional, Union
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Optional, Union, get_args
 
 from pydantic import Discriminator, Field, Tag, model_validator
 
-from benevaudit.detectors.guards.registry import GUARD_KINDS
+from benevaudit.detectors.guards.registry import GUARD_FORMATS, GUARD_KINDS
+from benevaudit.detectors.judge_prompts import Strategy
+from benevaudit.detectors.units import Aggregation, UnitKind
+from benevaudit.errors import ConfigError
 from benevaudit.llm.spec import LLMSpec, SamplingSpec
 from benevaudit.specs import Fraction, NonNegativeInt, PositiveInt, Share, Spec
 
-Unit = Literal["utterance", "exchange", "context", "dialogue"]
-Aggregation = Literal["any", "max", "mean", "first"]
+if TYPE_CHECKING:
+    GuardKind = str
+else:       # every guard module's kind (``detectors/guards/``), listed where they are found
+    GuardKind = Literal[GUARD_KINDS]
+Mode = Literal["score", "generate"]
 
 
 class DecidingSpec(Spec):
     """What every detector that decides from its own units names: the unit and the rule."""
 
     name: str
-    unit: Unit
+    unit: UnitKind
     aggregation: Aggregation
 
 
@@ -47,17 +53,26 @@ class ClassifierSpec(DecidingSpec):
 class GuardSpec(DecidingSpec):
     """A generative guard: ``kind`` names its module under ``detectors/guards/``."""
 
-    kind: str
+    kind: GuardKind
     checkpoint: str
     threshold: Fraction
-    mode: Literal["score", "generate"]
+    mode: Mode
     trigger: str
     criteria: str
     categories: bool
-    max_tokens: Optional[PositiveInt]       # null: the guard's own
-    score_prefill: Optional[str]            # null: the guard's own
+    max_tokens: PositiveInt                 # generate mode's reply cap
+    score_prefill: str                      # score mode: what the reply holds before the label
     parser: Literal["released", "lenient"]   # lenient: only guards that have such a reader
     llm: LLMSpec
+
+    @model_validator(mode="after")
+    def lenient_reader_exists(self) -> GuardSpec:
+        """Only some guards have a reader laxer than their release's."""
+        if self.parser == "lenient" and GUARD_FORMATS[self.kind].lenient is None:
+            lenient = [k for k, f in GUARD_FORMATS.items() if f.lenient is not None]
+            raise ConfigError(f"detector.parser=lenient for guard {self.kind!r}: expected "
+                              f"'released' (every guard) or 'lenient' (only {lenient})")
+        return self
 
     @model_validator(mode="after")
     def files_readable(self) -> GuardSpec:
@@ -69,9 +84,10 @@ class JudgeSpec(DecidingSpec):
     """``kind: judge``: a prompted LLM judge (or the ensemble of the judges group)."""
 
     kind: Literal["judge"]
-    strategy: Literal["plain", "conceptual", "operational"]
+    unit: Literal["dialogue"]               # a judge reads the whole dialogue
+    strategy: Strategy
     demographics: bool
-    mode: Literal["score", "generate"]
+    mode: Mode
     ties: Literal["order", "first_judge", "invalid"]
     judge: Optional[str]                    # one judge of the group, by name
     sampling: SamplingSpec
@@ -87,6 +103,7 @@ class FinetunedSpec(DecidingSpec):
     """``kind: finetuned``: the audit's own classifier (``ckpt=``)."""
 
     kind: Literal["finetuned"]
+    unit: Literal["dialogue"]               # it reads the whole dialogue
     max_length: Optional[PositiveInt]       # null: the training run's
     head_tokens: Optional[NonNegativeInt]   # null: the training run's
     batch_size: PositiveInt
@@ -104,10 +121,11 @@ def detector_tag(block: Any) -> Any:
     return block.get("kind") if isinstance(block, dict) else getattr(block, "kind", None)
 
 
-KINDS: dict[str, type[Spec]] = {"sequence_classifier": ClassifierSpec,
-                                **{kind: GuardSpec for kind in GUARD_KINDS},
-                                "judge": JudgeSpec, "finetuned": FinetunedSpec,
-                                "external": ExternalSpec}
+FAMILIES: tuple[type[Spec], ...] = (ClassifierSpec, GuardSpec, JudgeSpec, FinetunedSpec,
+                                    ExternalSpec)
+# each kind by its spec's ``kind`` tag (a guard's: every module of ``detectors/guards/``)
+KINDS: dict[str, type[Spec]] = {kind: spec for spec in FAMILIES
+                                for kind in get_args(spec.model_fields["kind"].annotation)}
 if TYPE_CHECKING:
     DetectorSpec = Union[ClassifierSpec, GuardSpec, JudgeSpec, FinetunedSpec, ExternalSpec]
 else:   # one member per kind, each guard kind tagged with its own name

@@ -19,13 +19,16 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Literal, get_args
 
-from benevaudit.errors import ConfigError
+from typing_extensions import assert_never
+
 from benevaudit.schema import Dialogue, Turn
 
-UNITS: tuple[str, ...] = ("utterance", "exchange", "context", "dialogue")
-AGGREGATIONS: tuple[str, ...] = ("any", "max", "mean", "first")
+UnitKind = Literal["utterance", "exchange", "context", "dialogue"]
+Aggregation = Literal["any", "max", "mean", "first"]
+UNITS: tuple[str, ...] = get_args(UnitKind)
+AGGREGATIONS: tuple[str, ...] = get_args(Aggregation)
 
 
 @dataclass(frozen=True)
@@ -36,7 +39,7 @@ class Unit:
     """
 
     dialogue: Dialogue
-    kind: str
+    kind: UnitKind
     turn: int
     turns: tuple[Turn, ...]
 
@@ -51,15 +54,8 @@ class Unit:
         return prior[-1].text if prior else ""
 
 
-def check_unit(kind: str) -> str:
-    if kind not in UNITS:
-        raise ConfigError(f"unknown detector unit {kind!r}; valid units: {list(UNITS)}")
-    return kind
-
-
-def make_units(dialogue: Dialogue, kind: str) -> list[Unit]:
+def make_units(dialogue: Dialogue, kind: UnitKind) -> list[Unit]:
     """The units of one dialogue, in turn order (one per agent turn, or one for ``dialogue``)."""
-    check_unit(kind)
     turns = dialogue.turns
     if kind == "dialogue":
         return [Unit(dialogue, kind, -1, tuple(turns))]
@@ -73,20 +69,20 @@ def make_units(dialogue: Dialogue, kind: str) -> list[Unit]:
         elif kind == "exchange":
             prev = turns[i - 1] if i > 0 and turns[i - 1].speaker == "user" else None
             span = (prev, t) if prev is not None else (t,)
-        else:
+        elif kind == "context":
             span = tuple(turns[:i + 1])
+        else:
+            assert_never(kind)
         units.append(Unit(dialogue, kind, i, span))
     return units
 
 
-def aggregate(flags: Sequence[bool | None], scores: Sequence[float], rule: str = "any",
-              threshold: float = 0.5) -> bool | None:
+def aggregate(flags: Sequence[bool | None], scores: Sequence[float], rule: Aggregation,
+              threshold: float) -> bool | None:
     """The dialogue decision from its units: True, False, or None (invalid).
 
     A dialogue with no units at all (no agent turn) is not flagged.
     """
-    if rule not in AGGREGATIONS:
-        raise ConfigError(f"unknown aggregation {rule!r}; valid rules: {list(AGGREGATIONS)}")
     valid = [(bool(f), float(s)) for f, s in zip(flags, scores, strict=True) if f is not None]
     some_invalid = len(valid) < len(flags)
     if rule == "any":
@@ -94,20 +90,13 @@ def aggregate(flags: Sequence[bool | None], scores: Sequence[float], rule: str =
     elif rule == "first":
         hit = valid[0][0] if valid else False
         some_invalid = not valid and some_invalid
-    else:
+    elif rule == "max" or rule == "mean":
         vals = [s for _, s in valid if not math.isnan(s)]
         reduced = (max(vals) if rule == "max" else sum(vals) / len(vals)) if vals else -math.inf
         hit = reduced > threshold
+    else:
+        assert_never(rule)
     if hit:
         return True
     return None if some_invalid else False
 
-
-def decision_rule(spec: dict[str, Any]) -> tuple[str, str]:
-    """(``unit``, ``aggregation``) of a detector that decides from its units, checked."""
-    unit, aggregation = spec["unit"], spec["aggregation"]
-    if aggregation not in AGGREGATIONS:
-        raise ConfigError(f"detector.aggregation={aggregation!r}; valid: {list(AGGREGATIONS)}")
-    if unit not in UNITS:
-        raise ConfigError(f"detector.unit={unit!r}; valid: {list(UNITS)}")
-    return unit, aggregation

@@ -20,6 +20,7 @@ from tqdm.auto import tqdm
 
 from benevaudit.generation.card import corpus_statistics, failure_summary, render_readme
 from benevaudit.generation.grid import Condition
+from benevaudit.generation.spec import LLMGeneratorSpec, ScriptedGeneratorSpec
 from benevaudit.generation.writer import (
     COMPLETE, FailureLog, ShardWriter, write_durably, recover, write_manifest,
 )
@@ -33,7 +34,7 @@ class Failure(NamedTuple):
     raw: str      # the model's text, kept for inspection
 
 
-Producer = Callable[[Sequence[Condition], int], list["Dialogue | Failure"]]
+Producer = Callable[[Sequence[Condition], int], Sequence["Dialogue | Failure"]]
 
 
 class GenerationSummary(NamedTuple):
@@ -96,7 +97,7 @@ def generate_corpus(conditions: Sequence[Condition], produce: Producer, out_dir:
             bar.update(len(batch))
         writer.close()
     bar.close()
-    card = {"expected": len(ids), "provenance": provenance, "params": params,
+    card: dict[str, Any] = {"expected": len(ids), "provenance": provenance, "params": params,
             "statistics": corpus_statistics(out), "failures": failure_summary(failures.read()),
             "created_utc": datetime.now(timezone.utc).isoformat(timespec="seconds")}
     write_durably(out / "dataset_card.json", json.dumps(card, indent=1, sort_keys=True) + "\n")
@@ -107,18 +108,20 @@ def generate_corpus(conditions: Sequence[Condition], produce: Producer, out_dir:
                              time.perf_counter() - start, card)
 
 
-def corpus_params(gen: dict[str, Any], seed: int, min_turns: int, filters: dict[str, Any],
-                  limit: int | None) -> dict[str, Any]:
+def corpus_params(gen: ScriptedGeneratorSpec | LLMGeneratorSpec, seed: int, min_turns: int,
+                  filters: dict[str, Any], limit: int | None) -> dict[str, Any]:
     """The params that define the corpus; a rerun into out_dir must repeat them to resume.
 
-    Settings of the machine rather than the text (batch size, device, threads, memory share,
-    request cache) and unset keys of the composed llm block are left out.
+    The generator block as written, but for settings of the machine rather than the text
+    (batch size, device, threads, memory share, request cache) and null keys of its llm block.
     """
-    runtime = ("batch_size", "device", "threads", "cache", "gpu_memory_utilization",
-               "tensor_parallel_size", "concurrency", "timeout", "max_retries", "backoff")
-    llm = {k: v for k, v in (gen.get("llm") or {}).items() if k not in runtime and v is not None}
+    runtime = {"batch_size", "device", "threads", "cache", "gpu_memory_utilization",
+               "tensor_parallel_size", "concurrency", "timeout", "max_retries", "backoff"}
+    written = gen.model_dump(exclude_unset=True, exclude={"llm"})
+    llm = (gen.llm.model_dump(exclude_unset=True, exclude_none=True, exclude=runtime)
+           if isinstance(gen, LLMGeneratorSpec) else {})
     return json.loads(json.dumps({
-        "generator": {k: v for k, v in gen.items() if k != "llm"} | {"llm": llm},
+        "generator": written | {"llm": llm},
         "seed": seed, "filters": filters, "limit": limit, "min_turns": min_turns,
     }))
 

@@ -15,12 +15,11 @@ import os
 from collections.abc import Iterator, Sequence
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
-
 import numpy as np
 
 from benevaudit.corpus import read_corpus, write_parquet
 from benevaudit.errors import ConfigError
+from benevaudit.generation.spec import CorpusDataSpec, DataSpec
 from benevaudit.generation.grid import (
     AGENT_DEMOGRAPHICS, SCRIPTED_GENERATORS, USER_DEMOGRAPHICS, Condition,
 )
@@ -49,7 +48,7 @@ def sample_cells(n_cells: int, seed: int) -> list[tuple[str, str, tuple, tuple |
     return cells
 
 
-def sample_conditions(size: int, seed: int = 42) -> Iterator[Condition]:
+def sample_conditions(size: int, seed: int) -> Iterator[Condition]:
     """The conditions of a ``size``-dialogue sample (rounded to whole triplets)."""
     for g, r, u, a in sample_cells(max(1, round(size / 3)), seed):
         for label in CLASSES:
@@ -63,7 +62,7 @@ def sample_key(size: int, seed: int, planted_cues: Sequence[PlantedCue], signal:
     return hashlib.sha256(json.dumps(params, sort_keys=True).encode()).hexdigest()[:16]
 
 
-def ensure_scripted_sample(cache_dir: str | Path, size: int, seed: int = 42,
+def ensure_scripted_sample(cache_dir: str | Path, size: int, seed: int,
                            planted_cues: Sequence[PlantedCue] = (),
                            signal: float = DEFAULT_SIGNAL) -> Path:
     """Path of the Parquet sample for these parameters, writing it first if it is missing."""
@@ -83,16 +82,12 @@ def ensure_scripted_sample(cache_dir: str | Path, size: int, seed: int = 42,
     return path
 
 
-def load_dialogues(data: dict[str, Any], cache_dir: str | Path) -> list[Dialogue]:
+def load_dialogues(data: DataSpec, cache_dir: str | Path) -> list[Dialogue]:
     """The dialogues of a ``data`` block: a corpus on disk (``data=corpus``), or the scripted
     sample (``data=embedded``), written once under ``cache_dir`` and read back after."""
-    if data["kind"] == "corpus":
-        return read_corpus(data["path"])
-    if data["kind"] == "embedded":
-        cues = [PlantedCue(c["token"], c["label"], float(c["rate"]))
-                for c in data["planted_cues"] or []]
-        path = ensure_scripted_sample(Path(cache_dir) / "embedded", size=int(data["size"]),
-                                      seed=int(data["seed"]), planted_cues=cues,
-                                      signal=float(data["signal"]))
-        return read_corpus(path)
-    raise ConfigError(f"data.kind must be 'embedded' or 'corpus', got {data['kind']!r}")
+    if isinstance(data, CorpusDataSpec):
+        return read_corpus(data.path)
+    path = ensure_scripted_sample(Path(cache_dir) / "embedded", size=data.size, seed=data.seed,
+                                  planted_cues=[c.cue() for c in data.planted_cues],
+                                  signal=data.signal)
+    return read_corpus(path)

@@ -31,8 +31,8 @@ def attempt_seed(seed: int, attempt: int) -> int:
 class LLMProducer:
     """A producer over any ``ChatModel``; conditions name the corpus's ``generator`` field."""
 
-    def __init__(self, model: ChatModel, sampling: Sampling, seed: int = 42, min_turns: int = 6,
-                 system_in_user: bool = False, exchanges: Sequence[int] | None = None) -> None:
+    def __init__(self, model: ChatModel, sampling: Sampling, seed: int, min_turns: int,
+                 system_in_user: bool, exchanges: Sequence[int] | None) -> None:
         self.model, self.sampling, self.seed, self.min_turns = model, sampling, seed, min_turns
         self.system_in_user = system_in_user
         self.exchanges = tuple(exchanges) if exchanges else None

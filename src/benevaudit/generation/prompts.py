@@ -120,7 +120,7 @@ OPENER = "Start the conversation: write your first message to the agent."
 
 def agent_system(condition: Condition) -> str:
     persona = "" if condition.agent is None else (
-        f" Your persona is {describe_user({**condition.agent_dict, 'ability': 'none'})}.")
+        f" Your persona is {describe_user({**(condition.agent_dict or {}), 'ability': 'none'})}.")
     instruction = AGENT_INSTRUCTIONS[condition.label]
     return (f"You are {ROLE_DESCRIPTIONS[condition.role]}{persona} You are chatting with a user "
             f"who is {describe_user(condition.user_dict)}. "

@@ -6,37 +6,71 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Any, Literal, Optional, Union
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from benevaudit.errors import ConfigError, InputError
 from benevaudit.files import read_json
-from benevaudit.generation.producers import check_planted_cues
+from benevaudit.generation.scripted import PlantedCue
 from benevaudit.generation.writer import MANIFEST
-from benevaudit.llm.spec import LLMSpec, SamplingSpec
-from benevaudit.specs import Fraction, NonNegativeInt, PositiveInt, Spec
+from benevaudit.llm.spec import LLMSpec
+from benevaudit.specs import Fraction, NonNegative, NonNegativeInt, PositiveInt, Share, Spec
 
 CORPUS = "a .jsonl, .jsonl.gz or .parquet corpus, or a directory of shards"
 EXCHANGES = "null or a list of positive integers (user-agent exchanges per dialogue)"
 RESUMED = "the manifest.json generate.py wrote in out_dir"
 
 
-class DataSpec(Spec):
-    """``data=embedded`` (the scripted sample, sized here) or ``data=corpus`` (``data.path``)."""
+def check_planted_cues(cues: Any, key: str) -> Any:
+    """``[{token, label, rate}, ...]``: each cue is built, so its own checks run with the key
+    named (``data.planted_cues[0]: PlantedCue.rate must be in [0, 1], got 7``)."""
+    for i, cue in enumerate(cues or []):
+        if not isinstance(cue, dict) or set(cue) != {"token", "label", "rate"}:
+            raise ConfigError(f"{key}[{i}]={cue!r}: expected "
+                              "{token: <word>, label: N|OB|BB, rate: <0..1>}")
+        try:
+            PlantedCue(**cue)
+        except ConfigError as e:
+            raise ConfigError(f"{key}[{i}]: {e}") from None
+    return cues
 
-    kind: Literal["embedded", "corpus"]
-    path: Optional[str] = None
-    # keys only data=embedded has: absent elsewhere, never null
-    size: Annotated[int, Field(ge=3)] = None    # type: ignore[assignment]  # whole triplets
-    seed: NonNegativeInt = None                 # type: ignore[assignment]
-    signal: Fraction = None                     # type: ignore[assignment]
-    planted_cues: Optional[list[Any]] = None
+
+class PlantedCueSpec(Spec):
+    """``{token, label, rate}``: a token planted into agent turns of one class, a positive
+    control for attribution."""
+
+    token: str                     # one word or mark
+    label: Literal["N", "OB", "BB"]
+    rate: Fraction                 # the chance per agent turn of that class
+
+    def cue(self) -> PlantedCue:
+        return PlantedCue(self.token, self.label, self.rate)
+
+
+class EmbeddedDataSpec(Spec):
+    """``data=embedded``: the scripted sample, sized here, written once under the cache."""
+
+    kind: Literal["embedded"]
+    size: Annotated[int, Field(ge=3)]  # dialogues, rounded to whole triplets
+    seed: NonNegativeInt
+    signal: Fraction
+    planted_cues: list[PlantedCueSpec]
+    path: Optional[str]            # not read: a recipe passing every study a corpus is not refused
+
+    @field_validator("planted_cues", mode="before")
+    @classmethod
+    def cues_built(cls, cues: Any) -> Any:
+        return check_planted_cues(cues, "data.planted_cues")
+
+
+class CorpusDataSpec(Spec):
+    """``data=corpus``: a corpus on disk (``data.path``), read now."""
+
+    kind: Literal["corpus"]
+    path: str
 
     @model_validator(mode="after")
-    def readable(self) -> DataSpec:
-        check_planted_cues(self.planted_cues, "data.planted_cues")
-        if self.kind != "corpus":
-            return self
-        if self.path in (None, "", "???"):
+    def readable(self) -> CorpusDataSpec:
+        if self.path in ("", "???"):
             raise ConfigError(f"data.path is required with data=corpus: data.path=<{CORPUS}>")
         if not Path(self.path).expanduser().exists():
             raise ConfigError(f"data.path={self.path}: no such file or directory (expected "
@@ -44,10 +78,29 @@ class DataSpec(Spec):
         return self
 
 
+DataSpec = Annotated[Union[EmbeddedDataSpec, CorpusDataSpec], Field(discriminator="kind")]
+
+
+class DataBlock(Spec):
+    """A ``data`` block alone (outside an entrypoint's run spec): benchmarks and tests."""
+
+    data: DataSpec
+
+    @classmethod
+    def read(cls, block: Any) -> EmbeddedDataSpec | CorpusDataSpec:
+        return cls.of({"data": block}).data
+
+
 class GeneratorLLM(LLMSpec):
     """A generator's llm block: a batch size, where its backend takes one, is never null."""
 
-    batch_size: PositiveInt = None              # type: ignore[assignment]
+    @field_validator("batch_size")
+    @classmethod
+    def never_null(cls, size: int | None) -> int | None:
+        """Runs on a given value only: an absent key keeps the backend's own batch size."""
+        if size is None:
+            raise ValueError("expected a positive integer")   # absent: the backend's own
+        return size
 
 
 class ScriptedGeneratorSpec(Spec):
@@ -56,12 +109,21 @@ class ScriptedGeneratorSpec(Spec):
     name: str
     kind: Literal["scripted"]
     signal: Fraction
-    planted_cues: Optional[list[Any]]
+    planted_cues: list[PlantedCueSpec]
 
-    @model_validator(mode="after")
-    def cues(self) -> ScriptedGeneratorSpec:
-        check_planted_cues(self.planted_cues, "generator.planted_cues")
-        return self
+    @field_validator("planted_cues", mode="before")
+    @classmethod
+    def cues_built(cls, cues: Any) -> Any:
+        return check_planted_cues(cues, "generator.planted_cues")
+
+
+class GeneratorSampling(Spec):
+    """An LLM generator's ``sampling``: every key given (``conf/generator/base/llm.yaml``)."""
+
+    temperature: NonNegative
+    top_p: Share
+    max_tokens: PositiveInt
+    seed: NonNegativeInt          # each attempt's seed derives from it
 
 
 class LLMGeneratorSpec(Spec):
@@ -74,7 +136,7 @@ class LLMGeneratorSpec(Spec):
     exchanges: Annotated[Optional[list[PositiveInt]],
                          Field(min_length=1, description=EXCHANGES)]
     system_in_user: bool
-    sampling: SamplingSpec
+    sampling: GeneratorSampling
     llm: GeneratorLLM
 
     @model_validator(mode="after")

@@ -20,7 +20,7 @@ import json
 import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -134,7 +134,7 @@ class ShardWriter:
         existing = [int(p.stem.split("-")[1]) for p in self.out_dir.glob("shard-*.parquet")]
         self._next = max(existing, default=-1) + 1
         self._rows: list[dict[str, Any]] = []
-        self._file = None
+        self._file: TextIO | None = None
 
     def _journal(self) -> Path:
         return self.out_dir / f"shard-{self._next:05d}.journal"
@@ -146,11 +146,12 @@ class ShardWriter:
         while rows:
             if self._file is None:
                 self._file = open(self._journal(), "a", encoding="utf-8")
+            journal = self._file
             room = self.shard_size - len(self._rows)
             part, rows = rows[:room], rows[room:]
-            self._file.write("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in part))
-            self._file.flush()
-            os.fsync(self._file.fileno())
+            journal.write("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in part))
+            journal.flush()
+            os.fsync(journal.fileno())
             self._rows += part
             if len(self._rows) >= self.shard_size:
                 self.seal()

@@ -262,12 +262,6 @@ class DryRunChatModel(ChatModel):
         return np.full((len(conversations), len(choices)), -np.log(len(choices)))
 
 
-def model_for_block(block: dict[str, Any]) -> DryRunChatModel:
-    """The recording model standing in for an ``llm`` block during a dry run."""
-    return DryRunChatModel(str(block.get("model") or "dry_run"), block.get("chat_template"),
-                           block.get("backend"))
-
-
 @contextmanager
 def recording(request_log: RequestLog) -> Iterator[RequestLog]:
     """Within it, every model built from an ``llm`` block records into ``request_log``."""

@@ -99,13 +99,13 @@ def _convert(gguf: Path, out: Path) -> None:
 
 def _add_legacy_keys(out: Path) -> None:
     """Write the keys older transformers (vLLM's pin) read, beside the current ones."""
-    cfg_path = out / "config.json"
-    cfg = json.loads(cfg_path.read_text())
-    rope = cfg.get("rope_parameters") or {}
-    if "rope_theta" in rope and "rope_theta" not in cfg:
-        cfg["rope_theta"] = rope["rope_theta"]  # older readers fall back to 10,000 without it
-    cfg.setdefault("torch_dtype", "float32")
-    cfg_path.write_text(json.dumps(cfg, indent=2, sort_keys=True))
+    config_path = out / "config.json"
+    model_config = json.loads(config_path.read_text())
+    rope = model_config.get("rope_parameters") or {}
+    if "rope_theta" in rope and "rope_theta" not in model_config:
+        model_config["rope_theta"] = rope["rope_theta"]  # older readers assume 10,000 without it
+    model_config.setdefault("torch_dtype", "float32")
+    config_path.write_text(json.dumps(model_config, indent=2, sort_keys=True))
     tok_path = out / "tokenizer_config.json"
     tok = json.loads(tok_path.read_text())
     if tok.get("tokenizer_class") in (None, "TokenizersBackend", "PreTrainedTokenizerFast"):

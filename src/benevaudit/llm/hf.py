@@ -23,6 +23,7 @@ from benevaudit.llm.base import (
     ChatModel,
     Completion,
     Conversation,
+    NgramSampling,
     Sampling,
     check_conversations,
     hash_template,
@@ -215,8 +216,8 @@ class HFChatModel(ChatModel):
             temperature=None, top_p=None, top_k=None)
         if sampling.stop:
             kwargs.update(stop_strings=list(sampling.stop), tokenizer=self.tokenizer)
-        if getattr(sampling, "no_repeat_ngram_size", None):   # NgramSampling (FairMT)
-            kwargs["no_repeat_ngram_size"] = sampling.no_repeat_ngram_size  # type: ignore[attr-defined]
+        if isinstance(sampling, NgramSampling) and sampling.no_repeat_ngram_size:   # FairMT
+            kwargs["no_repeat_ngram_size"] = sampling.no_repeat_ngram_size
         return kwargs
 
     def _completion(self, prompt: list[int], row: list[int], sampling: Sampling,

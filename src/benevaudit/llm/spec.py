@@ -9,14 +9,16 @@ that ``detect``, ``probe`` and ``generate`` share, and the entrypoint's own spec
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, NamedTuple, Optional, Union
 
 from pydantic import Field, model_validator
 
+from benevaudit.errors import ConfigError
 from benevaudit.files import check_llm_files, check_sqlite
-from benevaudit.llm import check_llm_block
+from benevaudit.llm.registry import BACKENDS
 from benevaudit.llm.dry_run import RequestLog, recording
 from benevaudit.specs import NonNegative, NonNegativeInt, Positive, PositiveInt, Share, RunSpec, Spec
 
@@ -77,26 +79,57 @@ class LLMSpec(Spec):
     def check_files(self, key: str) -> None:
         """Its chat template file and a local model directory, read now (``key``: where the
         block sits, ``target.llm``)."""
-        check_llm_files(self.model_dump(), key)
+        check_llm_files(self.chat_template, self.model, key)
 
     def check_loadable(self, key: str) -> None:
         """Everything about the model it names that holds before loading: a known backend, a
         local directory or cached hub id, the template file, the request cache."""
-        check_llm_block(self.as_dict(), key)
+        if self.backend not in BACKENDS:
+            raise ConfigError(f"{key}.backend={self.backend!r}: expected one of "
+                              f"{sorted(BACKENDS)}")
+        model = self.model or ""
+        local = model.startswith(("/", "./", "../", "~"))
+        if local and not Path(model).expanduser().is_dir():
+            raise ConfigError(f"{key}.model={model}: no such directory (expected a model "
+                              "directory with config.json, weights and tokenizer files)")
+        if (self.backend == "hf" and not local and "/" in model
+                and os.environ.get("HF_HUB_OFFLINE") == "1"):
+            from huggingface_hub import try_to_load_from_cache   # transformers' hub client, heavy
+
+            if not isinstance(try_to_load_from_cache(model, "config.json"), str):
+                raise ConfigError(f"{key}.model={model}: not in the Hugging Face cache, and "
+                                  "HF_HUB_OFFLINE=1 (expected a cached hub id, a local "
+                                  "directory, or embedded:smollm2)")
+        template = self.chat_template
+        if template and "{" not in template and not Path(template).is_file():
+            raise ConfigError(f"{key}.chat_template={template}: no such template file "
+                              "(expected a .jinja file or an inline Jinja string)")
+        self.check_files(key)
+        if self.cache:
+            check_sqlite(self.cache, f"{key}.cache")
+
+    def check_speech(self) -> None:
+        """``audio_out``: only the hf speech models and the openai backend answer in speech;
+        vLLM's engine returns text (its Qwen2.5-Omni runs the thinker alone)."""
+        if self.backend == "vllm" and self.audio_out:
+            raise ConfigError("llm.audio_out=true: the vllm backend returns text only; run the "
+                              "speaking model on hf (llm.backend=hf) or behind an openai server")
+        if self.backend == "hf" and self.audio_out and not self.audio_in:
+            raise ConfigError("llm.audio_out=true on hf needs llm.audio_in=true (a speech model)")
 
 
 class SamplingSpec(Spec):
     """A ``sampling`` block (:class:`benevaudit.llm.Sampling`'s fields)."""
 
-    temperature: NonNegative = None       # type: ignore[assignment]
-    top_p: Share = None                   # type: ignore[assignment]  # (0, 1]
-    max_tokens: PositiveInt = None        # type: ignore[assignment]
-    seed: NonNegativeInt = None           # type: ignore[assignment]  # each request's seed base
+    temperature: NonNegative
+    top_p: Share                          # (0, 1]
+    max_tokens: PositiveInt
+    seed: NonNegativeInt                  # each request's seed base
 
 
 class DryRunBlock(Spec):
-    enabled: bool = None                  # type: ignore[assignment]
-    tokenizer: Optional[str] = None
+    enabled: bool
+    tokenizer: Optional[str] = None       # absent: auto
 
 
 class DryRun(NamedTuple):

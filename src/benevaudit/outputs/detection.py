@@ -6,8 +6,6 @@ from __future__ import annotations
 import logging
 import math
 from pathlib import Path
-from typing import Any
-
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -20,6 +18,7 @@ from benevaudit.metrics.flips import REQUIRED, flip_metrics, flip_table
 from benevaudit.outputs.figures.detection import (
     bootstrap_png, confusion_png, flips_png, judges_confusion_png, trigger_png,
 )
+from benevaudit.outputs.spec import StabilitySpec
 from benevaudit.schema import CLASSES
 
 log = logging.getLogger(__name__)
@@ -101,7 +100,7 @@ def write_confusion(frame: pd.DataFrame, path: Path, title: str) -> Path | None:
     return confusion_png(list(frame["label"]), preds("pred"), path, title)
 
 
-def write_bootstrap(frame: pd.DataFrame, settings: dict[str, Any], corpus_size: int | None,
+def write_bootstrap(frame: pd.DataFrame, settings: StabilitySpec, corpus_size: int | None,
                     out: Path, title: str, seed: int) -> dict[str, float]:
     """Figure 5: mean trigger rates with 95% bands over resampled matched triplets."""
     if "triplet" not in frame.columns:
@@ -112,15 +111,15 @@ def write_bootstrap(frame: pd.DataFrame, settings: dict[str, Any], corpus_size: 
         return {}
     if corpus_size:
         share = len(frame) / corpus_size
-        if max(settings["fractions"]) > share + 1e-9:
+        if max(settings.fractions) > share + 1e-9:
             log.warning("bootstrap: sizes up to %.1f%% of the corpus are resampled from an "
                         "evaluation set of %.1f%%; the study draws from a 20%% pool "
                         "(eval.fraction=0.2), and sizes past the pool's narrow the bands",
-                        100 * max(settings["fractions"]), 100 * share)
+                        100 * max(settings.fractions), 100 * share)
     table = bootstrap_trigger_rates(
-        frame[["id", "label", "flagged", "triplet"]], list(settings["fractions"]),
-        n_resamples=int(settings["n_resamples"]), seed=seed,
-        pool_fraction=float(settings["pool_fraction"]), corpus_size=corpus_size)
+        frame[["id", "label", "flagged", "triplet"]], list(settings.fractions),
+        n_resamples=settings.n_resamples, seed=seed, pool_fraction=settings.pool_fraction,
+        corpus_size=corpus_size)
     write_atomically(out / "bootstrap.csv", lambda tmp: table.to_csv(tmp, index=False))
     bootstrap_png(table, out / "bootstrap.png", title)
     return bootstrap_metrics(table)

@@ -1,10 +1,10 @@
 """detect.py's blocks that its figures read, typed as in :mod:`benevaudit.specs`: the bootstrap
 stability of the trigger rates (``bootstrap``, Figure 5) and the flips between two judge runs
-(``flips``, Figure 4)."""
+(``flips``, Figure 4), and the experiment ``logger`` every run mirrors its metrics to."""
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from typing import Annotated, Any, Literal, Optional, Union
 
 from pydantic import Field, model_validator
 
@@ -40,3 +40,38 @@ class FlipsSpec(Spec):
     @property
     def wanted(self) -> bool:
         return bool(self.with_ or self.without)
+
+
+class WandbLoggerSpec(Spec):
+    """``logger=wandb``: Weights & Biases, offline under the run directory by default."""
+
+    kind: Literal["wandb"]
+    project: str
+    entity: Optional[str]
+    mode: Literal["offline", "online", "disabled"]
+    tags: list[str]
+
+
+class CsvLoggerSpec(Spec):
+    """``logger=csv``: Lightning's ``metrics.csv`` under the run directory."""
+
+    kind: Literal["csv"]
+
+
+class NoLoggerSpec(Spec):
+    kind: Literal["none"]
+
+
+LoggerSpec = Annotated[Union[WandbLoggerSpec, CsvLoggerSpec, NoLoggerSpec],
+                       Field(discriminator="kind")]
+
+
+class LoggerBlock(Spec):
+    """The ``logger`` block alone: read where the logger is built, not in a run spec."""
+
+    logger: LoggerSpec
+
+    @classmethod
+    def read(cls, block: Any) -> WandbLoggerSpec | CsvLoggerSpec | NoLoggerSpec:
+        """The block's spec; a run without a logger group has none."""
+        return cls.of({"logger": block or {"kind": "none"}}).logger

@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from benevaudit.errors import ConfigError
+from benevaudit.outputs.spec import CsvLoggerSpec, LoggerSpec, NoLoggerSpec
 
 SECRET_KEY = re.compile(r"(api[_-]?key|token|secret|password|passwd|credential|auth)", re.I)
 SECRET_VALUE = re.compile(r"^(sk-|hf_|wandb_|ghp_|xox[bap]-)[A-Za-z0-9_\-]{8,}")
@@ -28,29 +28,25 @@ def redact(obj: Any) -> Any:
     return obj
 
 
-def build_logger(spec: dict[str, Any] | None, out_dir: Path, run_config: dict[str, Any],
+def build_logger(spec: LoggerSpec, out_dir: Path, run_config: dict[str, Any],
                  choices: dict[str, str], name: str, group: str | None = None) -> Any:
-    """A Lightning logger from a ``logger`` block (``conf/logger/``), or False for none (also
-    when the run has no logger group). The resolved config is logged, secrets redacted; on W&B
-    the run's ``group`` is its sweep and its job type the entrypoint (``task_name``)."""
-    kind = spec["kind"] if spec else "none"
-    if kind == "none":
+    """A Lightning logger from a ``logger`` block (``conf/logger/``), or False for none. The
+    resolved config is logged, secrets redacted; on W&B the run's ``group`` is its sweep and
+    its job type the entrypoint (``task_name``)."""
+    if isinstance(spec, NoLoggerSpec):
         return False
-    if kind == "csv":
+    if isinstance(spec, CsvLoggerSpec):
         from lightning.pytorch.loggers import CSVLogger  # Lightning: only runs that log load it
 
         return CSVLogger(save_dir=str(out_dir), name="csv", version="")
-    if kind != "wandb":
-        raise ConfigError(f"logger.kind must be one of wandb, csv, none; got {kind!r}")
     from lightning.pytorch.loggers import WandbLogger  # Lightning and wandb, when asked for
 
     os.environ.setdefault("WANDB_SILENT", "true")
-    mode = spec["mode"]
-    logger = WandbLogger(save_dir=str(out_dir), project=spec["project"], entity=spec["entity"],
-                       name=name, offline=mode == "offline", mode=mode,
-                       tags=list(spec["tags"] or []), group=group,
-                       job_type=str(run_config.get("task_name") or "run"),
-                       config=redact({**run_config, "choices": choices}))
+    logger = WandbLogger(save_dir=str(out_dir), project=spec.project, entity=spec.entity,
+                         name=name, offline=spec.mode == "offline", mode=spec.mode,
+                         tags=list(spec.tags), group=group,
+                         job_type=str(run_config.get("task_name") or "run"),
+                         config=redact({**run_config, "choices": choices}))
     # Lightning passes anonymous=None to wandb.init, and wandb >= 0.19 warns about any value
     # ("The anonymous setting has no effect"); the key is left out so a run prints no warning.
     logger._wandb_init.pop("anonymous", None)

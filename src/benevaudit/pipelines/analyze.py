@@ -6,8 +6,8 @@ against N (``marker_effects.csv``, ``marker_effects.png``) → Self-BLEU and Ven
 generator × class (``diversity.csv``) and each class's mean over generators, the figures the
 study reports (``diversity_by_class.csv``; Self-BLEU on the study's 0–100 scale) → blind annotation subset (``annotation_subset.csv``,
 ``annotation_key.csv``) and, when returned labels are given, Cohen's κ
-(``annotation_confusion.csv``) → ``metrics.json``. Everything is written inside the run directory; the computations are
-``generation/corpus_analysis.py``.
+(``annotation_confusion.csv``) → ``metrics.json``. Everything is written inside the run
+directory; the computations are the ``benevaudit.analysis`` room's.
 """
 
 from __future__ import annotations
@@ -16,11 +16,12 @@ import logging
 
 from omegaconf import DictConfig
 
+from benevaudit.analysis.annotation import annotation, returned_labels
+from benevaudit.analysis.diversity import cells, diversity
+from benevaudit.analysis.markers import corpus_size, marker_metrics, per_dialogue
+from benevaudit.analysis.spec import AnalysisSpec
+from benevaudit.analysis.tables import write_csv
 from benevaudit.errors import InputError
-from benevaudit.generation.analysis_spec import AnalysisSpec
-from benevaudit.generation.corpus_analysis import (
-    annotation, cells, corpus_size, diversity, marker_metrics, per_dialogue, returned_labels, write_csv,
-)
 from benevaudit.generation.embedded import load_dialogues
 from benevaudit.generation.spec import DataSpec
 from benevaudit.pipelines.config import completes, output_dir, validated, write_metrics
@@ -36,9 +37,8 @@ class AnalyzeRun(AnalysisSpec):
 @completes
 def run(cfg: DictConfig) -> dict[str, float]:
     spec = validated(AnalyzeRun, cfg)    # names, numbers and files, before the slow parts
-    options = spec.as_dict()
     out = output_dir(cfg)
-    dialogues = load_dialogues(spec.data.as_dict(), cfg.paths.cache_dir)
+    dialogues = load_dialogues(spec.data, cfg.paths.cache_dir)
     if spec.annotation.labels_path:   # the sheet, before the slow parts
         returned_labels(dialogues, spec.annotation.labels_path)
     labelled = [d for d in dialogues if d.label in CLASSES]
@@ -48,12 +48,12 @@ def run(cfg: DictConfig) -> dict[str, float]:
     if len(labelled) < len(dialogues):
         log.info("%d unlabelled dialogues left out of the class comparisons",
                  len(dialogues) - len(labelled))
-    rows = per_dialogue(labelled, options["mtld"], options["progress"])
+    rows = per_dialogue(labelled, spec.mtld, spec.progress)
     write_csv(rows, out / "markers.csv")
     metrics = corpus_size(labelled)
-    metrics |= marker_metrics(rows, options["markers"]["reference"], out)
-    metrics |= diversity(rows, cells(labelled), options, out)
-    metrics |= annotation(dialogues, options["annotation"], options["seed"], out)
+    metrics |= marker_metrics(rows, spec.markers.reference, out)
+    metrics |= diversity(rows, cells(labelled), spec, out)
+    metrics |= annotation(dialogues, spec.annotation, spec.seed, out)
     write_metrics(metrics, out / "metrics.json")
     log.info("analysis of %d dialogues written to %s", len(labelled), out)
     return metrics

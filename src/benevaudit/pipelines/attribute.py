@@ -8,26 +8,21 @@ from __future__ import annotations
 
 from omegaconf import DictConfig
 
-from benevaudit.audit.checkpoints import load_frozen
-from benevaudit.encoders.models import set_offline_defaults
-from benevaudit.pipelines.config import completes, output_dir, plain, validated, write_metrics
-from benevaudit.pipelines.evaluate import AttributeRun, frozen_model_splits
-from benevaudit.precision import resolve_precision, torch_device
-from benevaudit.report.model_audit import audit_model
+from benevaudit.audit.attribution.spec import AttributionSpec
+from benevaudit.audit.model_audit import audit_model
+from benevaudit.pipelines.config import completes, write_metrics
+from benevaudit.pipelines.frozen import FrozenRun, open_frozen
+
+
+class AttributeRun(FrozenRun):
+    attribution: AttributionSpec      # run whatever its ``enabled`` says: asked for by name
 
 
 @completes
 def run(cfg: DictConfig) -> dict[str, float]:
-    set_offline_defaults()
-    spec = validated(AttributeRun, cfg)   # every file and number, before any model work
-    # the same machine settings as training: device from trainer.accelerator, precision resolved
-    device = torch_device(spec.trainer.accelerator)
-    precision = resolve_precision(spec.trainer.precision, spec.trainer.accelerator)
-    out = output_dir(cfg)
-    weights, splits = frozen_model_splits(cfg)
-    model, tokenizer = load_frozen(weights)
-    attribution = {**spec.attribution.as_dict(), "enabled": True}
-    metrics = audit_model(model.to(device), tokenizer, splits, attribution, plain(cfg.model),
-                          int(cfg.seed), out, precision)
+    frozen = open_frozen(AttributeRun, cfg)   # every file and number, before any model work
+    spec, out = frozen.spec, frozen.out
+    metrics = audit_model(frozen.model, frozen.tokenizer, frozen.splits, spec.attribution,
+                          spec.model, spec.seed, out, frozen.precision)
     write_metrics(metrics, out / "metrics.json")
     return metrics

@@ -15,6 +15,7 @@ from omegaconf import DictConfig, OmegaConf
 
 from benevaudit.llm import request_metrics, reset_request_counts  # light: no backend imported
 from benevaudit.files import write_text_atomically
+from benevaudit.outputs.spec import LoggerBlock
 from benevaudit.outputs.tracking import build_logger
 from benevaudit.specs import ELSEWHERE, Spec
 
@@ -105,5 +106,5 @@ def sweep_name() -> str | None:
 
 def run_logger(cfg: DictConfig, out: Path, name: str) -> Any:
     """The run's experiment logger (``logger=``); on W&B a sweep's jobs share its group."""
-    return build_logger(plain(cfg.get("logger")) or {}, out, plain(cfg), group_choices(), name,
-                        sweep_name())
+    return build_logger(LoggerBlock.read(plain(cfg.get("logger"))), out, plain(cfg),
+                        group_choices(), name, sweep_name())

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import Any, Optional
+from typing import Optional
 
 import pandas as pd
 from omegaconf import DictConfig
@@ -60,28 +60,27 @@ class DetectRun(ModelRun):
 
 def evaluation_dialogues(cfg: DictConfig, run: DetectRun) -> tuple[list[Dialogue], int]:
     """(the evaluation set, the corpus size)."""
-    dialogues = load_dialogues(run.data.as_dict(), cfg.paths.cache_dir)
+    dialogues = load_dialogues(run.data, cfg.paths.cache_dir)
     chosen = evaluation_set(dialogues, run.eval.fraction, run.eval.limit, run.eval.seed)
     log.info("evaluation set: %d of %d dialogues", len(chosen), len(dialogues))
     return chosen, len(dialogues)
 
 
-def detect(run: DetectRun, spec: dict[str, Any], judges: list[dict[str, Any]],
-           chosen: list[Dialogue]) -> tuple[pd.DataFrame, float]:
+def detect(run: DetectRun, chosen: list[Dialogue]) -> tuple[pd.DataFrame, float]:
     """(predictions frame, seconds of detection, the model's loading included). The detector
     gets what its kind reads: the judges group's models, the trained classifier (``ckpt``) or
     the predictions file."""
     checkpoint = (Checkpoint(run.ckpt, checkpoints.locate, checkpoints.load_frozen)
                   if run.ckpt else None)
     start = time.perf_counter()
-    detector = build_detector(spec, judges, cache=run.llm_cache, checkpoint=checkpoint,
-                              predictions=run.predictions.as_dict(), seed=run.seed)
+    detector = build_detector(run.detector, run.judges.models, cache=run.llm_cache,
+                              checkpoint=checkpoint, predictions=run.predictions, seed=run.seed)
     try:
         frame = detector.predictions(chosen, progress=run.progress)
     finally:
         detector.close()
     # a detector that reads its decisions from a file detected nothing here
-    return frame, time.perf_counter() - start if reads_corpus(spec) else 0.0
+    return frame, time.perf_counter() - start if reads_corpus(run.detector) else 0.0
 
 
 @completes
@@ -93,24 +92,25 @@ def run(cfg: DictConfig) -> dict[str, float]:
         metrics = write_flips(str(run.flips.with_), str(run.flips.without), out)
         write_metrics(metrics, out / "metrics.json")
         return metrics
-    spec, judges = run.detector.as_dict(), [m.as_dict() for m in run.judges.models]
+    name = run.detector.name
     # the corpus is read before any model is loaded, so a bad one fails first
-    chosen, corpus_size = evaluation_dialogues(cfg, run) if reads_corpus(spec) else ([], None)
+    chosen, corpus_size = (evaluation_dialogues(cfg, run) if reads_corpus(run.detector)
+                           else ([], None))
     dry = run.dry()
     if dry is not None:
-        what = spec["name"] + (f" on {len(chosen)} dialogues" if corpus_size is not None else "")
+        what = name + (f" on {len(chosen)} dialogues" if corpus_size is not None else "")
         metrics = dry.record(out, what, lambda requests: record_detector(
-            spec, judges, chosen, run.ckpt, requests, run.predictions.as_dict()))
+            run.detector, run.judges.models, chosen, run.ckpt, requests, run.predictions))
         write_metrics(metrics, out / "metrics.json")
         return metrics
-    logger = run_logger(cfg, out, f"detect-{spec['name']}-{out.name}")
+    logger = run_logger(cfg, out, f"detect-{name}-{out.name}")
     try:
-        frame, seconds = detect(run, spec, judges, chosen)
-        title = f"{spec['name']} · n={len(frame)}"
+        frame, seconds = detect(run, chosen)
+        title = f"{name} · n={len(frame)}"
         metrics = write_detection(frame, out, title, seconds)
         if run.bootstrap.enabled:
-            metrics.update(write_bootstrap(frame, run.bootstrap.as_dict(), corpus_size, out,
-                                           title, run.seed))
+            metrics.update(write_bootstrap(frame, run.bootstrap, corpus_size, out, title,
+                                           run.seed))
         if logger:
             logger.log_metrics({k: v for k, v in metrics.items() if v == v})
         write_metrics(metrics, out / "metrics.json")

@@ -26,7 +26,7 @@ from benevaudit.generation.producers import build_producer
 from benevaudit.generation.spec import GeneratorSpec, check_resumable
 from benevaudit.llm.spec import ModelRun
 from benevaudit.pipelines.config import (
-    completes, group_choices, output_dir, plain, validated, write_metrics,
+    completes, group_choices, output_dir, validated, write_metrics,
 )
 from benevaudit.specs import NonNegativeInt, PositiveInt
 
@@ -56,21 +56,21 @@ class GenerateRun(ModelRun):
 def run(cfg: DictConfig) -> dict[str, float]:
     run = validated(GenerateRun, cfg)
     run_dir = output_dir(cfg)
-    gen, filters = plain(cfg.generator), run.filters or {}
-    generators = SCRIPTED_GENERATORS if gen["kind"] == "scripted" else (gen["name"],)
+    gen, filters = run.generator, run.filters or {}
+    generators = SCRIPTED_GENERATORS if gen.kind == "scripted" else (gen.name,)
     conditions = list(iter_conditions(filters, run.limit, generators))
     if not conditions:
         raise ConfigError(f"filters {json.dumps(filters)} select no conditions")
     dry = run.dry()
     if dry is not None:
-        metrics = dry.record(run_dir, f"generator {gen['name']} on {len(conditions)} conditions",
+        metrics = dry.record(run_dir, f"generator {gen.name} on {len(conditions)} conditions",
                              lambda _: record_generation(gen, run.seed, run.min_turns, conditions))
         write_metrics(metrics, run_dir / "metrics.json")
         return metrics
     producer, _ = build_producer(gen, run.seed, run.min_turns, run.llm_cache)
     out = Path(run.out_dir)
     params = corpus_params(gen, run.seed, run.min_turns, filters, run.limit)
-    provenance = {"generator": gen["name"], "benevaudit_version": benevaudit.__version__,
+    provenance = {"generator": gen.name, "benevaudit_version": benevaudit.__version__,
                   "seed": run.seed, "config_choices": group_choices(), **producer.provenance()}
     log.info("generating %d dialogues into %s", len(conditions), out)
     try:

@@ -20,7 +20,7 @@ from benevaudit.report.build import ReportFiles, build_report
 from benevaudit.report.runs import check_named, expand
 from benevaudit.report.spec import IntervalsSpec, WandbReportSpec
 from benevaudit.report.wandb_report import push, report_spec, sync_commands
-from benevaudit.specs import RunSpec, Spec
+from benevaudit.specs import RunSpec
 
 log = logging.getLogger(__name__)
 RUNS = "a run or sweep directory, a glob ('outputs/train/multiruns/*'), or a list [a,b]"
@@ -54,14 +54,14 @@ def run(cfg: DictConfig) -> ReportFiles:
 
 def wandb_report(files: ReportFiles, wandb: WandbReportSpec, title: str, out: Path) -> None:
     """Online: save the W&B Report. Offline: keep its specification and say how to upload."""
-    spec = report_spec(files.sections, files.runs, wandb.project, wandb.entity, title)
+    layout = report_spec(files.sections, files.runs, wandb.project, wandb.entity, title)
     spec_path = out / "wandb_report.json"
-    spec_path.write_text(json.dumps(spec, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    spec_path.write_text(json.dumps(layout, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     if wandb.mode != "online":
         commands = sync_commands(files.runs) or ["(no offline W&B runs under these directories)"]
         print(f"W&B is offline: the local report is {files.html}; the W&B Report specification "
               f"is {spec_path}.\nUpload the runs, then rerun with wandb.mode=online:\n  "
               + "\n  ".join(commands))
         return
-    url = push(spec)
+    url = push(layout)
     print(f"W&B Report: {url}")

@@ -24,7 +24,7 @@ log = logging.getLogger(__name__)
 class SweepReport(Callback):
     """Hydra callback: build the report of the sweep directory once every job has finished."""
 
-    def __init__(self, enabled: bool = True, n_resamples: int = 1000) -> None:
+    def __init__(self, enabled: bool, n_resamples: int) -> None:   # conf/hydra/default.yaml
         self.enabled = enabled
         self.n_resamples = n_resamples
         self.failed = 0

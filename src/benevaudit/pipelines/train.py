@@ -22,6 +22,7 @@ from benevaudit.audit.attribution.spec import AttributionSpec
 from benevaudit.audit.datamodule import DialogueDataModule
 from benevaudit.audit.evaluation import evaluate_classifier, plot_confusion, write_predictions
 from benevaudit.audit.interventions.splits import edit_splits
+from benevaudit.audit.model_audit import audit_model
 from benevaudit.audit.module import DialogueClassifier
 from benevaudit.audit.spec import (
     CallbacksSpec, InterventionSpec, LexiconSpec, LoaderSpec, OptimSpec, TrainerSpec, check_resume,
@@ -34,13 +35,12 @@ from benevaudit.encoders.spec import ModelSpec
 from benevaudit.generation.embedded import load_dialogues
 from benevaudit.generation.spec import DataSpec
 from benevaudit.pipelines.config import (
-    completes, output_dir, plain, run_logger, validated, write_metrics,
+    completes, output_dir, run_logger, validated, write_metrics,
 )
 from benevaudit.precision import resolve_precision, torch_device
-from benevaudit.report.model_audit import audit_model
 from benevaudit.outputs.tracking import finish_logger, log_test_artifacts
 from benevaudit.schema import CLASSES, Dialogue
-from benevaudit.specs import NonNegativeInt, RunSpec, Spec
+from benevaudit.specs import NonNegativeInt, RunSpec
 from benevaudit.splits import SplitSpec, apply_split, by_split
 
 log = logging.getLogger(__name__)
@@ -96,41 +96,59 @@ def test_best(spec: TrainRun, module: Any, dm: Any, tests: dict[str, list[Dialog
     return metrics
 
 
-def trainer_settings(spec: TrainRun) -> tuple[dict[str, Any], str, dict[str, int]]:
-    """(the trainer's options, its resolved precision, the effective-batch figures)."""
-    trainer_cfg = spec.trainer.as_dict()
+def fit_settings(spec: TrainRun) -> tuple[str, dict[str, int]]:
+    """(the trainer's precision resolved for this machine, the effective-batch figures)."""
     precision = resolve_precision(spec.trainer.precision, spec.trainer.accelerator)
-    trainer_cfg["precision"] = precision
-    batch = split_accumulation(trainer_cfg, spec.loader.batch_size)
+    batch = split_accumulation(spec.trainer, spec.loader.batch_size)
     log.info("effective batch %d = batch %d x accumulation %d x %d process(es)",
              batch["effective_batch"], spec.loader.batch_size,
              batch["accumulate_grad_batches"], batch["world_size"])
-    return trainer_cfg, precision, batch
+    return precision, batch
+
+
+def fit_parts(spec: TrainRun, splits: dict[str, list[Dialogue]]) -> tuple[Any, Any, Any]:
+    """(tokenizer, the Lightning module around the fresh classifier, its data module)."""
+    tokenizer = load_tokenizer(spec.model.source)
+    hf_model = load_classifier(spec.model.source, seed=spec.seed)
+    optim, loader = spec.optim, spec.loader
+    module = DialogueClassifier(spec.model.source, json.loads(hf_model.config.to_json_string()),
+                                lr=optim.lr, weight_decay=optim.weight_decay,
+                                warmup_ratio=optim.warmup_ratio, model=hf_model)
+    sides: dict[str, Sequence[Dialogue]] = dict(splits)
+    dm = DialogueDataModule(sides, tokenizer, spec.model.max_length, spec.model.head_tokens,
+                            batch_size=loader.batch_size, eval_batch_size=loader.eval_batch_size,
+                            num_workers=loader.num_workers, group_by_length=loader.group_by_length,
+                            seed=spec.seed)
+    return tokenizer, module, dm
+
+
+def attribution_audit(spec: TrainRun, model: Any, tokenizer: Any,
+                      splits: dict[str, list[Dialogue]], out: Path,
+                      precision: str) -> dict[str, float]:
+    """The attribution audit of the trained model, where ``attribution.enabled``."""
+    if not spec.attribution.enabled:
+        return {}
+    return audit_model(model, tokenizer, splits, spec.attribution, spec.model, spec.seed, out,
+                       precision)
 
 
 @completes
 def run(cfg: DictConfig) -> dict[str, float]:
     set_offline_defaults()
     spec = validated(TrainRun, cfg)   # every file and number, before any model work
-    trainer_cfg, precision, batch = trainer_settings(spec)
+    precision, batch = fit_settings(spec)
     out = output_dir(cfg)
     L.seed_everything(spec.seed, workers=True, verbose=False)
-    dialogues = load_dialogues(spec.data.as_dict(), cfg.paths.cache_dir)
+    dialogues = load_dialogues(spec.data, cfg.paths.cache_dir)
     splits = by_split(apply_split(dialogues, spec.split, spec.seed))
     clean_test = splits["test"]
-    edits = (spec.intervention.as_dict(), spec.lexicon.path, spec.seed)
+    edits = (spec.intervention.ordered(), spec.lexicon.path, spec.seed)
     splits, metrics = edit_splits(splits, *edits, sides=("train", "validation"))
-
-    tokenizer = load_tokenizer(spec.model.source)
-    hf_model = load_classifier(spec.model.source, seed=spec.seed)
-    module = DialogueClassifier(spec.model.source, json.loads(hf_model.config.to_json_string()),
-                                model=hf_model, **spec.optim.as_dict())
-    sides: dict[str, Sequence[Dialogue]] = dict(splits)
-    dm = DialogueDataModule(sides, tokenizer, spec.model.max_length, spec.model.head_tokens,
-                            seed=spec.seed, **spec.loader.as_dict())
+    tokenizer, module, dm = fit_parts(spec, splits)
     logger = run_logger(cfg, out, out.name)
     try:
-        trainer = build_trainer(trainer_cfg, plain(cfg.callbacks), out, logger)
+        trainer = build_trainer(spec.trainer, spec.callbacks, out, logger, precision=precision,
+                                accumulate_grad_batches=batch["accumulate_grad_batches"])
         trainer.fit(module, datamodule=dm, ckpt_path=resume_path(spec.resume, out))
         if trainer.global_rank != 0:
             return {}
@@ -143,9 +161,8 @@ def run(cfg: DictConfig) -> dict[str, float]:
             module.model.save_pretrained(out / "model")
             tokenizer.save_pretrained(out / "model")
         write_metrics(metrics, out / "metrics.json")  # the test figures survive a failed audit
-        metrics.update(audit_model(module.model, tokenizer, {**splits, "test": clean_test},
-                                   spec.attribution.as_dict(), spec.model.as_dict(),
-                                   spec.seed, out, precision))
+        metrics.update(attribution_audit(spec, module.model, tokenizer,
+                                         {**splits, "test": clean_test}, out, precision))
         write_metrics(metrics, out / "metrics.json")
         if logger:
             logger.log_metrics({k: v for k, v in metrics.items() if not k.startswith("test")})

@@ -7,12 +7,6 @@ from benevaudit.llm import ChatModel, build_from_block
 from benevaudit.llm.spec import LLMSpec
 
 
-def llm_block(spec: LLMSpec) -> dict[str, object]:
-    """The keys the ``llm`` block set (an unset key leaves the backend's default; a ``cache``
-    set to null means no request cache), as the model builder takes them."""
-    return spec.model_dump(exclude_unset=True)
-
-
 class Models:
     """One loaded model per distinct ``llm`` spec, built on first use."""
 
@@ -23,7 +17,7 @@ class Models:
     def get(self, spec: LLMSpec) -> ChatModel:
         key = spec.model_dump_json(exclude_unset=True)
         if key not in self.loaded:
-            self.loaded[key] = build_from_block(llm_block(spec), cache=self.cache)
+            self.loaded[key] = build_from_block(spec, cache=self.cache)
         return self.loaded[key]
 
     def close(self) -> None:

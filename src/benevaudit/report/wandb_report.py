@@ -91,15 +91,16 @@ def report_spec(sections: Sequence[SectionOutput], runs: Sequence[Run], project:
             "description": "benevaudit comparison from run directories", "blocks": blocks}
 
 
-def workspace_report(spec: dict[str, Any]) -> Any:
-    """The specification as a ``wandb_workspaces`` Report object (built offline, not saved)."""
+def workspace_report(layout: dict[str, Any]) -> Any:
+    """The Report's layout (:func:`report_spec`) as a ``wandb_workspaces`` Report object
+    (built offline, not saved)."""
     try:
         import wandb_workspaces.reports.v2 as wr  # optional, only for the W&B report
     except ImportError as e:
         raise DependencyError("wandb.report=true needs the reports API: pip install "
                               "'wandb-workspaces==0.4.13'") from e
     blocks = []
-    for b in spec["blocks"]:
+    for b in layout["blocks"]:
         if b["type"] == "h2":
             blocks.append(wr.H2(text=b["text"]))
         elif b["type"] == "markdown":
@@ -111,13 +112,13 @@ def workspace_report(spec: dict[str, Any]) -> Any:
             panels = [wr.BarPlot(title=p["title"], metrics=p["metrics"], groupby=p["groupby"])
                       for p in b["panels"]]
             blocks.append(wr.PanelGrid(runsets=[runset], panels=panels))
-    return wr.Report(project=spec["project"], entity=spec["entity"] or "", title=spec["title"],
-                     description=spec["description"], blocks=blocks)
+    return wr.Report(project=layout["project"], entity=layout["entity"] or "",
+                     title=layout["title"], description=layout["description"], blocks=blocks)
 
 
-def push(spec: dict[str, Any]) -> str:
+def push(layout: dict[str, Any]) -> str:
     """Save the Report to W&B and return its URL (needs ``wandb login`` and network)."""
-    report = workspace_report(spec)
+    report = workspace_report(layout)
     try:
         report.save()
     except Exception as e:  # noqa: BLE001 - the API raises plain Exception when not logged in

@@ -6,7 +6,9 @@
 - :mod:`.dialogue` — one dialogue's attribution, as passes produce it and the store keeps it;
 - :mod:`.words` — token → word relevance and the lexicon (:func:`compute_lexicon`);
 - :mod:`.overlap` — Jaccard@k and Spearman between lexicons;
-- :mod:`.faithfulness` — deletion curves and AOPC against a random control.
+- :mod:`.faithfulness` — deletion curves and AOPC against a random control;
+- :mod:`.store` — finished batches kept per model and settings, so a pass resumes;
+- :mod:`.suite` — the whole audit of one model from its ``attribution`` block (:mod:`.spec`).
 
 Importing this package stays cheap: torch and captum are imported inside the functions.
 """

@@ -25,8 +25,7 @@ import numpy as np
 from benevaudit.audit.attribution.words import DialogueAttribution, attribute_dialogues
 from benevaudit.encoders.encoding import pad_batch
 from benevaudit.encoders.models import attention_implementation
-from benevaudit.figure_titles import fit_titles
-from benevaudit.plotting import plt
+from benevaudit.plotting import plt, save
 from benevaudit.schema import CLASSES, Dialogue
 from benevaudit.text import MASK_TOKEN
 
@@ -163,8 +162,4 @@ def plot_curves(result: FaithfulnessResult, path: str | Path,
     ax.set_ylabel("drop in p(predicted class)")
     ax.set_title(f"Deletion faithfulness\nrun {Path(path).resolve().parent.name}")
     ax.legend(fontsize=8)
-    fit_titles(fig)
-    path = Path(path)
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return save(fig, Path(path), dpi=120)   # titles fitted, written whole, closed

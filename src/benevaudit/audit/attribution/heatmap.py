@@ -17,7 +17,7 @@ import numpy as np
 from matplotlib.patches import Rectangle
 
 from benevaudit.audit.attribution.dialogue import DialogueAttribution
-from benevaudit.plotting import plt
+from benevaudit.plotting import plt, save
 from benevaudit.schema import CLASSES, Dialogue
 from benevaudit.text import SPEAKER_PREFIX, Span, word_spans
 
@@ -223,6 +223,4 @@ def write_heatmap_png(dialogues: Sequence[Dialogue], attributions: Sequence[Dial
             ax.text(p.col, y + p.line, p.word, color="#bbb" if unseen else "#999" if grey else "#111",
                     style="italic" if unseen else "normal", **text)
         y += placed[-1].line + 1 + 1.5
-    fig.savefig(path, dpi=130)
-    plt.close(fig)
-    return path
+    return save(fig, Path(path), dpi=130)   # titles fitted, written whole, closed

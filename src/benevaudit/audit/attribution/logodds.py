@@ -49,8 +49,8 @@ def logodds_z(target: np.ndarray, rest: np.ndarray, prior: np.ndarray) -> np.nda
     return delta / np.sqrt(var)
 
 
-def logodds_scores(dialogues: Sequence[Dialogue], prior_scale: float = 1.0,
-                   min_count: int = 3) -> dict[str, dict[str, float]]:
+def logodds_scores(dialogues: Sequence[Dialogue], prior_scale: float = 1.0, *,
+                   min_count: int) -> dict[str, dict[str, float]]:
     """Every class's z-score for every word type seen at least ``min_count`` times in total."""
     if prior_scale <= 0:
         raise ValueError(f"prior_scale must be positive, got {prior_scale}")
@@ -68,12 +68,12 @@ def logodds_scores(dialogues: Sequence[Dialogue], prior_scale: float = 1.0,
     return scores
 
 
-def logodds_lexicon(dialogues: Sequence[Dialogue], top_k: int = 50, min_count: int = 3,
-                    prior_scale: float = 1.0, words_only: bool = True) -> LexiconResult:
+def logodds_lexicon(dialogues: Sequence[Dialogue], top_k: int, min_count: int,
+                    prior_scale: float = 1.0, *, words_only: bool) -> LexiconResult:
     """Top ``top_k`` words per class by z-score, from (training) dialogues alone
     (punctuation marks left out with ``words_only``, as in the attribution lexicons)."""
-    scores = logodds_scores(dialogues, prior_scale, min_count)
+    scores = logodds_scores(dialogues, prior_scale, min_count=min_count)
     ranked = {c: sorted(((w, z) for w, z in s.items() if is_word(w) or not words_only),
                         key=lambda x: (-x[1], x[0]))[:top_k] for c, s in scores.items()}
-    stats = {"n_dialogues": len(dialogues), "n_types": len(scores[CLASSES[0]])}
+    stats = {"n_dialogues": float(len(dialogues)), "n_types": float(len(scores[CLASSES[0]]))}
     return LexiconResult(lexicon_from_ranked(ranked), stats)

@@ -2,27 +2,34 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, Optional, Union
+from typing import Annotated, Literal, Optional, Union, get_args
 
-from pydantic import Field, model_validator
+from pydantic import Field
 
-from benevaudit.audit.attribution.suite import check_attribution
+from benevaudit.audit.attribution.words import Method
 from benevaudit.specs import NonNegativeInt, PositiveInt, Spec
+
+# the class explained for each dialogue: its label, the model's prediction, or one class
+Target = Literal["true", "predicted", "N", "OB", "BB"]
+SplitName = Literal["train", "validation", "test"]
+METHOD_LIST = (f"a non-empty list of {', '.join(get_args(Method))} (the first writes "
+               "cue_lexicon.json)")
+TOKEN_CAP = "a positive integer, auto (1,024 on CPU, no cap on GPU) or null (no cap)"
 
 
 class AttributionSpec(Spec):
-    """The numbers are typed here; methods, target, split and batch caps are checked by the
-    suite that runs them (:func:`check_attribution`), here and again when it runs."""
+    """Every choice is typed, so a bad method, target or split fails before any training."""
 
     enabled: bool
-    methods: Annotated[list[str], Field(min_length=1)]   # the first writes cue_lexicon.json
-    split: str
-    target: str
+    methods: Annotated[list[Method], Field(min_length=1, description=METHOD_LIST)]
+    split: SplitName
+    target: Target
     top_k: PositiveInt
     min_count: PositiveInt
     words_only: bool
     batch_size: PositiveInt
-    max_batch_tokens: Union[PositiveInt, Literal["auto"], None]
+    max_batch_tokens: Annotated[Union[PositiveInt, Literal["auto"], None],
+                                Field(description=TOKEN_CAP)]
     n_steps: PositiveInt
     logodds: bool
     representation_shift: bool
@@ -31,8 +38,3 @@ class AttributionSpec(Spec):
     heatmap_dialogues: NonNegativeInt
     heatmap_png_dialogues: NonNegativeInt
     shift_max_train: Optional[PositiveInt]                 # null: every training dialogue
-
-    @model_validator(mode="after")
-    def runnable(self) -> AttributionSpec:
-        check_attribution({**self.model_dump(), "enabled": True})
-        return self

@@ -29,7 +29,7 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any
+from typing import Any, Literal, get_args
 
 import numpy as np
 from tqdm.auto import tqdm
@@ -46,7 +46,8 @@ from benevaudit.text import MASK_TOKEN, Span, render_turns, word_spans
 log = logging.getLogger(__name__)
 _WORD_START = re.compile(r"\w")
 
-METHODS: tuple[str, ...] = ("rollout", "rollout_norm", "integrated_gradients")
+Method = Literal["rollout", "rollout_norm", "integrated_gradients"]
+METHODS: tuple[str, ...] = get_args(Method)
 
 # Token budget per batch on CPU under ``max_batch_tokens="auto"``. On CPU a single 256-token
 # dialogue already keeps the cores busy, and large batches of long dialogues spill the
@@ -62,7 +63,7 @@ class LexiconResult:
     stats: dict[str, float] = field(default_factory=dict)
 
 
-def merge_pieces(offsets: Sequence[tuple[int, int]], token_rel: Sequence[float],
+def merge_pieces(offsets: Sequence[tuple[int, int]], token_rel: Sequence[float] | np.ndarray,
                  spans: Sequence[Span]) -> tuple[np.ndarray, np.ndarray, list[list[int]]]:
     """Word relevance by the merge rule; returns (relevance [W], kept [W] bool, pieces per word).
 
@@ -217,8 +218,11 @@ def _open_store(cache: AttributionCache, method: str, device: Any,
 
 
 def _targets_of(target: str, labels: Sequence[int | None], probs: np.ndarray) -> list[int]:
-    if target == "true":
-        return [int(y) for y in labels]  # None already rejected by resolve_targets
+    if target == "true":   # an unlabelled dialogue is refused by rollout's resolve_targets first
+        known = [int(y) for y in labels if y is not None]
+        if len(known) < len(labels):
+            raise ValueError("target='true' needs labelled dialogues")
+        return known
     if target == "predicted":
         return [int(p) for p in probs.argmax(axis=1)]
     return [CLASSES.index(target)] * len(labels)
@@ -270,8 +274,6 @@ def compute_lexicon(model: Any, tokenizer: Any, dialogues: Sequence[Dialogue],
     ``stats`` holds counts, the model's accuracy on these dialogues and the wall time, under
     plain names; prefix them (``attribution/…``) when logging.
     """
-    if method not in METHODS:
-        raise ValueError(f"unknown attribution method {method!r}; expected one of {list(METHODS)}")
     t0 = time.perf_counter()
     attributions = attribute_dialogues(model, tokenizer, dialogues, method, target, batch_size,
                                        max_length, head_tokens, progress, n_steps, max_batch_tokens,

@@ -13,8 +13,9 @@ from benevaudit.audit.interventions.registry import (
     code_for,
     name_for,
     steps_from_config,
+    steps_of,
 )
 from benevaudit.audit.interventions.runner import run_interventions
 
 __all__ = ["INTERVENTIONS", "SHORT_CODES", "build", "code_for", "name_for", "run_interventions",
-           "steps_from_config"]
+           "steps_from_config", "steps_of"]

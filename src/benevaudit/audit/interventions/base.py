@@ -48,6 +48,12 @@ class Intervention(abc.ABC):
     def params(cls) -> list[str]:
         return [f.name for f in dataclasses.fields(cls) if f.name != "lexicon"]
 
+    @classmethod
+    def required(cls) -> list[str]:
+        """The parameters without a value of their own: the YAML option gives each."""
+        return [f.name for f in dataclasses.fields(cls) if f.name != "lexicon"
+                and f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING]
+
     @property
     def needs_corpus(self) -> bool:
         return type(self).measure is not Intervention.measure
@@ -65,17 +71,25 @@ class Intervention(abc.ABC):
         """The edited batch and what was changed, from (batch, params, seed, corpus state)."""
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class LexiconIntervention(Intervention):
-    """An intervention driven by the cue lexicon: ``k`` = top-k words per class (null = all)."""
+    """An intervention driven by the cue lexicon: ``k`` = top-k words per class (null = all),
+    given by its ``conf/intervention`` option."""
 
-    k: int | None = 50
+    k: int | None
 
     needs_lexicon: ClassVar[bool] = True
 
     def __post_init__(self) -> None:
         super().__post_init__()
         check_k(self.name, self.k)
+
+    @property
+    def cues(self) -> Lexicon:
+        """The cue lexicon, which every lexicon intervention is built with."""
+        if self.lexicon is None:    # refused by __post_init__; here for the type checker
+            raise ConfigError(f"intervention {self.name!r} needs a cue lexicon")
+        return self.lexicon
 
 
 def cue_vocab(lexicon: Lexicon, k: int | None, classes: Iterable[str] | None = None) -> list[str]:

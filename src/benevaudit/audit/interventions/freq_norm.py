@@ -41,10 +41,10 @@ class FreqNorm(LexiconIntervention):
     name: ClassVar[str] = "freq_norm"
 
     def measure(self, batch: pa.RecordBatch) -> tuple[np.ndarray, ...]:
-        return measure(batch, cue_vocab(self.lexicon, self.k))
+        return measure(batch, cue_vocab(self.cues, self.k))
 
     def finish(self, totals: tuple[np.ndarray, ...]) -> FreqState:
-        return finish(cue_vocab(self.lexicon, self.k), *totals)
+        return finish(cue_vocab(self.cues, self.k), *totals)
 
     def apply(self, batch: pa.RecordBatch, seed: int, state: FreqState) -> Edit:
         turns = agent_turns(batch, state.vocab)

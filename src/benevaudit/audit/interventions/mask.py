@@ -41,7 +41,7 @@ class Mask(LexiconIntervention):
         view = view_turns(batch)
         rows = np.flatnonzero(view.is_agent)
         texts = pc.take(view.text, pa.array(rows))
-        edited = mask_cues(texts, cue_vocab(self.lexicon, self.k))
+        edited = mask_cues(texts, cue_vocab(self.cues, self.k))
         masked = (pc.sum(pc.count_substring(edited, MASK_TOKEN)).as_py() or 0) - (
             pc.sum(pc.count_substring(texts, MASK_TOKEN)).as_py() or 0)
         return Edit(with_texts(batch, view, scatter_texts(view, rows, edited)),

@@ -55,9 +55,9 @@ PASSES = _passes(_AFFECTIVE, _JOINERS)
 PASSES_APOSTROPHES = _passes(_AFFECTIVE + "'’", "\\-‐‑–")
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class Punct(Intervention):
-    fold_apostrophes: bool = False
+    fold_apostrophes: bool         # conf/intervention/punct.yaml
     name: ClassVar[str] = "punct"
 
     def apply(self, batch: pa.RecordBatch, seed: int, state: Any) -> Edit:

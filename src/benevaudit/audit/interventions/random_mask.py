@@ -35,7 +35,7 @@ class RandomMask(LexiconIntervention):
         segments = seg.segment(pc.take(view.text, pa.array(rows)))
         at, turn = segments.word_index(), segments.word_text()           # [W] [W]
         words = pc.take(segments.values, pa.array(at))
-        is_cue = cue_index(words, cue_vocab(self.lexicon, self.k)) >= 0
+        is_cue = cue_index(words, cue_vocab(self.cues, self.k)) >= 0
         quota = np.bincount(turn[is_cue], minlength=len(rows))           # [A] what M masks
         eligible = (~is_cue & pc.match_substring_regex(words, seg.ALNUM_START)
                     .to_numpy(zero_copy_only=False)

@@ -45,20 +45,29 @@ def build(name: str, params: Mapping[str, Any] | None, lexicon: Lexicon | None) 
     if unknown:
         raise ConfigError(f"intervention {name!r}: unknown parameter(s) {unknown}; valid: "
                           f"{cls.params() or 'none'}")
+    missing = [p for p in cls.required() if p not in params]
+    if missing:
+        raise ConfigError(f"intervention {name!r}: parameter(s) {missing} missing; its "
+                          f"conf/intervention/{name}.yaml gives them")
     return cls(lexicon=lexicon, **params)
 
 
-def steps_from_config(node: Mapping[str, Any]) -> list[tuple[str, dict]]:
-    """Ordered (name, params) steps from the composed ``intervention`` config node (a plain
-    dict: ``{name, code, steps: {<intervention>: {params}}}``), in the order applied."""
+def steps_from_config(node: Mapping[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """Ordered (name, params) steps from a saved ``intervention`` config node (a plain dict:
+    ``{name, code, steps: {<intervention>: {params}}}``, as a run directory keeps it)."""
     if not isinstance(node, Mapping):
         raise ConfigError("intervention config must be a mapping with 'steps', got "
                           f"{type(node).__name__}")
-    steps = node.get("steps") or {}
+    return steps_of(node.get("steps") or {})
+
+
+def steps_of(steps: Mapping[str, Mapping[str, Any] | None]) -> list[tuple[str, dict[str, Any]]]:
+    """Ordered (name, params) steps of an intervention's ``steps``, in the order applied;
+    ``none`` is no step."""
     if not isinstance(steps, Mapping):
         raise ConfigError("intervention.steps must map intervention names to their parameters, "
                           f"got {type(steps).__name__}")
-    out: list[tuple[str, dict]] = []
+    out: list[tuple[str, dict[str, Any]]] = []
     for name, params in steps.items():
         _check_name(str(name))
         if params is not None and not isinstance(params, Mapping):

@@ -10,10 +10,12 @@ intermediate and the output.
 
 from __future__ import annotations
 
+import operator
 import os
 from collections import Counter
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from functools import reduce
 from typing import Any
 
 import pyarrow as pa
@@ -42,7 +44,8 @@ def run_interventions(table: pa.Table, steps: Sequence[tuple[str, dict]],
     seeds = [step_seed(seed, i, step.name) for i, step in enumerate(built)]
     states: list[Any] = [None] * len(built)
     originals = table.to_batches(max_chunksize=batch_size)
-    current, counts, done = originals, Counter(), 0
+    counts: Counter[str] = Counter()
+    current, done = originals, 0
     workers = workers or min(os.cpu_count() or 1, 8)
     with ThreadPoolExecutor(workers) as pool:
         each = pool.map if workers > 1 else map                      # 1: inline, for profiling
@@ -52,7 +55,8 @@ def run_interventions(table: pa.Table, steps: Sequence[tuple[str, dict]],
             current = _stage(each, current, built[done:i], seeds[done:i], states[done:i], counts)
             done = i
             parts = list(each(step.measure, current or [_empty_batch(table.schema)]))
-            states[i] = step.finish(tuple(sum(p[j] for p in parts) for j in range(len(parts[0]))))
+            states[i] = step.finish(tuple(reduce(operator.add, (p[j] for p in parts))
+                                          for j in range(len(parts[0]))))
         current = _stage(each, current, built[done:], seeds[done:], states[done:], counts)
         for c in each(_turn_counts, originals, current):
             counts.update(c)
@@ -66,7 +70,7 @@ def _stage(each: Callable, batches: list[pa.RecordBatch], steps: list[Interventi
         return batches
 
     def one(batch: pa.RecordBatch) -> Edit:
-        total = Counter()
+        total: Counter[str] = Counter()
         for step, s, state in zip(steps, seeds, states):
             batch, c = step.apply(batch, s, state)
             total.update(c)

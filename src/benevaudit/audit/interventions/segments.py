@@ -46,7 +46,7 @@ class Segments(NamedTuple):
 def segment(texts: pa.StringArray) -> Segments:
     texts = texts.cast(pa.string())
     spans = tokens.word_spans(texts)
-    n = spans.count                                                   # [N]
+    n = spans.per_text                                                # [N]
     per_text = 2 * n + 1                                              # segments per text
     first = np.cumsum(per_text) - per_text                            # [N] first segment
     bounds = np.empty(int(per_text.sum()) + 1, dtype=np.int64)        # [S+1] byte boundaries

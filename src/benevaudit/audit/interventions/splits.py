@@ -5,19 +5,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from benevaudit.audit.interventions.registry import steps_from_config
 from benevaudit.audit.interventions.runner import run_interventions
 from benevaudit.audit.lexicon import load_lexicon
 from benevaudit.corpus import from_table, to_table
 from benevaudit.schema import Dialogue
 
 
-def edit_splits(splits: dict[str, list[Dialogue]], intervention: dict[str, Any],
+def edit_splits(splits: dict[str, list[Dialogue]], steps: Sequence[tuple[str, dict[str, Any]]],
                 lexicon_path: str | None, seed: int, sides: Sequence[str],
                 ) -> tuple[dict[str, list[Dialogue]], dict[str, float]]:
-    """Edit the named splits with the ``intervention`` steps; other splits pass through
-    untouched. Returns the splits and ``intervention/*_<split>`` figures."""
-    steps = steps_from_config(intervention)
+    """Edit the named splits with the intervention's ``steps`` (``InterventionSpec.ordered``);
+    other splits pass through untouched. Returns the splits and ``intervention/*_<split>``
+    figures."""
     if not steps:
         return splits, {}
     lexicon = load_lexicon(lexicon_path) if lexicon_path else None

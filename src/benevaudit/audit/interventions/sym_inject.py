@@ -45,10 +45,10 @@ def word_counts(turns: AgentTurns) -> np.ndarray:
     return np.bincount(turn[is_word], minlength=len(turns.lay.n))
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class SymInject(LexiconIntervention):
-    rate: float = 0.05
-    max_per_turn: int = 10
+    rate: float                    # conf/intervention/sym_inject.yaml
+    max_per_turn: int
     name: ClassVar[str] = "sym_inject"
 
     def __post_init__(self) -> None:
@@ -65,13 +65,13 @@ class SymInject(LexiconIntervention):
         return np.minimum(n, self.max_per_turn)
 
     def measure(self, batch: pa.RecordBatch) -> tuple[np.ndarray, ...]:
-        vocab = cue_vocab(self.lexicon, self.k)
+        vocab = cue_vocab(self.cues, self.k)
         return (position_counts(agent_turns(batch, vocab), len(vocab)),)
 
     def finish(self, totals: tuple[np.ndarray, ...]) -> InjectState:
-        vocab = cue_vocab(self.lexicon, self.k)
+        vocab = cue_vocab(self.cues, self.k)
         index = {w: i for i, w in enumerate(vocab)}
-        pools = [np.array([index[w] for w in cue_vocab(self.lexicon, self.k,
+        pools = [np.array([index[w] for w in cue_vocab(self.cues, self.k,
                                                          [o for o in CLASSES if o != c])],
                           dtype=np.int64) for c in CLASSES]
         return InjectState(vocab, pools, positions.profile(totals[0]))

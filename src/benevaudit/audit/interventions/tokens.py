@@ -24,7 +24,7 @@ _MASK = np.frombuffer(MASK_TOKEN.encode(), dtype=np.uint8)
 class Spans(NamedTuple):
     start: np.ndarray     # [W] byte offset of each word in the data buffer
     end: np.ndarray       # [W] byte offset just past it
-    count: np.ndarray     # [N] words per text
+    per_text: np.ndarray  # [N] words per text
 
 
 @cache
@@ -60,7 +60,7 @@ def word_spans(texts: pa.StringArray) -> Spans:
     word_table, space_table = _tables()
     ascii_only = bool(data.max() < 0x80)
     if ascii_only:                                                   # a byte is a character
-        lead, cp, text_first = None, data, (offsets - lo).astype(np.int64)
+        lead, cp, text_first = np.empty(0, np.int64), data, (offsets - lo).astype(np.int64)
     else:
         lead, cp = _decode(data)                                     # [C] [C]
         text_first = np.searchsorted(lead, offsets - lo)             # [N+1] first char per text

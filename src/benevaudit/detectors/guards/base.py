@@ -27,20 +27,18 @@ from benevaudit.schema import Turn
 
 @dataclass(frozen=True)
 class GuardFormat:
-    """A guard's prompt, its two label continuations (positive first) and its verdict parser."""
+    """A guard's prompt, its two label continuations (positive first) and its verdict parser.
+    How it is read (``mode``, the reply cap, score mode's prefill) is its YAML's: each value
+    is written once, in ``conf/detector/<guard>.yaml``."""
 
     kind: str                  # the detector.kind that selects it
     prompt: Callable[..., Conversation]   # (turns), or (turns, criteria) where ``criteria``
     choices: tuple[str, str]
     parse: Callable[[str], bool | None]
-    mode: str                  # the documented way to read it: score | generate
-    max_tokens: int            # enough for the whole verdict in generate mode
     template: str | None = None  # Jinja, role-only, for its own checkpoint (None: the shipped one)
     categories: Callable[[str], tuple[str, ...]] | None = None  # what a reply says it found
-    prefill: str = ""          # score mode: what the reply holds before the label
     criteria: bool = False     # whether the prompt takes a criterion (Granite Guardian)
     lenient: Callable[[str], bool | None] | None = None  # a laxer reader than the released one
-
 
 def speaker(turn: Turn, user: str, agent: str) -> str:
     """The name a guard's prompt writes before a turn."""

@@ -17,20 +17,22 @@ prompts in its prefix cache from scoring; hf reuses what consecutive prompts sha
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from benevaudit.detectors.base import Detector, UnitVerdict
-from benevaudit.detectors.guards.registry import GUARD_FORMATS, GUARD_KINDS, guard_format
+from benevaudit.detectors.guards.registry import GUARD_KINDS, guard_format
 from benevaudit.detectors.registry import BuildContext, DetectorKind, record_by_running
-from benevaudit.detectors.units import Unit, check_unit, decision_rule, make_units
-from benevaudit.errors import ConfigError
+from benevaudit.detectors.units import Unit, make_units
 from benevaudit.llm import ChatModel, Conversation, Sampling, build_from_block
 from benevaudit.llm.dry_run import RequestLog
-from benevaudit.schema import Dialogue
 from benevaudit.llm.verdicts import read_scores, read_text, softmax_rows
+from benevaudit.schema import Dialogue
+
+if TYPE_CHECKING:   # the spec module lists this package's kinds, so it is read after it
+    from benevaudit.detectors.spec import GuardSpec
 
 
 def two_way(logp: np.ndarray) -> np.ndarray:
@@ -39,36 +41,19 @@ def two_way(logp: np.ndarray) -> np.ndarray:
 
 
 class GuardDetector(Detector):
-    """A generative guard read by label scoring or by parsing its greedy reply."""
+    """A generative guard read by label scoring or by parsing its greedy reply: its format
+    (``detector.kind``) says how to ask, its spec how to read the answer."""
 
-    def __init__(self, name: str, kind: str, model: ChatModel, unit: str = "context",
-                 aggregation: str = "any", threshold: float = 0.5, mode: str | None = None,
-                 criteria: str = "social_bias", max_tokens: int | None = None,
-                 categories: bool = True, score_prefill: str | None = None,
-                 parser: str = "released") -> None:
-        self.name, self.kind, self.model = name, kind, model
-        self.format = guard_format(kind)
-        self.unit, self.aggregation, self.threshold = check_unit(unit), aggregation, threshold
-        self.mode = mode or self.format.mode
-        if self.mode not in ("score", "generate"):
-            raise ConfigError(f"guard mode must be 'score' or 'generate', got {self.mode!r}")
-        self.criteria = criteria
-        self.max_tokens = max_tokens or self.format.max_tokens
-        self.categories = categories and self.format.categories is not None
+    def __init__(self, spec: GuardSpec, model: ChatModel) -> None:
+        self.name, self.kind, self.model = spec.name, spec.kind, model
+        self.format = guard_format(spec.kind)
+        self.unit, self.aggregation, self.threshold = spec.unit, spec.aggregation, spec.threshold
+        self.mode, self.criteria, self.max_tokens = spec.mode, spec.criteria, spec.max_tokens
+        self.categories = spec.categories and self.format.categories is not None
         self.replies = self.mode == "generate" or self.categories
-        prefill = self.format.prefill if score_prefill is None else score_prefill
-        self.choices = [prefill + c for c in self.format.choices]  # scored continuations
-        self.parse = self._parser(parser)
-
-    def _parser(self, parser: str) -> Callable[[str], bool | None]:
-        """The released reader, or the guard's lenient one where it has one."""
-        if parser == "released":
-            return self.format.parse
-        if parser == "lenient" and self.format.lenient is not None:
-            return self.format.lenient
-        lenient = [k for k, f in GUARD_FORMATS.items() if f.lenient is not None]
-        raise ConfigError(f"detector.parser={parser!r} for guard {self.kind!r}: expected "
-                          f"'released' (every guard) or 'lenient' (only {lenient})")
+        self.choices = [spec.score_prefill + c for c in self.format.choices]  # scored continuations
+        lenient = self.format.lenient if spec.parser == "lenient" else None
+        self.parse = lenient or self.format.parse   # the spec refuses lenient where there is none
 
     def prompt(self, unit: Unit) -> Conversation:
         if self.format.criteria:
@@ -108,12 +93,13 @@ class GuardDetector(Detector):
                                          categories=self._found(r.text))
             return out
         return [UnitVerdict.invalid(v.raw) if not v.valid
-                else UnitVerdict(float(v.verdict), bool(v.verdict), v.raw,
+                else UnitVerdict(float(bool(v.verdict)), bool(v.verdict), v.raw,
                                  categories=self._found(v.raw) if v.verdict else ())
                 for v in read_text(self.model, convs, greedy, self.parse)]
 
     def _found(self, text: str) -> tuple[str, ...]:
-        return self.format.categories(text) if self.categories else ()
+        found = self.format.categories
+        return found(text) if self.categories and found is not None else ()
 
     def close(self) -> None:
         self.model.close()
@@ -131,31 +117,23 @@ def is_guard_checkpoint(model: Any, checkpoint: Any) -> bool:
     return name(model) == name(checkpoint)
 
 
-def guard_llm_block(spec: dict[str, Any]) -> dict[str, Any]:
-    """The guard's llm block. On the guard's own weights a shipped chat template that builds the
-    guard instruction itself (which would wrap the already-built prompt a second time) is
-    replaced by a role-only one; Granite Guardian 4.1 keeps its own, which only frames roles.
-    Any other model keeps its own template, as the embedded stand-in does."""
-    block = {k: v for k, v in spec["llm"].items() if v is not None}
-    if not block.get("chat_template") and is_guard_checkpoint(block.get("model"),
-                                                              spec["checkpoint"]):
-        template = guard_format(spec["kind"]).template
-        if template is not None:
-            block["chat_template"] = template
-    return block
+def guard_llm_block(spec: GuardSpec) -> dict[str, Any]:
+    """The guard's llm block, its unset keys left out. On the guard's own weights a shipped chat
+    template that builds the guard instruction itself (which would wrap the already-built prompt
+    a second time) is replaced by a role-only one; Granite Guardian 4.1 keeps its own, which
+    only frames roles. Any other model keeps its own template, as the embedded stand-in does."""
+    llm, template = spec.llm, guard_format(spec.kind).template
+    if (template is not None and not llm.chat_template
+            and is_guard_checkpoint(llm.model, spec.checkpoint)):
+        llm = llm.model_copy(update={"chat_template": template})
+    return llm.model_dump(exclude_none=True)
 
 
-def build_guard(spec: dict[str, Any], context: BuildContext) -> GuardDetector:
-    unit, aggregation = decision_rule(spec)
-    model = build_from_block(guard_llm_block(spec), cache=context.cache)
-    return GuardDetector(spec["name"], spec["kind"], model, unit=unit, aggregation=aggregation,
-                         threshold=float(spec["threshold"]), mode=spec["mode"],
-                         criteria=spec["criteria"], max_tokens=spec["max_tokens"],
-                         categories=bool(spec["categories"]), score_prefill=spec["score_prefill"],
-                         parser=spec["parser"])
+def build_guard(spec: GuardSpec, context: BuildContext) -> GuardDetector:
+    return GuardDetector(spec, build_from_block(guard_llm_block(spec), cache=context.cache))
 
 
-def record_guard(spec: dict[str, Any], context: BuildContext, dialogues: Sequence[Dialogue],
+def record_guard(spec: GuardSpec, context: BuildContext, dialogues: Sequence[Dialogue],
                  request_log: RequestLog) -> None:
     """One request per unit, in turn order."""
     detector = build_guard(spec, context)

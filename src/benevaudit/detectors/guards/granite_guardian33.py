@@ -35,5 +35,4 @@ def parse_granite_guardian(text: str) -> bool | None:
 EMPTY_THINK = "<think>\n</think>"
 
 FORMAT = GuardFormat("granite_guardian", granite_guardian_prompt, (" yes", " no"),
-                     parse_granite_guardian, "generate", 48, GRANITE_GUARDIAN_TEMPLATE,
-                     prefill=EMPTY_THINK + "\n<score>", criteria=True)
+                     parse_granite_guardian, GRANITE_GUARDIAN_TEMPLATE, criteria=True)

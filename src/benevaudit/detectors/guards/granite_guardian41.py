@@ -30,7 +30,7 @@ def build_guardian_block(criteria: str, schema: str = PROMPT_RESPONSE_SCHEMA) ->
     return f"{GUARDIAN_JUDGE_NOTHINK}\n\n### Criteria: {criteria}\n\n### Scoring Schema: {schema}"
 
 
-def granite_guardian41_prompt(turns: Sequence[Turn], criteria: str = "social_bias") -> Conversation:
+def granite_guardian41_prompt(turns: Sequence[Turn], criteria: str) -> Conversation:
     """The conversation as chat turns, then the guardian block as the last user turn. The
     criterion is 3.3's text for an id (the 4.1 cookbook ships none; Ollama's granite4.1-guardian
     template carries 3.3's), else a custom criterion."""
@@ -58,5 +58,4 @@ def parse_granite_guardian41(text: str) -> bool | None:
 # the text its no-think reply writes before <score> is not published, so score mode's prefill
 # is a setting (detector.score_prefill) and the documented read is the parsed reply
 FORMAT = GuardFormat("granite_guardian41", granite_guardian41_prompt, (" yes", " no"),
-                     parse_granite_guardian41, "generate", 48,
-                     prefill="<think>\n</think>\n<score>", criteria=True)
+                     parse_granite_guardian41, criteria=True)

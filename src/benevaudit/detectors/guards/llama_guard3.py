@@ -77,5 +77,4 @@ LLAMA_GUARD3_TEMPLATE = (
     "<|start_header_id|>assistant<|end_header_id|>{% endif %}")
 
 FORMAT = GuardFormat("llama_guard3", llama_guard3_prompt, ("unsafe", "safe"),
-                     parse_llama_guard3, "score", 24, LLAMA_GUARD3_TEMPLATE,
-                     llama_guard3_categories, prefill="\n\n")
+                     parse_llama_guard3, LLAMA_GUARD3_TEMPLATE, llama_guard3_categories)

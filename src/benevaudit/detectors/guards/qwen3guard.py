@@ -99,5 +99,5 @@ QWEN3GUARD_TEMPLATE = (
     "<|im_start|>assistant\n<think>\n\n</think>\n\n{% endif %}")
 
 FORMAT = GuardFormat("qwen3guard", qwen3guard_prompt,
-                     ("Safety: Unsafe", "Safety: Safe"), parse_qwen3guard, "generate", 64,
-                     QWEN3GUARD_TEMPLATE, qwen3guard_categories)
+                     ("Safety: Unsafe", "Safety: Safe"), parse_qwen3guard, QWEN3GUARD_TEMPLATE,
+                     qwen3guard_categories)

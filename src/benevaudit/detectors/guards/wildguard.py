@@ -88,5 +88,5 @@ WILDGUARD_TEMPLATE = (
 FORMAT = GuardFormat("wildguard", wildguard_prompt,
                      ("Harmful request: no\nResponse refusal: no\nHarmful response: yes",
                       "Harmful request: no\nResponse refusal: no\nHarmful response: no"),
-                     parse_wildguard, "generate", 48, WILDGUARD_TEMPLATE,
+                     parse_wildguard, WILDGUARD_TEMPLATE,
                      lenient=parse_wildguard_lenient)

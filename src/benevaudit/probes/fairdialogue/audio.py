@@ -114,7 +114,7 @@ def audio_message(wav: bytes, text: str | None = None) -> Message:
     if text:
         parts.append({"type": "text", "text": text})
     # a list of content parts, which the text-chat Message type (str content) does not declare
-    return {"role": "user", "content": parts}  # type: ignore[dict-item]
+    return {"role": "user", "content": parts}  # type: ignore[dict-item]  # parts: see above
 
 
 def audio_request(model: str, instruction: str, wav: bytes, max_tokens: int,

@@ -30,20 +30,20 @@ def claims(run: Run) -> bool:
 
 
 def detector_of(run: Run) -> str:
-    return run.choices.get("detector") or str((run.config.get("detector") or {}).get("name", "?"))
+    return run.chosen("detector")
 
 
 def label_of(run: Run) -> str:
     """The detector's name, with what sets this run apart from the detector's defaults: a
     judge without demographics, the generation mode, one judge of the group."""
-    spec = run.config.get("detector") or {}
     notes = []
-    if spec.get("kind") == "judge" and spec.get("demographics") is False:
+    if run.setting("detector.kind") == "judge" and run.setting("detector.demographics") is False:
         notes.append("no demographics")
-    if spec.get("mode") == "generate":
+    if run.setting("detector.mode") == "generate":
         notes.append("generate")
-    if spec.get("judge"):
-        notes.append(str(spec["judge"]))
+    judge = run.setting("detector.judge")
+    if judge:
+        notes.append(str(judge))
     return detector_of(run) + (f" ({', '.join(notes)})" if notes else "")
 
 

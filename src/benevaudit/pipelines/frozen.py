@@ -1,0 +1,119 @@
+"""What evaluate.py and attribute.py share: a saved classifier, the data it meets, and where
+and how it runs. The training run it came from is read back through :class:`TrainedOn`."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Generic, Optional, TypeVar
+
+from omegaconf import DictConfig, OmegaConf
+from pydantic import model_validator
+
+from benevaudit.audit.checkpoints import load_frozen, locate
+from benevaudit.audit.spec import TrainerSpec, check_ckpt
+from benevaudit.encoders.models import set_offline_defaults
+from benevaudit.encoders.spec import ModelSpec
+from benevaudit.errors import ConfigError, InputError
+from benevaudit.generation.embedded import load_dialogues
+from benevaudit.generation.spec import DataSpec
+from benevaudit.pipelines.config import output_dir, validated
+from benevaudit.precision import resolve_precision, torch_device
+from benevaudit.schema import Dialogue
+from benevaudit.specs import NonNegativeInt, RunSpec, Spec
+from benevaudit.splits import SplitSpec, apply_split, by_split
+
+log = logging.getLogger(__name__)
+F = TypeVar("F", bound="FrozenRun")
+
+
+class FrozenRun(RunSpec):
+    """The keys of evaluate.py and attribute.py: a saved classifier and the data it meets."""
+
+    seed: NonNegativeInt
+    ckpt: Optional[str]
+    reuse_run_data: bool
+    data: DataSpec
+    split: SplitSpec
+    model: ModelSpec
+    trainer: TrainerSpec
+
+    @model_validator(mode="before")
+    @classmethod
+    def given(cls, data: Any) -> Any:
+        if isinstance(data, dict) and data.get("ckpt", "???") == "???":   # `ckpt: ???` unset
+            raise ConfigError("ckpt is required: ckpt=<a train run directory, its model/ "
+                              "directory, or a .ckpt file>")
+        return data
+
+    @model_validator(mode="after")
+    def readable(self) -> FrozenRun:
+        check_ckpt(self.ckpt)
+        return self
+
+
+class TrainedOn(Spec):
+    """What a train run's ``.hydra/config.yaml`` says about the data its model met: the
+    blocks train.py reads (:class:`benevaudit.pipelines.train.TrainRun`), checked by the same
+    specs. Other keys of the file are not read, so a run written before a key of theirs was
+    added or dropped still gives its data, split and sequence settings."""
+
+    seed: NonNegativeInt
+    data: DataSpec
+    split: SplitSpec
+    model: ModelSpec
+
+    @classmethod
+    def read(cls, saved: Path) -> TrainedOn:
+        loaded = OmegaConf.to_container(OmegaConf.load(saved), resolve=False)
+        if not isinstance(loaded, dict):
+            raise InputError(f"{saved}: expected the training run's config (a mapping)")
+        try:
+            return cls.of({k: loaded.get(k) for k in cls.model_fields})
+        except ConfigError as e:
+            raise InputError(f"{saved}: {e}") from None
+
+
+def adopted(spec: F, run: Path | None) -> F:
+    """``spec`` with its training run's data, split, seed and sequence settings, where
+    ``reuse_run_data`` asks for them and the run directory has its config."""
+    saved = run / ".hydra" / "config.yaml" if run is not None else None
+    if saved is None or not spec.reuse_run_data or not saved.is_file():
+        return spec
+    trained = TrainedOn.read(saved)
+    model = spec.model.model_copy(update={"max_length": trained.model.max_length,
+                                          "head_tokens": trained.model.head_tokens})
+    log.info("reusing data/split/seed of the training run %s", run)
+    return spec.model_copy(update={"seed": trained.seed, "data": trained.data,
+                                   "split": trained.split, "model": model})
+
+
+@dataclass(frozen=True)
+class Frozen(Generic[F]):
+    spec: F                               # the entrypoint's run spec, its training run adopted
+    device: str
+    precision: str                        # the trainer's, resolved for this machine
+    out: Path
+    splits: dict[str, list[Dialogue]]
+    model: Any
+    tokenizer: Any
+    weights: Path
+
+
+def open_frozen(run_spec: type[F], cfg: DictConfig) -> Frozen[F]:
+    """Every file and number checked before any model work; then the run directory, the
+    classifier ``ckpt`` names (on the trainer's device) and the split dialogues of its
+    training run."""
+    set_offline_defaults()
+    spec = validated(run_spec, cfg)
+    # the run's machine settings: the model runs where and how the trainer config says
+    device = torch_device(spec.trainer.accelerator)
+    precision = resolve_precision(spec.trainer.precision, spec.trainer.accelerator)
+    out = output_dir(cfg)
+    weights, train_run = locate(str(spec.ckpt))
+    spec = adopted(spec, train_run)
+    dialogues = load_dialogues(spec.data, cfg.paths.cache_dir)
+    splits = by_split(apply_split(dialogues, spec.split, spec.seed))
+    model, tokenizer = load_frozen(weights)
+    return Frozen(spec, device, precision, out, splits, model.to(device), tokenizer, weights)
