@@ -67,19 +67,43 @@ def dialogues(n: int, turns: int, corpus: str | None) -> list:
     return picked
 
 
+def guard_option(kind: str) -> str:
+    """The ``conf/detector/`` option of guard ``kind``."""
+    from omegaconf import OmegaConf
+
+    options = sorted((ROOT / "conf" / "detector").glob("*.yaml"))
+    return next(p.stem for p in options if OmegaConf.load(p).get("kind") == kind)
+
+
+def detector_spec(option: str, **changes: object) -> object:
+    """``detector=option`` as detect.py composes it (seed 0), with ``changes`` to its keys,
+    validated into its spec: the values a run would read."""
+    from hydra import compose, initialize_config_dir
+    from omegaconf import OmegaConf
+    from pydantic import TypeAdapter
+
+    from benevaudit.detectors.spec import DetectorSpec
+
+    with initialize_config_dir(str(ROOT / "conf"), version_base="1.3"):
+        cfg = compose("detect", overrides=[f"detector={option}", "seed=0"])
+    block = OmegaConf.to_container(cfg.detector, resolve=True)
+    return TypeAdapter(DetectorSpec).validate_python({**block, **changes})
+
+
 def bench_prefix(kind: str, ds: list, threads: int, repeats: int) -> dict[str, float]:
     """Reuse on vs off, alternating, best wall time of each. A guard that writes its verdict
     also gets a third arm, reuse forced on, beside the backend's own choice between reuse and
     padded batches (see ``HFChatModel._reuse_pays``)."""
     from benevaudit.detectors import make_units
-    from benevaudit.detectors.guards import GuardDetector, guard_format
+    from benevaudit.detectors.guards import GuardDetector
     from benevaudit.llm.hf import HFChatModel
     from benevaudit.llm.prefix_floor import distinct_prefix_tokens
     from benevaudit.llm.prompting import prompt_ids
 
     arms = {"reuse": HFChatModel(threads=threads),
             "naive": HFChatModel(threads=threads, prefix_reuse=False)}
-    if guard_format(kind).mode == "generate":
+    spec = detector_spec(guard_option(kind), unit="context", categories=False)
+    if spec.mode == "generate":
         arms["forced"] = HFChatModel(threads=threads)
         arms["forced"].decode_step_tokens = 0
     best = {name: float("inf") for name in arms}
@@ -89,7 +113,7 @@ def bench_prefix(kind: str, ds: list, threads: int, repeats: int) -> dict[str, f
         for name, model in arms.items():
             model._prefix, model._reply_tokens = None, None
             model.prefill_tokens = model.prompt_tokens = 0
-            det = GuardDetector(kind, kind, model, unit="context", categories=False)
+            det = GuardDetector(spec, model)
             start = time.perf_counter()
             results = det.detect(ds)
             best[name] = min(best[name], time.perf_counter() - start)
@@ -123,15 +147,15 @@ def bench_prefix(kind: str, ds: list, threads: int, repeats: int) -> dict[str, f
 
 def bench_judge(ds: list, threads: int, max_tokens: int) -> dict[str, float]:
     from benevaudit.detectors.judges import JudgeDetector
-    from benevaudit.llm import Sampling
     from benevaudit.llm.hf import HFChatModel
 
     model = HFChatModel(threads=threads, batch_size=len(ds))
     factory = [("smollm2", lambda: model)]
     model.close = lambda: None  # keep it loaded for both modes
-    fast = JudgeDetector("judge_operational", factory, "operational", mode="score")
-    slow = JudgeDetector("judge_operational", factory, "operational", mode="generate",
-                         sampling=Sampling(temperature=0.6, top_p=0.9, max_tokens=max_tokens))
+    fast = JudgeDetector(detector_spec("judge_operational", mode="score"), factory)
+    sampling = {"temperature": 0.6, "top_p": 0.9, "max_tokens": max_tokens, "seed": 0}
+    slow = JudgeDetector(detector_spec("judge_operational", mode="generate",
+                                       sampling=sampling), factory)
     start = time.perf_counter()
     a = fast.detect(ds)
     t_fast = (time.perf_counter() - start) / len(ds)
