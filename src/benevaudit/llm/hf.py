@@ -11,9 +11,7 @@ the previous prompt's keys and values as :mod:`benevaudit.llm.hf_prefix` describ
 from __future__ import annotations
 
 import inspect
-import os
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -29,7 +27,7 @@ from benevaudit.llm.base import (
     hash_template,
     request_seed,
 )
-from benevaudit.llm.gguf import resolve_model
+from benevaudit.llm.hf_loading import cut_reply, eos_ids, load_hf
 from benevaudit.llm.hf_prefix import (
     DECODE_STEP_TOKENS,
     common_prefix,
@@ -42,33 +40,6 @@ from benevaudit.llm.hf_prefix import (
 )
 from benevaudit.llm.prompting import check_length, choice_ids, prompt_ids, set_chat_template
 from benevaudit.llm.row_sampling import RowSampler
-
-
-def load_hf(model: str, dtype: str, device: str, cache_dir: str | None) -> tuple[Any, Any, str]:
-    """Tokenizer, model and resolved path, or an error saying how to point at a local copy."""
-    # transformers is heavy and loads on first use
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-
-    path = resolve_model(model, cache_dir)
-    if path.startswith(("/", "./", "../", "~")) and not Path(path).expanduser().is_dir():
-        raise RuntimeError(f"no model directory at {path!r} (llm.model); expected a directory "
-                           "with config.json, weights and tokenizer files")
-    path = str(Path(path).expanduser()) if path.startswith("~") else path
-    try:
-        tokenizer = AutoTokenizer.from_pretrained(path)
-        torch_dtype = getattr(torch, dtype) if dtype != "auto" else (
-            torch.bfloat16 if device.startswith("cuda") else torch.float32)
-        net = AutoModelForCausalLM.from_pretrained(path, dtype=torch_dtype).to(device).eval()
-    except OSError as err:
-        offline = os.environ.get("HF_HUB_OFFLINE") == "1"
-        raise RuntimeError(
-            f"cannot load LLM {model!r} ({type(err).__name__}: {str(err).splitlines()[0]}). "
-            + ("HF_HUB_OFFLINE=1, so a hub id must already be in the Hugging Face cache. "
-               if offline else "")
-            + f"Point at a local directory instead (llm.model=/path/to/{Path(path).name} with "
-            "config.json, weights and tokenizer files), or use llm.model=embedded:smollm2."
-        ) from None
-    return tokenizer, net, path
 
 
 class HFChatModel(ChatModel):
@@ -93,7 +64,7 @@ class HFChatModel(ChatModel):
         self.pad_id = self.tokenizer.pad_token_id
         if self.pad_id is None:
             self.pad_id = self.tokenizer.eos_token_id
-        self.eos_ids = _eos_ids(self.tokenizer, self.model)
+        self.eos_ids = eos_ids(self.tokenizer, self.model)
         # transformers >= 5.2x names the KV cache ``cache`` (in forward and generate); earlier
         # releases ``past_key_values``
         params = inspect.signature(self.model.forward).parameters
@@ -300,30 +271,3 @@ class HFChatModel(ChatModel):
     def _extend(self, ids: torch.Tensor, cache: Any) -> torch.Tensor:
         """Logits ``[1, T, V]`` of ``ids`` run on top of ``cache`` (extended in place)."""
         return self.model(input_ids=ids, use_cache=True, **{self.cache_arg: cache}).logits
-
-
-def cut_reply(tokenizer: Any, eos_ids: Sequence[int], row: list[int],
-              stops: Sequence[str]) -> tuple[str, str, int]:
-    """(text, finish reason, generated tokens) of a row cut at end-of-turn or a stop string;
-    shared with the speech backend."""
-    finish, n = "length", len(row)
-    for k, tok in enumerate(row):
-        if tok in eos_ids:
-            finish, n = "stop", k + 1
-            break
-    text = tokenizer.decode([t for t in row[:n] if t not in eos_ids], skip_special_tokens=True)
-    for stop in stops:
-        if stop and stop in text:
-            text, finish = text.split(stop)[0], "stop"
-    return text, finish, n
-
-
-def _eos_ids(tokenizer: Any, model: Any) -> list[int]:
-    """Every token that ends an assistant turn (the generation config may list several)."""
-    ids = model.generation_config.eos_token_id
-    ids = list(ids) if isinstance(ids, (list, tuple)) else ([ids] if ids is not None else [])
-    if tokenizer.eos_token_id is not None and tokenizer.eos_token_id not in ids:
-        ids.append(tokenizer.eos_token_id)
-    if not ids:
-        raise ValueError("the model has no end-of-sequence token; cannot tell where a reply ends")
-    return ids

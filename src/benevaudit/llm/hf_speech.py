@@ -28,7 +28,7 @@ import torch
 
 from benevaudit.errors import DependencyError
 from benevaudit.llm.audio_in import SpeechPrompt, check_seconds, encode_wav, speech_prompt
-from benevaudit.llm.hf import cut_reply
+from benevaudit.llm.hf_loading import cut_reply
 from benevaudit.llm.base import (
     ChatModel,
     Completion,
