@@ -33,8 +33,7 @@ def where(path: str | Path, key: str | None = None) -> str:
 
 def require_file(path: str | Path, key: str | None, expected: str) -> Path:
     """The path of an existing, non-empty regular file; else an error naming it."""
-    file = Path(str(path)).expanduser()
-    name = where(path, key)
+    file, name = Path(str(path)).expanduser(), where(path, key)
     if file.is_dir():
         raise InputError(f"{name}: a directory, not a file (expected {expected})")
     if not file.is_file():
@@ -285,14 +284,17 @@ def write_atomically(path: str | Path, write: Callable[[Path], object]) -> Path:
 def _reason(error: OSError) -> str:
     """The system's words for a failed write; pyarrow puts the errno only in its message."""
     found = re.search(r"errno (\d+)", str(error), re.IGNORECASE)
-    if found:
-        return os.strerror(int(found.group(1)))
-    if error.strerror:
-        return error.strerror
     lines = str(error).strip().splitlines()
-    return lines[-1] if lines else type(error).__name__
+    return (os.strerror(int(found.group(1))) if found
+            else error.strerror or (lines[-1] if lines else type(error).__name__))
 
 
 def write_text_atomically(path: str | Path, text: str) -> Path:
     """A UTF-8 text file written as :func:`write_atomically` does."""
     return write_atomically(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+
+
+def write_parquet(table: Any, path: str | Path) -> Path:
+    """A pyarrow ``table`` as a Parquet file, written as :func:`write_atomically` does."""
+    import pyarrow.parquet as pq   # pyarrow is heavy and loads on first use
+    return write_atomically(path, lambda tmp: pq.write_table(table, tmp))

@@ -13,11 +13,10 @@ from typing import Any, NamedTuple
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.parquet as pq
 import torch
 
 from benevaudit.audit.module import predict_logits
-from benevaudit.files import write_atomically
+from benevaudit.files import write_parquet
 from benevaudit.metrics.classification import classification_metrics, confusion_counts
 from benevaudit.metrics.detection import trigger_metrics
 from benevaudit.plotting import paint_confusion, plt, save
@@ -64,8 +63,8 @@ def evaluate_classifier(model: Any, loader: Any, dialogues: Sequence[Dialogue], 
 
 
 def write_predictions(rows: list[dict[str, Any]], path: Path) -> Path:
-    table = pa.Table.from_pylist(rows)
-    return write_atomically(path, lambda tmp: pq.write_table(table, tmp))
+    """A run's ``predictions.parquet``, one row per dialogue."""
+    return write_parquet(pa.Table.from_pylist(rows), path)
 
 
 def plot_confusion(labels: np.ndarray, preds: np.ndarray, path: Path, title: str) -> Path:

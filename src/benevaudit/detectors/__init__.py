@@ -35,7 +35,7 @@ from benevaudit.detectors.classifiers import SequenceClassifierDetector
 from benevaudit.detectors.evaluation import evaluation_set
 from benevaudit.detectors.finetuned import FinetunedDetector
 from benevaudit.detectors.external import ExternalDetector, external_detector, read_external
-from benevaudit.detectors.guards.detector import GuardDetector, guard_llm_block, is_guard_checkpoint
+from benevaudit.detectors.guards.detector import GuardDetector, guard_llm_block
 from benevaudit.detectors.guards.registry import GUARD_KINDS, guard_format
 from benevaudit.detectors.judges import JudgeDetector, judge_llm_blocks
 from benevaudit.detectors.registry import BuildContext, detector_kinds, kind_of
@@ -68,5 +68,5 @@ __all__ = ["AGGREGATIONS", "BuildContext", "Checkpoint", "Detector", "DialogueRe
            "ExternalDetector", "FinetunedDetector", "GUARD_KINDS", "GuardDetector", "JudgeDetector", "KINDS",
            "SequenceClassifierDetector", "UNITS", "Unit", "UnitVerdict", "aggregate",
            "build_detector", "evaluation_set", "external_detector",
-           "guard_format", "guard_llm_block", "is_guard_checkpoint", "judge_llm_blocks",
+           "guard_format", "guard_llm_block", "judge_llm_blocks",
            "make_units", "predictions_frame", "read_external", "reads_corpus"]

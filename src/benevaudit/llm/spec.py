@@ -108,6 +108,24 @@ class LLMSpec(Spec):
         if self.cache:
             check_sqlite(self.cache, f"{key}.cache")
 
+    def runs_weights_of(self, checkpoint: str | None) -> bool:
+        """Whether the block runs ``checkpoint``'s own weights: its hub id, or a local copy in
+        a directory of the same name (``/models/Llama-Guard-3-8B`` for
+        ``meta-llama/Llama-Guard-3-8B``)."""
+        if not self.model or not checkpoint:
+            return False
+        return (self.model.rstrip("/").split("/")[-1].lower()
+                == checkpoint.rstrip("/").split("/")[-1].lower())
+
+    def framed_by(self, template: str | None, checkpoint: str | None) -> LLMSpec:
+        """The block with ``template`` as its chat template where it runs ``checkpoint``'s own
+        weights and names no template of its own: a guard's shipped template builds the guard
+        instruction itself, and would wrap the already-built prompt a second time. The one
+        rule for the guard detectors and CoBia's guard rater."""
+        if template is None or self.chat_template or not self.runs_weights_of(checkpoint):
+            return self
+        return self.model_copy(update={"chat_template": template})
+
     def check_speech(self) -> None:
         """``audio_out``: only the hf speech models and the openai backend answer in speech;
         vLLM's engine returns text (its Qwen2.5-Omni runs the thinker alone)."""

@@ -8,10 +8,9 @@ import math
 from pathlib import Path
 import pandas as pd
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from benevaudit.errors import InputError
-from benevaudit.files import read_parquet, write_atomically
+from benevaudit.files import read_parquet, write_atomically, write_parquet
 from benevaudit.metrics.bootstrap import bootstrap_metrics, bootstrap_trigger_rates
 from benevaudit.metrics.detection import detection_metrics
 from benevaudit.metrics.flips import REQUIRED, flip_metrics, flip_table
@@ -24,16 +23,11 @@ from benevaudit.schema import CLASSES
 log = logging.getLogger(__name__)
 
 
-def write_predictions(frame: pd.DataFrame, path: Path) -> Path:
-    table = pa.Table.from_pandas(frame, preserve_index=False)
-    return write_atomically(path, lambda tmp: pq.write_table(table, tmp))
-
-
 def write_detection(frame: pd.DataFrame, out: Path, title: str, seconds: float
                     ) -> dict[str, float]:
     """``predictions.parquet``, the confusion matrix and trigger-rate figures; the metrics of
     the frame (overall, per judge, per guard category) and of its timing."""
-    write_predictions(frame, out / "predictions.parquet")
+    write_parquet(pa.Table.from_pandas(frame, preserve_index=False), out / "predictions.parquet")
     metrics = score_frame(frame)
     metrics.update(per_judge_metrics(frame))
     metrics.update(category_metrics(frame))

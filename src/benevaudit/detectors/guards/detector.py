@@ -105,27 +105,12 @@ class GuardDetector(Detector):
         self.model.close()
 
 
-def is_guard_checkpoint(model: Any, checkpoint: Any) -> bool:
-    """The guard's own weights: its hub id, or a local copy in a directory of the same name
-    (``/models/Llama-Guard-3-8B`` for ``meta-llama/Llama-Guard-3-8B``)."""
-    if not model or not checkpoint:
-        return False
-
-    def name(path: Any) -> str:
-        return str(path).rstrip("/").split("/")[-1].lower()
-
-    return name(model) == name(checkpoint)
-
-
 def guard_llm_block(spec: GuardSpec) -> dict[str, Any]:
     """The guard's llm block, its unset keys left out. On the guard's own weights a shipped chat
     template that builds the guard instruction itself (which would wrap the already-built prompt
     a second time) is replaced by a role-only one; Granite Guardian 4.1 keeps its own, which
     only frames roles. Any other model keeps its own template, as the embedded stand-in does."""
-    llm, template = spec.llm, guard_format(spec.kind).template
-    if (template is not None and not llm.chat_template
-            and is_guard_checkpoint(llm.model, spec.checkpoint)):
-        llm = llm.model_copy(update={"chat_template": template})
+    llm = spec.llm.framed_by(guard_format(spec.kind).template, spec.checkpoint)
     return llm.model_dump(exclude_none=True)
 
 

@@ -14,7 +14,7 @@ import math
 
 from benevaudit.errors import ConfigError
 from benevaudit.llm import Sampling
-from benevaudit.llm.granite_guardian import GRANITE_GUARDIAN_TEMPLATE
+from benevaudit.llm.granite_guardian import GRANITE_CHECKPOINT, GRANITE_GUARDIAN_TEMPLATE
 from benevaudit.llm.spec import LLMSpec
 from benevaudit.probes.cobia import raters
 from benevaudit.probes.cobia.release import Release
@@ -54,9 +54,8 @@ def rater_llm(kind: RaterKind, llm: LLMSpec, variant: str) -> LLMSpec:
     """The rater's llm spec; a ``social_bias`` guard rater on Granite Guardian's own weights
     gets the role-only template, since its shipped template would wrap the already-built guard
     prompt again (the released 3.0 rater keeps the model's own template)."""
-    if (kind == "guard" and variant != "granite_release" and not llm.chat_template
-            and "granite-guardian" in str(llm.model or "").lower()):
-        return llm.model_copy(update={"chat_template": GRANITE_GUARDIAN_TEMPLATE})
+    if kind == "guard" and variant != "granite_release":
+        return llm.framed_by(GRANITE_GUARDIAN_TEMPLATE, GRANITE_CHECKPOINT)
     return llm
 
 
