@@ -85,7 +85,10 @@ def test_probe_killed_at_several_points_resumes_to_the_same_responses(tmp_path) 
         assert not (tmp_path / f"killed-{kill_at}" / "_COMPLETE").exists()
     final = start(tmp_path, "final", tmp_path / "cache", target.url)
     assert final.wait(timeout=600) == 0, final.communicate()[1][-2000:]
-    assert max(target.answered.values()) == 1            # no answered request sent again
+    # a cached reply is never asked again; the one request in flight when a process is killed
+    # (concurrency 1) may have been answered without reaching the cache, and is asked again
+    resent = sum(n - 1 for n in target.answered.values())
+    assert resent <= 3, f"{resent} requests sent again over 3 kills"
     assert set(target.answered) == set(reference_target.answered)
     columns = [c for c in pd.read_parquet(tmp_path / "reference" / "responses.parquet").columns]
     want = pd.read_parquet(tmp_path / "reference" / "responses.parquet")
