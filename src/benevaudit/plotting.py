@@ -20,11 +20,13 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (after the backend is chosen)
 
 
-def save(fig: Any, path: Path, dpi: float | None = None) -> Path:
-    """Fit the titles, write ``fig`` to ``path`` (its folder made where missing) and close it."""
+def save(fig: Any, path: Path, dpi: float | None = None, fit: bool = True) -> Path:
+    """Fit the titles (``fit=False``: a figure that places its own axes), write ``fig`` to
+    ``path`` (its folder made where missing) and close it."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fit_titles(fig)
+    if fit:
+        fit_titles(fig)
     try:   # whole or not at all: a killed run leaves no torn image
         write_atomically(path, lambda tmp: fig.savefig(tmp, **({} if dpi is None else
                                                                 {"dpi": dpi})))

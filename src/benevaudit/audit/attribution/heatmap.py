@@ -223,4 +223,4 @@ def write_heatmap_png(dialogues: Sequence[Dialogue], attributions: Sequence[Dial
             ax.text(p.col, y + p.line, p.word, color="#bbb" if unseen else "#999" if grey else "#111",
                     style="italic" if unseen else "normal", **text)
         y += placed[-1].line + 1 + 1.5
-    return save(fig, Path(path), dpi=130)   # titles fitted, written whole, closed
+    return save(fig, Path(path), dpi=130, fit=False)   # its axes placed by hand: no layout
