@@ -45,21 +45,29 @@ def recordings_for(folder: Path, tasks: list[str], attributes: dict,
         folder / "manifest.csv", index=False)
 
 
-def test_audio_dry_run_names_each_stimulus_and_estimates_its_tokens(tmp_path: Path):
+def audio_dry_run(tmp_path: Path, option: str, rounds: int | None = None) -> list[dict]:
+    """A dry run of ``probe=option`` in audio mode on Gemini, heard from recordings in a
+    ``dir`` source (one per cell, ``rounds`` spoken pushbacks too): its requests.jsonl rows."""
     from benevaudit.pipelines import probe
 
     with initialize_config_dir(str(CONF), version_base="1.3"):
-        base = compose("probe", overrides=["probe=fairdialogue_decision"]).probe
-        recordings_for(tmp_path / "rec", list(base.tasks), dict(base.attributes))
+        base = compose("probe", overrides=[f"probe={option}"]).probe
+        recordings_for(tmp_path / "rec", list(base.tasks), dict(base.attributes),
+                       **({} if rounds is None else {"rounds": rounds}))
         cfg = compose("probe", overrides=[
-            "probe=fairdialogue_decision", "target=gemini_25_flash_lite", "limit=1",
+            f"probe={option}", "target=gemini_25_flash_lite", "limit=1",
+            *([] if rounds is None else [f"probe.rounds={rounds}"]),
             "dry_run.tokenizer=none", "probe.mode=audio",
             "probe.audio.source=dir", f"probe.audio.path={tmp_path / 'rec'}",
             f"paths.root_dir={tmp_path}", f"paths.output_dir={tmp_path / 'run'}",
             "progress=false", "logger=none"])
     probe.run(cfg)
-    rows = [json.loads(line) for line in (tmp_path / "run" / "requests.jsonl").read_text()
+    return [json.loads(line) for line in (tmp_path / "run" / "requests.jsonl").read_text()
             .splitlines()]
+
+
+def test_audio_dry_run_names_each_stimulus_and_estimates_its_tokens(tmp_path: Path):
+    rows = audio_dry_run(tmp_path, "fairdialogue_decision")
     manifest = pd.read_csv(tmp_path / "run" / "audio" / "manifest.csv")
     assert len(rows) == len(manifest) > 0
     text = (tmp_path / "run" / "requests.jsonl").read_text()
@@ -75,20 +83,7 @@ def test_audio_dry_run_names_each_stimulus_and_estimates_its_tokens(tmp_path: Pa
 
 
 def test_feedback_turns_are_spoken_in_the_first_turns_voice_in_a_dry_run(tmp_path: Path):
-    from benevaudit.pipelines import probe
-
-    with initialize_config_dir(str(CONF), version_base="1.3"):
-        base = compose("probe", overrides=["probe=fairdialogue_feedback"]).probe
-        recordings_for(tmp_path / "rec", list(base.tasks), dict(base.attributes), rounds=2)
-        cfg = compose("probe", overrides=[
-            "probe=fairdialogue_feedback", "target=gemini_25_flash_lite", "limit=1",
-            "probe.rounds=2", "dry_run.tokenizer=none", "probe.mode=audio",
-            "probe.audio.source=dir", f"probe.audio.path={tmp_path / 'rec'}",
-            f"paths.root_dir={tmp_path}", f"paths.output_dir={tmp_path / 'run'}",
-            "progress=false", "logger=none"])
-    probe.run(cfg)
-    rows = [json.loads(line) for line in (tmp_path / "run" / "requests.jsonl").read_text()
-            .splitlines()]
+    rows = audio_dry_run(tmp_path, "fairdialogue_feedback", rounds=2)
     rounds = [r for r in rows if r["method"] == "feedback"]
     assert rounds and len(rounds) == 2 * len([r for r in rows if r["method"] == "decision"])
     for r in rounds:
