@@ -5,13 +5,15 @@ size, precision and number of optimiser steps; each side runs in its own subproc
 memory is its own, and the sides alternate ``--repeats`` times so a load change on a shared
 machine hits both. Prints samples/s for each, the throughput ratio of each repeat's pair as a
 median with its range (bar: >= 1.0), the same for CPU time, and peak RSS (bar: within 5% of the
-Trainer's). ``--precision auto`` resolves as training does (bf16 only on a CPU that computes it
+Trainer's). This loop runs with the ``callbacks.heap`` callback train.py adds (freed memory kept
+in the heap during a CPU fit, ``audit/heap.py``); ``--no-heap`` leaves it out, to show what it
+gives. ``--precision auto`` resolves as training does (bf16 only on a CPU that computes it
 natively). ``--compile`` adds the same loop with ``torch.compile`` on the classifier (dropout
 drawn by the eager generator, so the same masks), against eager both over the whole fit and per
 step once compiled. ``--step-times`` instead times single optimiser steps of the classifier at
 fp32 and at bf16 autocast, alternating, which shows what emulated bf16 costs on this CPU.
 
-    python benchmarks/bench_train.py [--n 160] [--batch 16] [--max-length 256] [--precision auto] [--repeats 3] [--compile]
+    python benchmarks/bench_train.py [--n 160] [--batch 16] [--max-length 256] [--precision auto] [--repeats 3] [--compile] [--no-heap]
     python benchmarks/bench_train.py --step-times [--steps 3]
 """
 
@@ -26,12 +28,14 @@ import statistics
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 from harness import emit, parse
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 LIGHTNING = {"32": "32-true", "bf16": "bf16-mixed"}
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def cpu_name() -> str:
@@ -86,13 +90,26 @@ def ours(args: argparse.Namespace, compiled: bool = False) -> dict:
                         enable_checkpointing=False, enable_progress_bar=False,
                         enable_model_summary=False, gradient_clip_val=1.0,
                         precision=LIGHTNING[args.precision], limit_val_batches=0,
-                        log_every_n_steps=5, callbacks=[Clock()])
+                        log_every_n_steps=5, callbacks=[Clock(), *heap(args)])
     t, cpu = time.perf_counter(), time.process_time()
     trainer.fit(module, train_dataloaders=dm.train_dataloader())
     steady = (ends[-1] - ends[0]) / max(1, len(ends) - 1)
     return {"seconds": time.perf_counter() - t, "cpu_seconds": time.process_time() - cpu,
             "samples": len(data), "steady_step_seconds": steady,
             "loss": float(trainer.callback_metrics["train/loss"])}
+
+
+def heap(args: argparse.Namespace) -> list:
+    """The ``callbacks.heap`` callback train.py adds, from conf/callbacks/default.yaml; none
+    with ``--no-heap``."""
+    from omegaconf import OmegaConf
+
+    from benevaudit.audit.heap import HeldHeap
+    from benevaudit.audit.spec import CallbacksSpec
+
+    block = OmegaConf.to_container(OmegaConf.load(ROOT / "conf" / "callbacks" / "default.yaml"))
+    spec = CallbacksSpec.model_validate(block)
+    return [HeldHeap(spec.heap.trim_mib)] if spec.heap and not args.no_heap else []
 
 
 def plain_trainer(args: argparse.Namespace) -> dict:
@@ -185,6 +202,7 @@ def run_side(args: argparse.Namespace, side: str) -> dict:
     cmd = [sys.executable, __file__, "--side", side, "--n", str(args.n), "--batch",
            str(args.batch), "--max-length", str(args.max_length), "--precision",
            args.precision, "--model", args.model, "--cache", args.cache]
+    cmd += ["--no-heap"] if args.no_heap else []
     out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
     return json.loads(out.split("RESULT ", 1)[1].splitlines()[0])
 
@@ -260,6 +278,9 @@ def main() -> None:
                    help="alternate the sides this many times; ratios are medians over them")
     p.add_argument("--compile", action="store_true",
                    help="also the loop with torch.compile on the classifier, against eager")
+    p.add_argument("--no-heap", action="store_true",
+                   help="this loop without callbacks.heap (glibc's own memory policy), to see "
+                        "what that callback gives")
     p.add_argument("--step-times", action="store_true",
                    help="time single optimiser steps at fp32 and bf16 autocast instead")
     p.add_argument("--steps", type=int, default=3)

@@ -78,9 +78,17 @@ class EarlyStoppingSpec(Spec):
     min_delta: NonNegative
 
 
+class HeapSpec(Spec):
+    """``callbacks.heap``: on a CPU fit, freed memory kept in the heap up to ``trim_mib`` of it
+    (``audit/heap.py``)."""
+
+    trim_mib: PositiveInt
+
+
 class CallbacksSpec(Spec):
     checkpoint: CheckpointSpec
     early_stopping: Optional[EarlyStoppingSpec]
+    heap: Optional[HeapSpec]
 
 
 class InterventionSpec(Spec):

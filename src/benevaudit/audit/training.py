@@ -11,6 +11,7 @@ import lightning as L
 import torch
 from lightning.pytorch.callbacks import EarlyStopping, LearningRateMonitor, ModelCheckpoint
 
+from benevaudit.audit.heap import HeldHeap
 from benevaudit.audit.spec import CallbacksSpec, CheckpointSpec, TrainerSpec
 from benevaudit.errors import ConfigError
 from benevaudit.precision import precision_bits
@@ -112,6 +113,8 @@ def build_trainer(trainer: TrainerSpec, callbacks_spec: CallbacksSpec, out: Path
                                        patience=stop.patience, min_delta=stop.min_delta))
     if logger:
         callbacks.append(LearningRateMonitor(logging_interval="step"))
+    if callbacks_spec.heap:
+        callbacks.append(HeldHeap(callbacks_spec.heap.trim_mib))
     return L.Trainer(default_root_dir=str(out), logger=logger, callbacks=callbacks,
                      **{**trainer.lightning_options(), **resolved})
 
