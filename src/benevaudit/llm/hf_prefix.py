@@ -7,10 +7,11 @@ of n turns costs about one prompt's prefill instead of n. Greedy ``chat`` (a gua
 verdict over context units) prefills its prompts one at a time from the previous prompt's cache,
 all but each prompt's last token, then decodes them together: the prompts' caches, left-padded
 into one batch cache (``padded_cache``), continue as a padded batch would, so reuse costs no
-batching. Where a cache cannot be padded so (sliding-window layers, releases before
-``DynamicCache`` had layers), the prompts decode one at a time, and reuse is taken only when the
-repeated prompt tokens outnumber ``DECODE_STEP_TOKENS`` times the extra decoding steps, counted
-from the replies seen so far (``max_tokens`` before the first). ``prefill_tokens`` (computed)
+batching and is taken whenever a prefix repeats. Where a cache cannot be padded so
+(sliding-window layers, releases before ``DynamicCache`` had layers), the prompts decode one at a
+time, and reuse is taken only when the repeated prompt tokens outnumber ``DECODE_STEP_TOKENS``
+times the extra decoding steps, counted from the replies seen so far (``max_tokens`` before the
+first). ``prefill_tokens`` (computed)
 and ``prompt_tokens`` (what a prompt-by-prompt run computes) count the saving.
 """
 
