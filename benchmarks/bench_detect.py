@@ -5,7 +5,8 @@
    --corpus), with the hf backend's KV-cache reuse on and off (alternating runs, best wall time
    of each). Reports prompt tokens actually run vs the naive count, the wall-time ratio, and
    the largest score difference (label-scored guards) or the verdicts that agree (guards that
-   write one). It also prints the floor for any exact reuse: the number of distinct
+   write one). Bars: a label-scored guard >= 4x fewer prompt tokens and >= 2x faster; a guard
+   that writes its verdict, within 1% of the floor below and >= 1.5x faster. It also prints the floor for any exact reuse: the number of distinct
    prefixes of all prompts (their token trie), which no cache can go below, since a guard's
    text after the conversation attends to a different context in every unit.
 2. The judge's fast mode (three label continuations scored in one pass) vs the study's mode
@@ -138,10 +139,14 @@ def bench_prefix(kind: str, ds: list, threads: int, repeats: int) -> dict[str, f
                     f"{sum(a == b for a, b in zip(flags[name], flags['naive']))}/{units} units")
         fewer, faster = naive / run, best["naive"] / best[name]
         figures |= {f"{kind}/{name}/fewer": fewer, f"{kind}/{name}/faster": faster}
+        if det.mode == "score":
+            bars = (f"prefill >= 4x fewer {'PASS' if fewer >= 4 else 'FAIL'}, wall >= 2x "
+                    f"faster {'PASS' if faster >= 2 else 'FAIL'}")
+        else:  # a written verdict decodes as many steps either way: the prefill is what reuse saves
+            bars = (f"prefill within 1% of the floor {'PASS' if run <= 1.01 * floor else 'FAIL'}"
+                    f", wall >= 1.5x faster {'PASS' if faster >= 1.5 else 'FAIL'}")
         print(f"  {name:6s}: {run:,} prompt tokens run ({fewer:.2f}x fewer), {best[name]:.1f} s "
-              f"({faster:.2f}x faster); {same}; bars: prefill >= 4x fewer "
-              f"{'PASS' if fewer >= 4 else 'FAIL'}, wall >= 2x faster "
-              f"{'PASS' if faster >= 2 else 'FAIL'}")
+              f"({faster:.2f}x faster); {same}; bars: {bars}")
     return figures
 
 
