@@ -117,14 +117,14 @@ needs_glibc = pytest.mark.skipif(
 
 
 @needs_glibc
-def test_held_heap_serves_large_tensors_from_the_heap_for_the_fit_only():
+def test_held_heap_serves_forward_from_the_heap_for_the_fit_only():
     from benevaudit.audit.heap import HeldHeap
 
     assert mmaps_a_large_tensor()
     seen: list[bool] = []
 
-    class During(L.Callback):
-        def on_train_batch_end(self, *_: object) -> None:
+    class During(L.Callback):   # after HeldHeap's own hook: as a batch starts its forward
+        def on_train_batch_start(self, *_: object) -> None:
             seen.append(mmaps_a_large_tensor())
 
     torch.manual_seed(0)
@@ -133,7 +133,7 @@ def test_held_heap_serves_large_tensors_from_the_heap_for_the_fit_only():
                         enable_model_summary=False, callbacks=[HeldHeap(64), During()])
     trainer.fit(tiny_module(), train_dataloaders=torch.utils.data.DataLoader(
         batches(2), batch_size=None))
-    assert seen == [False, False]       # during the fit: from the heap
+    assert seen == [False, False]       # in every forward of the fit: from the heap
     assert mmaps_a_large_tensor()        # after it: glibc's policy again
 
 
