@@ -94,19 +94,22 @@ class MallInfo2(ctypes.Structure):
                  "uordblks", "fordblks", "keepcost")]
 
 
-def mmapped_bytes() -> int:
+def mallinfo() -> MallInfo2:
     from benevaudit.audit.heap import glibc
 
     libc = glibc()
     libc.mallinfo2.restype = MallInfo2
-    return int(libc.mallinfo2().hblkhd)
+    return libc.mallinfo2()
 
 
 def mmaps_a_large_tensor() -> bool:
-    """Whether a fresh 64 MiB tensor lives in its own mmapped block (glibc's own policy)."""
-    before = mmapped_bytes()
-    x = torch.empty(16 * 2**20)   # 64 MiB of float32, past any mmap threshold
-    grew = mmapped_bytes() - before >= 64 * 2**20
+    """Whether a fresh tensor larger than all the heap's free memory together (so no freed chunk
+    can hold it) and than any mmap threshold lives in its own mmapped block (glibc's own
+    policy), rather than at a grown top of the heap."""
+    info = mallinfo()
+    size = 64 * 2**20 + int(info.fordblks)
+    x = torch.empty(size // 4)    # float32, its pages never touched
+    grew = int(mallinfo().hblkhd) - int(info.hblkhd) >= size - 2**20
     del x
     return grew
 
@@ -158,3 +161,20 @@ def test_held_heap_trains_the_same_weights(precision):
     assert held.keys() == plain.keys()
     for name in held:
         assert torch.equal(held[name], plain[name]), name
+
+
+@needs_glibc
+def test_held_heap_gives_the_policy_back_when_a_fit_fails():
+    from benevaudit.audit.heap import HeldHeap
+
+    class Fail(L.Callback):
+        def on_train_batch_start(self, *_: object) -> None:
+            raise RuntimeError("stop here")
+
+    trainer = L.Trainer(accelerator="cpu", devices=1, max_steps=2, logger=False,
+                        enable_checkpointing=False, enable_progress_bar=False,
+                        enable_model_summary=False, callbacks=[HeldHeap(64), Fail()])
+    with pytest.raises(RuntimeError, match="stop here"):
+        trainer.fit(tiny_module(), train_dataloaders=torch.utils.data.DataLoader(
+            batches(2), batch_size=None))
+    assert mmaps_a_large_tensor()

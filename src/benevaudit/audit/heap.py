@@ -96,3 +96,7 @@ class HeldHeap(L.Callback):
         if self.held:
             release()
             self.held = False
+
+    def on_exception(self, trainer: Any, pl_module: Any, exception: BaseException) -> None:
+        """A fit that fails or is interrupted gives the policy back too."""
+        self.teardown(trainer, pl_module, "fit")
