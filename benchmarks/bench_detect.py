@@ -6,9 +6,10 @@
    of each). Reports prompt tokens actually run vs the naive count, the wall-time ratio, and
    the largest score difference (label-scored guards) or the verdicts that agree (guards that
    write one). Bars: a label-scored guard >= 4x fewer prompt tokens and >= 2x faster; a guard
-   that writes its verdict, within 1% of the floor below and >= 1.5x faster. It also prints the floor for any exact reuse: the number of distinct
-   prefixes of all prompts (their token trie), which no cache can go below, since a guard's
-   text after the conversation attends to a different context in every unit.
+   that writes its verdict, within 1% of the floor below and >= 1.5x faster. It also prints the
+   floor for any exact reuse: the number of distinct prefixes of all prompts (their token
+   trie), which no cache can go below, since a guard's text after the conversation attends to a
+   different context in every unit.
 2. The judge's fast mode (three label continuations scored in one pass) vs the study's mode
    (a sampled reply, temperature 0.6, top-p 0.9, up to --gen-max-tokens, parsed): seconds per
    dialogue and how often the two modes give the same label.
@@ -92,9 +93,11 @@ def detector_spec(option: str, **changes: object) -> object:
 
 
 def bench_prefix(kind: str, ds: list, threads: int, repeats: int) -> dict[str, float]:
-    """Reuse on vs off, alternating, best wall time of each. A guard that writes its verdict
-    also gets a third arm, reuse forced on, beside the backend's own choice between reuse and
-    padded batches (see ``HFChatModel._reuse_pays``)."""
+    """Reuse on vs off, alternating, best wall time of each. A guard that writes its verdict on
+    a model whose caches cannot be padded into one batch also gets a third arm, reuse forced on,
+    beside the backend's own choice between one-at-a-time reuse and padded batches (see
+    ``HFChatModel._reuse_pays``); where they can, the backend reuses whenever a prefix repeats,
+    so that arm would run the same path twice."""
     from benevaudit.detectors import make_units
     from benevaudit.detectors.guards import GuardDetector
     from benevaudit.llm.hf import HFChatModel
@@ -104,7 +107,7 @@ def bench_prefix(kind: str, ds: list, threads: int, repeats: int) -> dict[str, f
     arms = {"reuse": HFChatModel(threads=threads),
             "naive": HFChatModel(threads=threads, prefix_reuse=False)}
     spec = detector_spec(guard_option(kind), unit="context", categories=False)
-    if spec.mode == "generate":
+    if spec.mode == "generate" and not arms["reuse"].pads_caches:
         arms["forced"] = HFChatModel(threads=threads)
         arms["forced"].decode_step_tokens = 0
     best = {name: float("inf") for name in arms}

@@ -74,10 +74,10 @@ def test_greedy_chat_reuses_the_previous_prompt_and_keeps_its_replies():
     assert not rule(shared // (3 * DECODE_STEP_TOKENS) + 1)
     assert rule(2000, reply=5.0)  # short replies seen: reuse pays even with a large budget
     fresh._prefix, fresh._reply_tokens, fresh.batch_size = None, None, 4
-    assert fresh._pads_caches()  # SmolLM2's DynamicCache: reused prompts decode in batches,
+    assert fresh.pads_caches  # SmolLM2's DynamicCache: reused prompts decode in batches,
     assert fresh._reuse_pays(prompts, max_tokens=2000)  # so any repeated prefix pays
     assert not fresh._reuse_pays([[1, 2], [3, 4]], max_tokens=1)  # nothing repeated
-    fresh._pads_caches = lambda: False  # one at a time: the rule above
+    fresh.pads_caches = False  # one at a time: the rule above
     assert fresh._reuse_pays(prompts, max_tokens=shared // (3 * DECODE_STEP_TOKENS) - 1)
     assert not fresh._reuse_pays(prompts, max_tokens=2000)
 

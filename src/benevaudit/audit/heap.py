@@ -20,6 +20,7 @@ Only where the C library is glibc and the fit runs on the CPU; elsewhere nothing
 from __future__ import annotations
 
 import ctypes
+import functools
 import logging
 import platform
 from typing import Any
@@ -33,8 +34,10 @@ M_TRIM_THRESHOLD, M_MMAP_MAX = -1, -4
 DEFAULT_TRIM_THRESHOLD, DEFAULT_MMAP_MAX = 128 * 1024, 65536
 
 
+@functools.cache
 def glibc() -> Any | None:
-    """The process's C library when it is glibc (the one ``mallopt`` here speaks to)."""
+    """The process's C library when it is glibc (the one ``mallopt`` here speaks to), looked
+    up once: a fit switches the policy twice a step."""
     if platform.system() != "Linux" or platform.libc_ver()[0] != "glibc":
         return None
     try:
@@ -65,7 +68,7 @@ def release() -> None:
     libc = glibc()
     if libc is None:
         return
-    libc.mallopt(M_MMAP_MAX, DEFAULT_MMAP_MAX)
+    heap_only(False)
     libc.mallopt(M_TRIM_THRESHOLD, DEFAULT_TRIM_THRESHOLD)
     libc.malloc_trim(ctypes.c_size_t(0))
 

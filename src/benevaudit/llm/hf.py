@@ -78,6 +78,9 @@ class HFChatModel(ChatModel):
         self.prompt_tokens = 0    # prompt tokens asked about (what no reuse would run)
         self._reply_tokens: float | None = None  # mean length of the last greedy replies
         self.decode_step_tokens = DECODE_STEP_TOKENS  # 0: always reuse a repeated prefix
+        # prompts' caches pad into one batch (then reuse loses no batching): a DynamicCache of
+        # layers without sliding windows
+        self.pads_caches = layer_states(empty_cache(self.model.config)) is not None
 
     # ---- chat -------------------------------------------------------------------------------
 
@@ -112,14 +115,9 @@ class HFChatModel(ChatModel):
         repeated prompt tokens (the first against the cache) must outnumber
         ``decode_step_tokens`` per extra decoding step."""
         previous = self._prefix[0] if self._prefix is not None else []
-        step = 0 if self._pads_caches() else self.decode_step_tokens
+        step = 0 if self.pads_caches else self.decode_step_tokens
         return reuse_pays(previous, prompts, max_tokens, self._reply_tokens,
                           self.batch_size, step)
-
-    def _pads_caches(self) -> bool:
-        """Whether prompts' caches can be left-padded into one batch (then reuse loses no
-        batching): a ``DynamicCache`` of layers without sliding windows."""
-        return layer_states(empty_cache(self.model.config)) is not None
 
     @torch.inference_mode()
     def _generate_reusing(self, prompts: list[list[int]], sampling: Sampling
@@ -127,7 +125,7 @@ class HFChatModel(ChatModel):
         """Greedy replies to ``prompts``, each prefilled (but for its last token) from the one
         before's keys and values, then decoded together from their left-padded caches, the
         last tokens in the batch's first step. One at a time where caches cannot be padded."""
-        if not self._pads_caches() or min(map(len, prompts)) < 2:
+        if not self.pads_caches or min(map(len, prompts)) < 2:
             return [self._generate_from_prefix(p, sampling) for p in prompts]
         rows: list[list[tuple[Any, Any]]] = []
         for p in prompts:

@@ -11,8 +11,8 @@ batching and is taken whenever a prefix repeats. Where a cache cannot be padded 
 (sliding-window layers, releases before ``DynamicCache`` had layers), the prompts decode one at a
 time, and reuse is taken only when the repeated prompt tokens outnumber ``DECODE_STEP_TOKENS``
 times the extra decoding steps, counted from the replies seen so far (``max_tokens`` before the
-first). ``prefill_tokens`` (computed)
-and ``prompt_tokens`` (what a prompt-by-prompt run computes) count the saving.
+first). ``prefill_tokens`` (computed) and ``prompt_tokens`` (what a prompt-by-prompt run
+computes) count the saving.
 """
 
 from __future__ import annotations
