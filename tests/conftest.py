@@ -37,7 +37,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 # named by BENEVAUDIT_SHARED_DATA. Without it a test that needs one skips, saying what it needs;
 # `make test-data` sets it and BENEVAUDIT_REQUIRE_DATA, under which a missing release fails.
 SHARED_DATA = "BENEVAUDIT_SHARED_DATA"
-DATA_FIXTURES = {"cobia_release", "fairmt_release"}
+DATA_FIXTURES = {"cobia_release", "fairmt_release", "edos_release", "diasafety_release"}
 COBIA_FILES = ("cobia_dataset.json", "group_chars.json", "negative_description.json")
 FAIRMT_FILES = ("FairMT_1K/Anaphora_Ellipsis.json", "code/generate_answer.py",
                 "code/evaluation_coreference.py")
@@ -68,3 +68,18 @@ def cobia_release() -> Path:
 def fairmt_release() -> Path:
     """A clone of the FairMT-Bench release (github.com/FanZT6/FairMT-bench at 717add1)."""
     return shared_data("fairmt-release", FAIRMT_FILES, "the FairMT-Bench release")
+
+
+@pytest.fixture(scope="session")
+def edos_release() -> Path:
+    """A clone of the EDOS release (github.com/rewire-online/edos at b1f1fbc, CC0-1.0)."""
+    return shared_data("edos-release", ("data/edos_labelled_aggregated.csv",),
+                       "the EDOS release")
+
+
+@pytest.fixture(scope="session")
+def diasafety_release() -> Path:
+    """A clone of the DiaSafety release (github.com/thu-coai/DiaSafety at 5106a04)."""
+    return shared_data("diasafety-release", tuple(f"DiaSafety_dataset/{s}.json"
+                                                  for s in ("train", "val", "test")),
+                       "the DiaSafety release")

@@ -39,7 +39,7 @@ def test_every_option_composes(primary, group, option):
     with initialize_config_dir(str(CONF), version_base="1.3"):
         cfg = compose(primary, overrides=[f"{group}={option}", "paths.root_dir=/tmp/x"])
     assert cfg.task_name == primary
-    assert cfg.model.source and cfg.data.kind in {"embedded", "corpus"}
+    assert cfg.model.source and cfg.data.kind in {"embedded", "corpus", "edos", "diasafety", "labelled"}
 
 
 def test_every_yaml_says_what_it_is_for():

@@ -27,6 +27,7 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "benevaudit"
 # The rule, written down once: a module may import modules of its own rank or lower.
 LAYERS: dict[str, int] = {
     "core": 0,          # schema, corpus, text, errors, splits, precision: every top-level module
+    "gold": 0,          # the human-labelled gold sets, read as dialogue records
     "llm": 1, "encoders": 1, "asr": 1,
     "metrics": 2,
     "audit": 3, "generation": 3, "detectors": 3, "probes": 3,

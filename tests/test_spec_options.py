@@ -8,6 +8,7 @@ import importlib
 from pathlib import Path
 
 import pytest
+from gold_fixtures import gold_overrides
 import yaml
 from hydra import compose, initialize_config_dir
 from recipe_fixtures import PINS
@@ -64,6 +65,10 @@ def test_every_option_of_every_group_validates(primary, group, option, tmp_path)
         cfg = compose(primary, overrides=[f"{group}={option}"])
     if cfg.get("data") is not None and cfg.data.kind == "corpus":
         extra.append(f"data.path={corpus}")
+    if cfg.get("data") is not None:
+        extra += gold_overrides(cfg.data.kind, tmp_path)
+    for name, block in (cfg.get("external") or {}).items():
+        extra += gold_overrides(block.data.kind, tmp_path, f"external.{name}.data")
     if group == "intervention":
         extra.append(f"lexicon.path={lexicon}")
     run = run_spec(primary, tmp_path, f"{group}={option}", *extra)

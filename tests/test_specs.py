@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import Annotated, Literal, Optional
 
 import pytest
+
+from gold_fixtures import gold_overrides
 from hydra import compose, initialize_config_dir
 from pydantic import Field, model_validator
 from recipe_fixtures import PINS
@@ -123,6 +125,8 @@ def test_every_shipped_option_of_the_audit_validates(group: str, tmp_path: Path)
     corpus.write_text("")
     for name in options(group):
         extra = [f"data.path={corpus}"] if group == "data" and name == "corpus" else []
+        if group == "data":
+            extra += gold_overrides(name, tmp_path)
         if group == "experiment" and name.endswith("paper"):
             extra = [f"data.path={corpus}"]
         lexicon = tmp_path / "lexicon.json"

@@ -58,6 +58,8 @@ def evaluate_classifier(model: Any, loader: Any, dialogues: Sequence[Dialogue], 
         row.update({"split": d.split, "role": d.role, "generator": d.generator,
                     **{f"user_{k}": v for k, v in d.user.items()},
                     "agent": None if d.agent is None else "/".join(d.agent.values())})
+        if "stratum" in d.meta:    # a gold set's own taxonomy (EDOS's vector, DiaSafety's split)
+            row["stratum"] = str(d.meta["stratum"])
         rows.append(row)
     return EvalResult(metrics, probs, preds, labels, rows)
 

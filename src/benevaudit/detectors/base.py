@@ -177,6 +177,8 @@ def predictions_frame(dialogues: Sequence[Dialogue], results: Sequence[DialogueR
                     **{f"user_{k}": v for k, v in d.user.items()},
                     "agent": None if d.agent is None else "/".join(d.agent.values()),
                     "triplet": triplet_id(d)})
+        if "stratum" in d.meta:    # a gold set's own taxonomy (EDOS's vector, DiaSafety's split)
+            row["stratum"] = str(d.meta["stratum"])
         if r.unit_raw is not None:
             row["unit_raw"] = r.unit_raw
         if r.unit_categories is not None:

@@ -17,15 +17,16 @@ from dataclasses import asdict
 from pathlib import Path
 import numpy as np
 
-from benevaudit.corpus import read_corpus, write_parquet
+from benevaudit.corpus import corpus_files, read_corpus, write_parquet
 from benevaudit.errors import ConfigError
-from benevaudit.generation.spec import CorpusDataSpec, DataSpec
+from benevaudit.generation.spec import CorpusDataSpec, DataSpec, EmbeddedDataSpec
 from benevaudit.generation.grid import (
     AGENT_DEMOGRAPHICS, SCRIPTED_GENERATORS, USER_DEMOGRAPHICS, Condition,
 )
 from benevaudit.generation.scripted import (
     DEFAULT_SIGNAL, SCRIPTED_VERSION, PlantedCue, compose_dialogue,
 )
+from benevaudit.gold import gold_files, read_gold
 from benevaudit.schema import CLASSES, ROLES, Dialogue
 
 
@@ -83,11 +84,26 @@ def ensure_scripted_sample(cache_dir: str | Path, size: int, seed: int,
 
 
 def load_dialogues(data: DataSpec, cache_dir: str | Path) -> list[Dialogue]:
-    """The dialogues of a ``data`` block: a corpus on disk (``data=corpus``), or the scripted
-    sample (``data=embedded``), written once under ``cache_dir`` and read back after."""
+    """The dialogues of a ``data`` block: a corpus on disk (``data=corpus``), a human-labelled
+    gold set (``data=edos|diasafety|labelled``), or the scripted sample (``data=embedded``),
+    written once under ``cache_dir`` and read back after."""
     if isinstance(data, CorpusDataSpec):
         return read_corpus(data.path)
+    if not isinstance(data, EmbeddedDataSpec):
+        return read_gold(data)
     path = ensure_scripted_sample(Path(cache_dir) / "embedded", size=data.size, seed=data.seed,
                                   planted_cues=[c.cue() for c in data.planted_cues],
                                   signal=data.signal)
     return read_corpus(path)
+
+
+def data_files(data: DataSpec, cache_dir: str | Path) -> list[Path]:
+    """The files :func:`load_dialogues` reads for ``data`` (after it has run: the embedded
+    sample is then in the cache)."""
+    if isinstance(data, CorpusDataSpec):
+        return corpus_files(data.path)
+    if not isinstance(data, EmbeddedDataSpec):
+        return gold_files(data)
+    return [ensure_scripted_sample(Path(cache_dir) / "embedded", size=data.size, seed=data.seed,
+                                   planted_cues=[c.cue() for c in data.planted_cues],
+                                   signal=data.signal)]

@@ -11,6 +11,7 @@ from pydantic import Field, field_validator, model_validator
 from benevaudit.errors import ConfigError, InputError
 from benevaudit.files import read_json
 from benevaudit.generation.scripted import PlantedCue
+from benevaudit.gold.spec import DiaSafetyDataSpec, EdosDataSpec, LabelledDataSpec
 from benevaudit.generation.writer import MANIFEST
 from benevaudit.llm.spec import LLMSpec
 from benevaudit.specs import Fraction, NonNegative, NonNegativeInt, PositiveInt, Share, Spec
@@ -78,7 +79,10 @@ class CorpusDataSpec(Spec):
         return self
 
 
-DataSpec = Annotated[Union[EmbeddedDataSpec, CorpusDataSpec], Field(discriminator="kind")]
+DataSpec = Annotated[Union[EmbeddedDataSpec, CorpusDataSpec, EdosDataSpec, DiaSafetyDataSpec,
+                           LabelledDataSpec], Field(discriminator="kind")]
+AnyData = Union[EmbeddedDataSpec, CorpusDataSpec, EdosDataSpec, DiaSafetyDataSpec,
+                LabelledDataSpec]
 
 
 class DataBlock(Spec):
@@ -87,7 +91,7 @@ class DataBlock(Spec):
     data: DataSpec
 
     @classmethod
-    def read(cls, block: Any) -> EmbeddedDataSpec | CorpusDataSpec:
+    def read(cls, block: Any) -> AnyData:
         return cls.of({"data": block}).data
 
 

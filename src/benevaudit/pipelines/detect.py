@@ -26,13 +26,16 @@ from benevaudit.detectors.dry_run import record_detector
 from benevaudit.detectors.spec import DetectorSpec, EvalSpec, JudgesSpec, PredictionsSpec
 from benevaudit.encoders.models import set_offline_defaults
 from benevaudit.files import check_located
-from benevaudit.generation.embedded import load_dialogues
+from benevaudit.generation.embedded import data_files, load_dialogues
 from benevaudit.generation.spec import DataSpec
+from benevaudit.gold import is_gold
 from benevaudit.llm.spec import ModelRun
 from benevaudit.pipelines.config import completes, output_dir, run_logger, validated, write_metrics
 from benevaudit.outputs.detection import write_bootstrap, write_detection, write_flips
 from benevaudit.outputs.spec import FlipsSpec, StabilitySpec
+from benevaudit.outputs.inputs import write_inputs
 from benevaudit.outputs.tracking import finish_logger
+from benevaudit.outputs.transfer import frame_transfer_metrics
 from benevaudit.schema import Dialogue
 
 log = logging.getLogger(__name__)
@@ -61,7 +64,8 @@ class DetectRun(ModelRun):
 def evaluation_dialogues(cfg: DictConfig, run: DetectRun) -> tuple[list[Dialogue], int]:
     """(the evaluation set, the corpus size)."""
     dialogues = load_dialogues(run.data, cfg.paths.cache_dir)
-    chosen = evaluation_set(dialogues, run.eval.fraction, run.eval.limit, run.eval.seed)
+    chosen = evaluation_set(dialogues, run.eval.fraction, run.eval.limit, run.eval.seed,
+                            by_dialogue=is_gold(run.data))
     log.info("evaluation set: %d of %d dialogues", len(chosen), len(dialogues))
     return chosen, len(dialogues)
 
@@ -103,12 +107,17 @@ def run(cfg: DictConfig) -> dict[str, float]:
             run.detector, run.judges.models, chosen, run.ckpt, requests, run.predictions))
         write_metrics(metrics, out / "metrics.json")
         return metrics
+    if corpus_size is not None:
+        write_inputs(out, {"data": (run.data.kind, data_files(run.data, cfg.paths.cache_dir))})
     logger = run_logger(cfg, out, f"detect-{name}-{out.name}")
     try:
         frame, seconds = detect(run, chosen)
         title = f"{name} · n={len(frame)}"
         metrics = write_detection(frame, out, title, seconds)
-        if run.bootstrap.enabled:
+        metrics.update(frame_transfer_metrics(frame, run.seed))
+        if run.bootstrap.enabled and is_gold(run.data):
+            log.info("bootstrap skipped: a gold set has no matched triplets to resample")
+        elif run.bootstrap.enabled:
             metrics.update(write_bootstrap(frame, run.bootstrap, corpus_size, out, title,
                                            run.seed))
         if logger:

@@ -3,6 +3,7 @@ and how it runs. The training run it came from is read back through :class:`Trai
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,7 +21,8 @@ from benevaudit.generation.embedded import load_dialogues
 from benevaudit.generation.spec import DataSpec
 from benevaudit.pipelines.config import output_dir, validated
 from benevaudit.precision import resolve_precision, torch_device
-from benevaudit.schema import Dialogue
+from benevaudit.gold import is_gold
+from benevaudit.schema import SPLITS, Dialogue
 from benevaudit.specs import NonNegativeInt, RunSpec, Spec
 from benevaudit.splits import SplitSpec, apply_split, by_split
 
@@ -77,16 +79,35 @@ class TrainedOn(Spec):
 
 def adopted(spec: F, run: Path | None) -> F:
     """``spec`` with its training run's data, split, seed and sequence settings, where
-    ``reuse_run_data`` asks for them and the run directory has its config."""
+    ``reuse_run_data`` asks for them and the run directory has its config. A gold set given as
+    ``data`` is what the classifier meets (a transfer test): only the sequence settings are
+    taken from the training run."""
     saved = run / ".hydra" / "config.yaml" if run is not None else None
     if saved is None or not spec.reuse_run_data or not saved.is_file():
         return spec
     trained = TrainedOn.read(saved)
     model = spec.model.model_copy(update={"max_length": trained.model.max_length,
                                           "head_tokens": trained.model.head_tokens})
+    if is_gold(spec.data):
+        log.info("scoring %s; sequence settings of the training run %s", spec.data.kind, run)
+        return spec.model_copy(update={"model": model})
     log.info("reusing data/split/seed of the training run %s", run)
     return spec.model_copy(update={"seed": trained.seed, "data": trained.data,
                                    "split": trained.split, "model": model})
+
+
+def gold_splits(dialogues: list[Dialogue], split: SplitSpec, wanted: str
+                ) -> dict[str, list[Dialogue]]:
+    """A gold set met by a trained classifier: its own ``wanted`` split where
+    ``split.strategy=existing`` (EDOS's test split, for the in-domain reference), else every
+    item, all under ``wanted``; the other splits are empty."""
+    if split.strategy == "existing":
+        pool = [d for d in dialogues if d.split == wanted]
+        if not pool:
+            raise ConfigError(f"split.strategy=existing: the gold set has no '{wanted}' items")
+    else:
+        pool = [dataclasses.replace(d, split=wanted) for d in dialogues]
+    return {s: pool if s == wanted else [] for s in SPLITS}
 
 
 @dataclass(frozen=True)
@@ -99,12 +120,13 @@ class Frozen(Generic[F]):
     model: Any
     tokenizer: Any
     weights: Path
+    run: Path | None = None               # the training run directory, where found
 
 
-def open_frozen(run_spec: type[F], cfg: DictConfig) -> Frozen[F]:
+def open_frozen(run_spec: type[F], cfg: DictConfig, wanted: str = "test") -> Frozen[F]:
     """Every file and number checked before any model work; then the run directory, the
     classifier ``ckpt`` names (on the trainer's device) and the split dialogues of its
-    training run."""
+    training run, or of the gold set given as ``data`` (its ``wanted`` split)."""
     set_offline_defaults()
     spec = validated(run_spec, cfg)
     # the run's machine settings: the model runs where and how the trainer config says
@@ -114,6 +136,8 @@ def open_frozen(run_spec: type[F], cfg: DictConfig) -> Frozen[F]:
     weights, train_run = locate(str(spec.ckpt))
     spec = adopted(spec, train_run)
     dialogues = load_dialogues(spec.data, cfg.paths.cache_dir)
-    splits = by_split(apply_split(dialogues, spec.split, spec.seed))
+    splits = (gold_splits(dialogues, spec.split, wanted) if is_gold(spec.data)
+              else by_split(apply_split(dialogues, spec.split, spec.seed)))
     model, tokenizer = load_frozen(weights)
-    return Frozen(spec, device, precision, out, splits, model.to(device), tokenizer, weights)
+    return Frozen(spec, device, precision, out, splits, model.to(device), tokenizer, weights,
+                  train_run)

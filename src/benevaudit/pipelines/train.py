@@ -32,12 +32,17 @@ from benevaudit.audit.training import (
 )
 from benevaudit.encoders.models import load_classifier, load_tokenizer, set_offline_defaults
 from benevaudit.encoders.spec import ModelSpec
-from benevaudit.generation.embedded import load_dialogues
+from benevaudit.generation.embedded import data_files, load_dialogues
+from benevaudit.gold import gold_files
 from benevaudit.generation.spec import DataSpec
+from benevaudit.pipelines.external import (
+    ExternalSpec, external_sets, gold_metrics, score_external,
+)
 from benevaudit.pipelines.config import (
     completes, output_dir, run_logger, validated, write_metrics,
 )
 from benevaudit.precision import resolve_precision, torch_device
+from benevaudit.outputs.inputs import write_inputs
 from benevaudit.outputs.tracking import finish_logger, log_test_artifacts
 from benevaudit.schema import CLASSES, Dialogue
 from benevaudit.specs import NonNegativeInt, RunSpec
@@ -63,6 +68,7 @@ class TrainRun(RunSpec):
     intervention: InterventionSpec
     lexicon: LexiconSpec
     attribution: AttributionSpec
+    external: Optional[dict[str, ExternalSpec]] = None   # gold sets scored after the test
 
     @model_validator(mode="after")
     def files(self) -> TrainRun:
@@ -84,6 +90,7 @@ def test_best(spec: TrainRun, module: Any, dm: Any, tests: dict[str, list[Dialog
         result = evaluate_classifier(module.model, dm.eval_dataloader(prefix), data, prefix,
                                      device, precision)
         metrics.update(result.metrics)
+        metrics.update(gold_metrics(result, data, prefix, f"{prefix}/", spec.seed))
         if prefix == "test":
             write_predictions(result.rows, out / "predictions.parquet")
             condition = spec.intervention.name or "none"
@@ -142,6 +149,10 @@ def run(cfg: DictConfig) -> dict[str, float]:
     dialogues = load_dialogues(spec.data, cfg.paths.cache_dir)
     splits = by_split(apply_split(dialogues, spec.split, spec.seed))
     clean_test = splits["test"]
+    externals = external_sets(spec.external or {}, spec.seed)
+    write_inputs(out, {"data": (spec.data.kind, data_files(spec.data, cfg.paths.cache_dir)),
+                       **{f"external/{name}": (ext.data.kind, gold_files(ext.data))
+                          for name, ext in (spec.external or {}).items()}})
     edits = (spec.intervention.ordered(), spec.lexicon.path, spec.seed)
     splits, metrics = edit_splits(splits, *edits, sides=("train", "validation"))
     tokenizer, module, dm = fit_parts(spec, splits)
@@ -157,6 +168,10 @@ def run(cfg: DictConfig) -> dict[str, float]:
         if spec.test_on_edited and metrics.get("intervention/steps"):
             tests["test_edited"] = edit_splits({"test": clean_test}, *edits, ("test",))[0]["test"]
         metrics.update(test_best(spec, module, dm, tests, out, logger, precision))
+        device = torch_device(spec.trainer.accelerator)
+        for name, items in externals.items():
+            metrics.update(score_external(name, items, module.model, dm, device, precision,
+                                          spec.seed, out))
         if spec.save_model:
             module.model.save_pretrained(out / "model")
             tokenizer.save_pretrained(out / "model")

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from benevaudit.report.context import Context, by_condition, figures_of
 from benevaudit.report.document import SectionOutput, Table
+from benevaudit.report.gold import is_gold
 from benevaudit.report.intervals import detection_replicates, wanted
 from benevaudit.report.runs import Run
 
@@ -26,7 +27,8 @@ FIGURES = ("confusion_matrix*.png", "trigger*.png", "flips*.png", "bootstrap*.pn
 
 
 def claims(run: Run) -> bool:
-    return run.task == "detect"
+    """Corpus runs only: a detect run on human-labelled data is External validity's."""
+    return run.task == "detect" and not is_gold(run)
 
 
 def detector_of(run: Run) -> str:

@@ -16,6 +16,7 @@ from benevaudit.errors import ConfigError
 from benevaudit.files import read_json
 from benevaudit.report.context import Context, by_condition, figures_of
 from benevaudit.report.document import SectionOutput, Table
+from benevaudit.report.gold import is_gold
 from benevaudit.report.intervals import classification_replicates, wanted
 from benevaudit.report.runs import Run
 
@@ -34,6 +35,10 @@ LEXICON_TOP = 10
 
 
 def claims(run: Run) -> bool:
+    """Corpus runs only: an evaluate run on human-labelled data is External validity's (a train
+    run stays whatever it trained on: its test/* is in-distribution)."""
+    if run.task == "evaluate" and is_gold(run):
+        return False
     return run.task in ("train", "evaluate") and "test/macro_f1" in run.metrics
 
 

@@ -1,0 +1,18 @@
+"""Which runs scored human-labelled ("gold") data rather than the synthetic corpus.
+
+Kept apart from the sections so that ``detection`` and ``finetune_audit`` can hand their gold
+runs to the External validity section, which in turn reads their labels, without an import
+cycle between section modules.
+"""
+
+from __future__ import annotations
+
+from benevaudit.report.runs import Run
+
+GOLD_KINDS = ("edos", "diasafety", "labelled")   # data.kind of the human-labelled sets
+
+
+def is_gold(run: Run) -> bool:
+    """True when the run's test data is human-labelled: its scores speak to external validity,
+    not to the corpus, so corpus tables must not average them with corpus runs."""
+    return run.setting("data.kind") in GOLD_KINDS
