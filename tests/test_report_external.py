@@ -10,7 +10,7 @@ import pytest
 
 from benevaudit.report.runs import Run, read_run
 from benevaudit.report.sections import detection, external, finetune_audit
-from benevaudit.report.sections.external import FAILS, TRANSFERS, UNDETERMINED, verdict
+from benevaudit.metrics.verdict import FAILS, TRANSFERS, UNDETERMINED, verdict
 from report_fixtures import write_run
 
 FAILING = {"macro_f1": 0.28, "macro_f1_ci_low": 0.24, "macro_f1_ci_high": 0.32,

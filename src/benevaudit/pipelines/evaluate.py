@@ -25,7 +25,7 @@ from benevaudit.detectors import evaluation_set
 from benevaudit.generation.embedded import data_files
 from benevaudit.gold import is_gold
 from benevaudit.outputs.inputs import write_inputs
-from benevaudit.pipelines.external import gold_metrics, in_distribution_f1
+from benevaudit.pipelines.external import gold_metrics, in_distribution_f1, log_verdict
 from benevaudit.specs import PositiveInt, Spec
 from benevaudit.pipelines.config import completes, run_logger, write_metrics
 from benevaudit.pipelines.frozen import FrozenRun, open_frozen
@@ -82,6 +82,8 @@ def run(cfg: DictConfig) -> dict[str, float]:
                        gold_metrics(result, edited[split], split, f"{split}/", spec.seed))
         if gold:
             metrics.update(in_distribution_f1(frozen.run))
+            log_verdict(metrics, split, spec.data.kind,
+                        metrics.get("transfer/in_distribution_macro_f1"))
         write_predictions(result.rows, out / "predictions.parquet")
         name = spec.intervention.name or "none"
         f1 = result.metrics.get(f"{split}/macro_f1", float("nan"))

@@ -22,6 +22,7 @@ from benevaudit.detectors import evaluation_set
 from benevaudit.files import read_json
 from benevaudit.gold import DiaSafetyDataSpec, EdosDataSpec, LabelledDataSpec, read_gold
 from benevaudit.metrics.transfer import strata_metrics, transfer_metrics
+from benevaudit.metrics.verdict import PAIRS, RULE, TRANSFERS, verdict
 from benevaudit.schema import CLASSES, Dialogue
 from benevaudit.specs import PositiveInt, Spec
 
@@ -80,12 +81,27 @@ def score_external(name: str, dialogues: list[Dialogue], model: Any, dm: Any, de
     metrics = prefixed(result.metrics, prefix)
     metrics.update(gold_metrics(result, dialogues, prefix, prefix + "/", seed))
     write_predictions(result.rows, out / f"external_{name}_predictions.parquet")
-    log.info("%s: macro-F1 %.3f [%.3f, %.3f] on %d items (chance %.3f)", prefix,
-             metrics.get(f"{prefix}/macro_f1", math.nan),
-             metrics.get(f"{prefix}/macro_f1_ci_low", math.nan),
-             metrics.get(f"{prefix}/macro_f1_ci_high", math.nan), len(dialogues),
-             metrics.get(f"{prefix}/chance_macro_f1", math.nan))
+    log_verdict(metrics, prefix, name)
     return metrics
+
+
+def log_verdict(metrics: dict[str, float], prefix: str, name: str,
+                in_distribution: float | None = None) -> str:
+    """One line a user cannot miss: the figures on the gold set and whether they transfer,
+    with the rule that decided it. A failed transfer is logged as a warning."""
+    def band(key: str) -> str:
+        low, high = (metrics.get(f"{prefix}/{key}_ci_{s}", math.nan) for s in ("low", "high"))
+        return f"{metrics.get(f'{prefix}/{key}', math.nan):.3f} [{low:.3f}, {high:.3f}]"
+
+    decided = verdict(metrics, prefix)
+    aurocs = "; ".join(f"AUROC {p} {band('auroc_' + p)}" for p in PAIRS
+                       if f"{prefix}/auroc_{p}" in metrics)
+    where = f"in distribution {in_distribution:.3f}; " if in_distribution is not None else ""
+    line = (f"{name}: {decided.upper()} ({where}macro-F1 {band('macro_f1')} vs chance "
+            f"{metrics.get(f'{prefix}/chance_macro_f1', math.nan):.3f}"
+            f"{'; ' + aurocs if aurocs else ''}). {RULE}")
+    (log.info if decided == TRANSFERS else log.warning)(line)
+    return decided
 
 
 def in_distribution_f1(run: Path | None) -> dict[str, float]:

@@ -7,9 +7,8 @@ cycle between section modules.
 
 from __future__ import annotations
 
+from benevaudit.gold import GOLD_KINDS
 from benevaudit.report.runs import Run
-
-GOLD_KINDS = ("edos", "diasafety", "labelled")   # data.kind of the human-labelled sets
 
 
 def is_gold(run: Run) -> bool:

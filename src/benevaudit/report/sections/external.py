@@ -10,12 +10,14 @@ One block per gold set; each run is its own row, since the verdict reads that ru
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
+from benevaudit.metrics.verdict import (
+    PAIRS, RULE, TRANSFERS, finite, verdict,
+)
 from benevaudit.report.context import Context
 from benevaudit.report.document import Cell, SectionOutput, Table
 from benevaudit.report.gold import GOLD_KINDS, is_gold
@@ -23,21 +25,15 @@ from benevaudit.report.runs import Run
 from benevaudit.report.sections.detection import label_of, scores_detection
 from benevaudit.report.sections.finetune_audit import model_of, side_and_code
 
-__all__ = ["GOLD_KINDS", "KEY", "ORDER", "TITLE", "claims", "is_gold", "render", "verdict"]
+__all__ = ["GOLD_KINDS", "KEY", "ORDER", "TITLE", "claims", "is_gold", "render"]
 
 KEY = "external"
 TITLE = "External validity"
 ORDER = 5            # before every corpus result: a reader sees first whether it holds on humans
 CLASSES = ("N", "OB", "BB")
-PAIRS = ("BB_vs_N", "BB_vs_OB", "OB_vs_N")
 # the W&B Report's panels: train runs' external scores (a gold evaluate run's test/* would
 # share a panel with every corpus run's test/*, so it stays in the offline tables)
 PANELS = (re.compile(r"^external/[^/]+/(macro_f1|auroc_[A-Z]+_vs_[A-Z]+)$"),)
-TRANSFERS, FAILS, UNDETERMINED = "transfers", "does not transfer", "undetermined"
-RULE = ("Verdict: “transfers” when the external macro-F1 interval lies above chance (ci_low > "
-        "chance) and every AUROC interval present lies above 0.5 (ci_low > 0.5); “does not "
-        "transfer” when one of these intervals does not; “undetermined” when none fails but the "
-        "macro-F1 interval, the chance level or a present AUROC's interval is missing.")
 INTRO = ("Each classifier and detector judged on the synthetic corpus, scored on human-labelled "
          "data (one block per gold set). A corpus result that does not transfer here describes "
          "the corpus, not the task.")
@@ -61,30 +57,6 @@ def claims(run: Run) -> bool:
     if run.task == "detect":
         return scores_detection(run) or is_gold(run)
     return run.task == "evaluate" and is_gold(run)
-
-
-def _finite(metrics: Mapping[str, float], key: str) -> float | None:
-    value = metrics.get(key)
-    return float(value) if value is not None and math.isfinite(value) else None
-
-
-def verdict(metrics: Mapping[str, float], prefix: str) -> str:
-    """Whether a classifier's ranking survives the move to human data, read from intervals, not
-    point estimates: a macro-F1 that beats chance only by its mean, or an AUROC whose interval
-    reaches 0.5, is not evidence of transfer. One failing interval decides "does not
-    transfer"; a missing one leaves it "undetermined". AUROCs absent because the set lacks one
-    of the pair's classes (DiaSafety has no BB) are not asked for. See ``RULE``."""
-    prefix = prefix.rstrip("/") + "/"
-    checks = [(_finite(metrics, f"{prefix}macro_f1_ci_low"),
-               _finite(metrics, f"{prefix}chance_macro_f1"))]
-    for pair in PAIRS:
-        if _finite(metrics, f"{prefix}auroc_{pair}") is not None:
-            checks.append((_finite(metrics, f"{prefix}auroc_{pair}_ci_low"), 0.5))
-    if any(low is not None and bar is not None and low <= bar for low, bar in checks):
-        return FAILS
-    if any(low is None or bar is None for low, bar in checks):
-        return UNDETERMINED
-    return TRANSFERS
 
 
 def external_sets(run: Run) -> list[str]:
@@ -121,7 +93,7 @@ def describe(source: Source, by_path: dict[Path, Run]) -> list[str]:
 
 
 def _value(metrics: Mapping[str, float], key: str) -> str:
-    value = _finite(metrics, key)
+    value = finite(metrics, key)
     return "n/a" if value is None else f"{value:.3f}"
 
 
@@ -139,7 +111,7 @@ def transfer_table(gold: str, rows: Sequence[Source], context: Context,
         here = context.cell([s.run], f"{s.prefix}macro_f1")
         home = context.cell([s.run], s.in_dist) if s.in_dist else Cell(float("nan"), n=0)
         decided = verdict(m, s.prefix)
-        n = _finite(m, f"{s.prefix}n")
+        n = finite(m, f"{s.prefix}n")
         body.append(describe(s, by_path) + [home, here, _value(m, f"{s.prefix}chance_macro_f1")]
                     + [context.cell([s.run], f"{s.prefix}auroc_{p}") for p in pairs]
                     + ["n/a" if n is None else str(int(n)), decided])
@@ -175,7 +147,7 @@ def strata_table(gold: str, rows: Sequence[Source]) -> Table | None:
                          if k.startswith(start)} - {""})
         for v in values:
             m, key = s.run.metrics, f"{start}{v}/"
-            n = _finite(m, f"{key}n")
+            n = finite(m, f"{key}n")
             body.append([s.run.name, v, "n/a" if n is None else str(int(n)),
                          _value(m, f"{key}trigger_rate")]
                         + [_value(m, f"{key}mean_p_{c}") for c in CLASSES])
@@ -191,7 +163,7 @@ def detector_table(gold: str, rows: Sequence[Source], corpus: Sequence[Run],
     """Each detector's trigger rates on the gold set, its OB−BB gap there beside its gap on the
     corpus (its non-gold runs in this report), and flagged-class precision/recall/F1 where the
     set has no BB class (the gap is undefined there)."""
-    has_bb = any(_finite(s.run.metrics, "trigger/TR_BB") is not None for s in rows)
+    has_bb = any(finite(s.run.metrics, "trigger/TR_BB") is not None for s in rows)
     rates = ("N", "OB", "BB") if has_bb else ("N", "OB")
     headers = ["Run", "Detector"] + [f"TR_{c}" for c in rates] + (
         [f"Δ OB−BB on {gold}"] if has_bb else []) + ["Δ OB−BB on the corpus"] + (
@@ -200,7 +172,7 @@ def detector_table(gold: str, rows: Sequence[Source], corpus: Sequence[Run],
     for s in rows:
         label = label_of(s.run)
         paired = [r for r in corpus if label_of(r) == label
-                  and _finite(r.metrics, "trigger/delta_OB_BB") is not None]
+                  and finite(r.metrics, "trigger/delta_OB_BB") is not None]
         there: Cell | str = context.cell(paired, "trigger/delta_OB_BB") if paired else "—"
         here = context.cell([s.run], "trigger/delta_OB_BB")
         body.append([s.run.name, label] + [context.cell([s.run], f"trigger/TR_{c}")
