@@ -7,7 +7,10 @@
 #   3. CoBia's score table (experiments/cobia/run.sh): the stand-in unless COBIA_DATA is set;
 #   4. FairDialogue's Tables 2 and 3 (experiments/fairdialogue/table2.sh, table3.sh);
 #   5. the dataset analysis (experiments/dataset_analysis/run.sh);
-#   6. report.py over the runs each recipe reports on: one report.html with every table and figure.
+#   6. external validity (experiments/external_validity/run.sh) when EDOS=<clone of
+#      rewire-online/edos> and DIASAFETY=<clone of thu-coai/DiaSafety> are given: the audit's
+#      baseline classifier and the detectors on human-labelled data;
+#   7. report.py over the runs each recipe reports on: one report.html with every table and figure.
 # Each recipe runs with its experiment= pins at SCALE, in its own folder under REPRO_DIR. Rerunning
 # with the same REPRO_DIR skips every study whose report exists and resumes the one that stopped,
 # as its recipe does. ECHO_ONLY=1 prints the commands instead of running them.
@@ -21,6 +24,8 @@
 # evaluations, the analysis) run where the script runs.
 set -euo pipefail
 GIVEN_DIR=${REPRO_DIR:+$(realpath -m "$REPRO_DIR")}   # as given from the caller's folder
+EDOS=${EDOS:+$(realpath -m "$EDOS")}
+DIASAFETY=${DIASAFETY:+$(realpath -m "$DIASAFETY")}
 cd "$(dirname "$0")/.."
 export PY=${PY:-.venv/bin/python}
 OUT=${GIVEN_DIR:-outputs/reproduce/$(date +%Y-%m-%d_%H-%M-%S)}
@@ -83,7 +88,18 @@ study dataset_analysis experiments/dataset_analysis/run.sh ANALYSIS_DIR="$OUT/da
 
 # the runs each recipe's own report covers (Table 3's first phase, the decision runs, is not one)
 RUNS="['$OUT/finetune_audit','$OUT/detection','$OUT/cobia/sweep','$OUT/fairdialogue/table2/sweep'"
-RUNS+=",'$OUT/fairdialogue/table3/sweep','$OUT/dataset_analysis/analysis']"
+RUNS+=",'$OUT/fairdialogue/table3/sweep','$OUT/dataset_analysis/analysis'"
+if [ -n "${EDOS:-}" ] && [ -n "${DIASAFETY:-}" ]; then
+  EV=(EV_DIR="$OUT/external_validity" SCALE="$SCALE" EDOS="$EDOS" DIASAFETY="$DIASAFETY"
+      CLASSIFIER="$OUT/finetune_audit/baseline")
+  if [ "$SCALE" = paper ]; then EV+=(CORPUS="$CORPUS"); fi
+  study external_validity experiments/external_validity/run.sh "${EV[@]}" --
+  RUNS+=",'$OUT/external_validity'"
+else
+  echo "external validity skipped: set EDOS=<a clone of rewire-online/edos> and" \
+       "DIASAFETY=<a clone of thu-coai/DiaSafety> to test transfer to human-labelled data"
+fi
+RUNS+="]"
 run "$PY" report.py "runs=$RUNS" hydra.run.dir="$OUT/report" \
   "title='Every study, SCALE=$SCALE'"
 echo "report: $OUT/report/report.html"

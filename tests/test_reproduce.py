@@ -162,3 +162,30 @@ def test_figure_5_pool_run_is_in_the_detection_recipe_make_reproduce_starts(tmp_
     assert paper.detector.mode == "generate" and paper.eval.fraction == 0.2   # the guard's mode
     assert paper.eval.limit is None and paper.data == paper_guards.data
     assert paper.data.path == "/c"
+
+
+def test_external_validity_runs_on_the_audit_baseline_when_the_releases_are_given(tmp_path):
+    edos, dia = tmp_path / "edos", tmp_path / "dia"
+    proc = reproduce(tmp_path, SCALE="", EDOS=str(edos), DIASAFETY=str(dia))
+    assert proc.returncode == 0, proc.stderr
+    out = tmp_path / "repro"
+    lines = [shlex.split(line) for line in proc.stdout.splitlines()]
+    recipe = [w for w in lines if "experiments/external_validity/run.sh" in w]
+    assert len(recipe) == 1
+    env = env_of(recipe[0])
+    assert env["EDOS"] == str(edos) and env["DIASAFETY"] == str(dia)
+    assert env["CLASSIFIER"] == str(out / "finetune_audit" / "baseline")
+    assert env["EV_DIR"] == str(out / "external_validity")
+    report = next(w for w in lines if "report.py" in w)
+    runs = next(w for w in report if w.startswith("runs="))
+    assert runs.endswith(f",'{out / 'external_validity'}']")
+
+
+def test_without_the_releases_external_validity_is_skipped_with_a_reason(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k not in ("EDOS", "DIASAFETY")}
+    proc = subprocess.run(["bash", str(SCRIPT)], cwd=tmp_path, capture_output=True, text=True,
+                          env={**env, "ECHO_ONLY": "1", "REPRO_DIR": str(tmp_path / "r")},
+                          timeout=30)
+    assert proc.returncode == 0, proc.stderr
+    assert "external validity skipped: set EDOS=" in proc.stdout
+    assert "external_validity/run.sh" not in proc.stdout

@@ -224,3 +224,26 @@ def test_strata_metrics_refuses_two_strata_with_one_key_name():
         strata_metrics(["a b", "a/b"], [True, False], None)
     with pytest.raises(ValueError, match="2 strata but 1 flags"):
         strata_metrics(["a", "b"], [True], None)
+
+
+@pytest.mark.parametrize("k1,n1,k2,n2", [(30, 50, 20, 50), (159, 159, 120, 159), (0, 12, 5, 12),
+                                         (7, 9, 7, 9), (3, 40, 38, 40)])
+def test_the_gap_interval_is_newcombes_as_statsmodels_computes_it(k1, n1, k2, n2):
+    from statsmodels.stats.proportion import confint_proportions_2indep
+
+    from benevaudit.metrics.wilson import newcombe_difference
+
+    low, high = newcombe_difference(k1, n1, k2, n2)
+    ref = confint_proportions_2indep(k1, n1, k2, n2, method="newcomb")
+    assert (low, high) == pytest.approx((float(ref[0]), float(ref[1])), abs=1e-9)
+
+
+def test_detection_metrics_carry_the_gap_interval():
+    from benevaudit.metrics.detection import detection_metrics
+
+    labels = ["OB"] * 10 + ["BB"] * 10 + ["N"] * 4
+    flagged = [True] * 9 + [False] + [True] * 3 + [False] * 7 + [False] * 4
+    m = detection_metrics(labels, flagged)
+    assert m["trigger/delta_OB_BB"] == pytest.approx(0.6)
+    assert m["trigger/delta_OB_BB_ci_low"] < 0.6 < m["trigger/delta_OB_BB_ci_high"]
+    assert m["trigger/delta_OB_BB_ci_low"] > 0      # 9/10 against 3/10 is a real gap

@@ -65,9 +65,14 @@ if ! done_in "$OUT/transfer/edos_all"; then
   run "$PY" evaluate.py ckpt="$MODEL" data=edos "data.path=$EDOS" data.strata=true \
     hydra.run.dir="$OUT/transfer/edos_all"
 fi
+# a classifier trained elsewhere (CLASSIFIER) meets the balanced items and DiaSafety here
 if [ -n "${CLASSIFIER:-}" ] && ! done_in "$OUT/transfer/edos_balanced"; then
   run "$PY" evaluate.py ckpt="$MODEL" data=edos "data.path=$EDOS" eval.limit="$LIMIT" \
     hydra.run.dir="$OUT/transfer/edos_balanced"
+fi
+if [ -n "${CLASSIFIER:-}" ] && ! done_in "$OUT/transfer/diasafety"; then
+  run "$PY" evaluate.py ckpt="$MODEL" data=diasafety "data.path=$DIASAFETY" \
+    hydra.run.dir="$OUT/transfer/diasafety"
 fi
 
 # 2. the in-domain reference (no attribution: the cue lexicon of a post classifier is not asked)

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from benevaudit.metrics.classification import binary_metrics, classification_metrics
-from benevaudit.metrics.wilson import wilson_interval
+from benevaudit.metrics.wilson import newcombe_difference, wilson_interval
 from benevaudit.metrics.rates import detection_rates, ratio
 from benevaudit.schema import CLASS_INDEX, CLASSES
 
@@ -116,6 +116,10 @@ def _trigger(counts: np.ndarray) -> dict[str, float]:
         out[f"trigger/TR_{c}_ci_high"] = high
         out[f"trigger/n_{c}"] = float(counts[k + i])
     out["trigger/delta_OB_BB"] = float(rates["trigger/delta_OB_BB"])
+    ob, bb = CLASSES.index("OB"), CLASSES.index("BB")
+    low, high = newcombe_difference(int(counts[ob]), int(counts[k + ob]), int(counts[bb]),
+                                    int(counts[k + bb]))
+    out["trigger/delta_OB_BB_ci_low"], out["trigger/delta_OB_BB_ci_high"] = low, high
     return out
 
 

@@ -39,3 +39,19 @@ def wilson_arrays(k: np.ndarray, n: np.ndarray, z: float = Z95) -> tuple[np.ndar
     low = np.where(n > 0, np.where(k == 0, 0.0, np.clip(centre - half, 0.0, 1.0)), np.nan)
     high = np.where(n > 0, np.where(k == n, 1.0, np.clip(centre + half, 0.0, 1.0)), np.nan)
     return low, high
+
+
+def newcombe_difference(k1: int | float, n1: int | float, k2: int | float, n2: int | float,
+                        z: float = Z95) -> tuple[float, float]:
+    """(low, high) for the difference of two independent rates k1/n1 − k2/n2, by Newcombe's
+    hybrid score method (1998, method 10) from the two Wilson intervals: it stays inside
+    [−1, 1] and behaves at 0 and n, as the Wilson interval does. NaNs when either n is 0.
+    Used for Δ = TR_OB − TR_BB, the overt–benevolent detection gap."""
+    if n1 == 0 or n2 == 0:
+        return float("nan"), float("nan")
+    p1, p2 = k1 / n1, k2 / n2
+    l1, u1 = wilson_interval(k1, n1, z)
+    l2, u2 = wilson_interval(k2, n2, z)
+    d = p1 - p2
+    return (d - math.sqrt((p1 - l1) ** 2 + (u2 - p2) ** 2),
+            d + math.sqrt((u1 - p1) ** 2 + (p2 - l2) ** 2))

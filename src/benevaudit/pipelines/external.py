@@ -70,7 +70,8 @@ def external_sets(external: dict[str, ExternalSpec], seed: int) -> dict[str, lis
 
 
 def score_external(name: str, dialogues: list[Dialogue], model: Any, dm: Any, device: str,
-                   precision: str, seed: int, out: Path) -> dict[str, float]:
+                   precision: str, seed: int, out: Path,
+                   in_distribution: float | None = None) -> dict[str, float]:
     """``external/<name>/…`` for one gold set, and its ``external_<name>_predictions.parquet``."""
     prefix = f"external/{name}"
     dm.raw[prefix] = dialogues
@@ -81,7 +82,7 @@ def score_external(name: str, dialogues: list[Dialogue], model: Any, dm: Any, de
     metrics = prefixed(result.metrics, prefix)
     metrics.update(gold_metrics(result, dialogues, prefix, prefix + "/", seed))
     write_predictions(result.rows, out / f"external_{name}_predictions.parquet")
-    log_verdict(metrics, prefix, name)
+    log_verdict(metrics, prefix, name, in_distribution)
     return metrics
 
 

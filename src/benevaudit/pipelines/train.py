@@ -171,7 +171,7 @@ def run(cfg: DictConfig) -> dict[str, float]:
         device = torch_device(spec.trainer.accelerator)
         for name, items in externals.items():
             metrics.update(score_external(name, items, module.model, dm, device, precision,
-                                          spec.seed, out))
+                                          spec.seed, out, metrics.get("test/macro_f1")))
         if spec.save_model:
             module.model.save_pretrained(out / "model")
             tokenizer.save_pretrained(out / "model")
