@@ -23,6 +23,7 @@ from benevaudit.gold.spec import LabelledDataSpec
 from benevaudit.schema import Dialogue
 
 EXPECTED = "a gold set with the columns data.text_column and data.label_column"
+LABEL_CHARS = 24     # a longer value is more likely an item's text than a label
 
 
 def read_jsonl_frame(file: Path) -> pd.DataFrame:
@@ -71,11 +72,21 @@ def raw_label(value: Any) -> str:
 
 
 def check_labels(raw: list[str], spec: LabelledDataSpec) -> None:
+    """Every raw value mapped. An unmapped value is quoted only where it looks like a label
+    (short, in more than one row), else named by its first data row: a text column given as
+    ``data.label_column`` must not put an item's text in the message."""
     unmapped = Counter(v for v in raw if v not in spec.label_map)
-    if unmapped:
-        listed = ", ".join(f"{v[:40]!r} ({n} rows)" for v, n in unmapped.most_common(5))
-        raise InputError(f"data.path={spec.path}: column {spec.label_column!r} has value(s) "
-                         f"data.label_map does not map: {listed}; map each to N, OB, BB or drop")
+    if not unmapped:
+        return
+    first: dict[str, int] = {}
+    for i, v in enumerate(raw):
+        first.setdefault(v, i + 1)
+    listed = ", ".join(f"{v!r} ({n} rows)" if n > 1 and len(v) <= LABEL_CHARS else
+                       f"the value of data row {first[v]} ({n} row(s), not quoted)"
+                       for v, n in unmapped.most_common(5))
+    raise InputError(f"data.path={spec.path}: column {spec.label_column!r} has {len(unmapped)} "
+                     f"value(s) data.label_map does not map: {listed}; map each to N, OB, BB "
+                     "or drop")
 
 
 def item_ids(frame: pd.DataFrame, spec: LabelledDataSpec) -> list[str]:
@@ -85,11 +96,30 @@ def item_ids(frame: pd.DataFrame, spec: LabelledDataSpec) -> list[str]:
     counts = Counter(ids)
     dupes = [(v, n) for v, n in counts.most_common() if n > 1]
     if dupes or "" in counts:
-        rows = [i + 2 for i, v in enumerate(ids) if counts[v] > 1 or not v][:5]
+        rows = [i + 1 for i, v in enumerate(ids) if counts[v] > 1 or not v][:5]
         raise InputError(f"data.path={spec.path}: column {spec.id_column!r} has "
                          f"{len(dupes)} duplicate or empty id(s) (data rows {rows}, first "
                          "shown); each item needs its own id")
     return ids
+
+
+STRATUM_CHARS, STRATA = 40, 100
+
+
+def check_strata(frame: pd.DataFrame, spec: LabelledDataSpec) -> None:
+    """A stratum names a group and goes into metric names: a column of long or mostly distinct
+    values (the text column chosen by mistake) is refused before any value is written."""
+    if not spec.stratum_column:
+        return
+    values = {raw_label(v) for v in frame[spec.stratum_column]}
+    longest = max(len(v) for v in values)
+    mostly_distinct = len(frame) >= 10 and len(values) > len(frame) / 2
+    if longest > STRATUM_CHARS or len(values) > STRATA or mostly_distinct:
+        raise InputError(f"data.path={spec.path}: data.stratum_column={spec.stratum_column!r} "
+                         f"has {len(values)} distinct values in {len(frame)} rows, the longest "
+                         f"{longest} characters; "
+                         f"a stratum is a short group name (at most {STRATUM_CHARS} characters, "
+                         f"{STRATA} groups)")
 
 
 def read_labelled(spec: LabelledDataSpec) -> list[Dialogue]:
@@ -97,6 +127,7 @@ def read_labelled(spec: LabelledDataSpec) -> list[Dialogue]:
     frame = read_frame(spec)
     raw = [raw_label(v) for v in frame[spec.label_column]]
     check_labels(raw, spec)
+    check_strata(frame, spec)
     ids = item_ids(frame, spec)
     out = []
     for i, (item_id, value) in enumerate(zip(ids, raw)):

@@ -3,6 +3,7 @@ user turn before it, demographics ``unspecified`` (a gold set states none)."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from benevaudit.errors import InputError
@@ -13,6 +14,7 @@ USER = {k: UNSPECIFIED for k in USER_FIELDS}
 # Split names a release may use for validation.
 SPLIT_NAMES = {**{s: s for s in SPLITS}, "dev": "validation", "val": "validation",
                "valid": "validation"}
+SPLIT_LIKE = re.compile(r"^\S{1,12}$")
 assert set(AGENT_FIELDS) <= set(USER_FIELDS)
 
 
@@ -20,9 +22,12 @@ def split_name(raw: Any, where: str) -> str | None:
     """The record's split from a release's name for it (``dev``/``val`` → ``validation``)."""
     if raw is None or (isinstance(raw, float) and raw != raw):
         return None
-    name = SPLIT_NAMES.get(str(raw).strip().lower())
+    value = str(raw).strip()
+    name = SPLIT_NAMES.get(value.lower())
     if name is None:
-        raise InputError(f"{where}: split {str(raw)[:20]!r} is none of {sorted(SPLIT_NAMES)}")
+        # a word is quoted; a longer value may be an item's text (a mistaken column)
+        shown = repr(value) if SPLIT_LIKE.match(value) else f"of {len(value)} characters"
+        raise InputError(f"{where}: split {shown} is none of {sorted(SPLIT_NAMES)}")
     return name
 
 
