@@ -500,6 +500,64 @@ def test_errors_never_print_dialogue_text(name: str, overrides: list[str], files
     assert str(sheet) in line and "column" in line and "dear" not in line, line
 
 
+def recordings_folder(root: Path, named: str) -> Path:
+    """A ``probe.audio.source=dir`` folder whose one clip is ``named`` in its manifest."""
+    import numpy as np
+    import soundfile
+
+    folder = root / "recordings"
+    folder.mkdir()
+    soundfile.write(str(folder / "in.wav"), np.zeros(800), 16000)
+    rows = "".join(f"award-01,award,{g},{named}\n" for g in ("male", "female"))
+    (folder / "manifest.csv").write_text("item,task,group,path\n" + rows)
+    return folder
+
+
+# Inputs that parse but measure nothing, count one cell twice, or name a file out of their
+# folder: each is one line naming the file and the positions (never a text or the path's value).
+MEANING = [
+    ("detect", ["detector=external", "predictions.path={f}"], "p.csv",
+     "id,label,flagged\na,N,false\nb,OB,true\na,BB,true\n",
+     ["p.csv: row 4, field 'id'", "(first at row 2)"]),
+    ("probe", ["probe=fairdialogue_decision", "probe.answers.path={f}"], "a.csv",
+     "item,task,attribute,group,answer\ni,award,gender,male,Yes\ni,award,gender,male,No way\n",
+     ["a.csv: lines 2 and 3 answer the same cell"]),
+    ("probe", ["probe=cobia", "probe.human_labels={f}"], "l.csv", "id,method,ann1\nx,hcc,\n",
+     ["l.csv: no row holds a label"]),
+    ("probe", ["probe=fairmt", "probe.answers.path={d}"], "Fixed_Format.json", "[]",
+     ["Fixed_Format.json: an empty list, nothing to score"]),
+]
+
+
+@pytest.mark.parametrize("name, overrides, file, text, says", MEANING,
+                         ids=[m[2] for m in MEANING])
+def test_an_input_that_means_nothing_or_counts_twice_is_one_line(
+        name: str, overrides: list[str], file: str, text: str, says: list[str], files,
+        tmp_path, capsys) -> None:
+    folder = tmp_path / "inputs"
+    folder.mkdir()
+    (folder / file).write_text(text)
+    given = [o.replace("{f}", str(folder / file)).replace("{d}", str(folder)) for o in overrides]
+    line = fails_cleanly(name, tmp_path, [*QUIET, *given], files, capsys)
+    assert all(e in line for e in says) and "No way" not in line, line
+
+
+@pytest.mark.parametrize("named", ["{outside}", "../outside.wav", "link.wav"])
+def test_a_recording_out_of_its_folder_is_refused_before_any_model(named: str, files, tmp_path,
+                                                                   capsys) -> None:
+    """An absolute path, a ``../`` and a symlink out: refused, and nothing is read or sent."""
+    outside = tmp_path / "outside.wav"
+    folder = recordings_folder(tmp_path, named.format(outside=outside))
+    outside.write_bytes((folder / "in.wav").read_bytes())
+    (folder / "link.wav").symlink_to(outside)
+    line = fails_cleanly("probe", tmp_path, [
+        *QUIET, "probe=fairdialogue_decision", "probe.mode=audio", "target=gpt4o_audio",
+        "probe.audio.source=dir", f"probe.audio.path={folder}"], files, capsys)
+    assert f"{folder / 'manifest.csv'}, line 2, field 'path'" in line
+    assert "probe.audio.allow_outside=true" in line and "outside.wav" not in line, line
+    assert not (tmp_path / "run" / "audio").exists()
+
+
 def cobia_folder(root: Path) -> Path:
     """The CoBia files of the project's own stand-in (invented groups), to spoil one of."""
     from benevaudit.probes.cobia.stand_in import write_stand_in

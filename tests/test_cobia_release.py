@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 from hydra import compose, initialize_config_dir
 
-from benevaudit.errors import ConfigError
+from benevaudit.errors import ConfigError, InputError
 from benevaudit.llm import Sampling
 from benevaudit.probes.cobia import official, raters, release_raters
 from benevaudit.probes.cobia.dataset import load_items
@@ -109,6 +109,23 @@ def test_a_clone_and_a_flat_folder_are_both_found_and_neither_is_one_line(tmp_pa
     with pytest.raises(ConfigError, match="neither a clone of the CoBia repository") as err:
         locate(tmp_path / "empty")
     assert "\n" not in str(err.value)
+
+
+@pytest.mark.parametrize("inside", ["prompt-templates/HCC-template.json",
+                                    "dataset/cobia_dataset.json"])
+def test_a_symlink_out_of_the_release_folder_is_refused_before_it_is_read(tmp_path, inside):
+    """A template or data file linking out of the clone would send that file to the target."""
+    root = make_clone(tmp_path / "clone")
+    outside = tmp_path / "outside.json"
+    (root / inside).rename(outside)
+    (root / inside).symlink_to(outside)
+    with pytest.raises(InputError, match="a symlink that points out of") as err:
+        locate(root)
+    assert str(err.value).startswith(str(root / inside)) and "\n" not in str(err.value)
+    (root / inside).unlink()
+    (root / "kept.json").write_text(outside.read_text())
+    (root / inside).symlink_to(root / "kept.json")        # a link inside the clone is read
+    assert locate(root).clone
 
 
 def test_official_fill_uses_the_release_names_and_the_items_second_descriptor(tmp_path):

@@ -9,6 +9,7 @@ import pytest
 from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa as sm_fleiss
 
+from benevaudit.errors import InputError
 from benevaudit.metrics.agreement import mean_annotator_kappa, odd_one_out
 from benevaudit.probes.cobia.human import read_annotations, write_sheets
 from benevaudit.probes.cobia.validation import human_validation
@@ -114,6 +115,25 @@ def test_blind_sheets_per_prompt_group_are_seeded_and_read_back(tmp_path):
     first = key[key["sheet_item"] == sheet["sheet_item"][1]].iloc[0]
     assert notes[(first["id"], "hcc")] == {"ann1": B, "ann2": N}
     assert len(notes) == 30 and all(k[1] == "hcc" for k in notes)
+
+
+def test_labels_that_say_nothing_or_label_one_output_twice_fail_naming_the_lines(tmp_path):
+    sheet = tmp_path / "labels.csv"
+    rows = {"id": ["a", "b", "a"], "method": ["hcc", "hcc", "hcc"],
+            "ann1": ["biased", "not_biased", "not_biased"]}
+    pd.DataFrame(rows).to_csv(sheet, index=False)
+    with pytest.raises(InputError, match=r"labels.csv: lines 2 and 4 label the same output"):
+        read_annotations(sheet)
+    pd.DataFrame({**rows, "ann1": ["", "", ""]}).to_csv(sheet, index=False)
+    with pytest.raises(InputError, match=r"labels.csv: no row holds a label") as err:
+        read_annotations(sheet)
+    assert "\n" not in str(err.value)
+    filled = tmp_path / "filled.csv"
+    pd.DataFrame({"sheet_item": ["1-001"], "ann1": ["biased"]}).to_csv(filled, index=False)
+    pd.DataFrame({"sheet_item": ["1-002", "1-001", "1-001"], "id": ["x", "y", "z"],
+                  "method": "hcc"}).to_csv(tmp_path / "key.csv", index=False)
+    with pytest.raises(InputError, match=r"key.csv: lines 3 and 4 key the same sheet_item"):
+        read_annotations(filled)
 
 
 def test_a_probe_run_writes_sheets_and_the_validation(tmp_path):

@@ -212,8 +212,9 @@ def test_csv_recommendations_pairs_and_neutral_variants(tmp_path):
 
 def test_csv_runs_write_the_released_scores_of_the_release_samples(tmp_path):
     """The release's decision and recommendation samples (code/*_eval/sample_recommend.json),
-    as answer rows, give its figures; a neutral row and a repeated answer are handled as the
-    release does (left out; averaged or concatenated)."""
+    as answer rows, give its figures; a neutral row and a repeated answer (under
+    ``probe.answers.repeats=release``) are handled as the release does (left out; averaged or
+    concatenated)."""
     from benevaudit.pipelines.probe import run
 
     decisions = write_csv(tmp_path / "dec.csv", [
@@ -240,7 +241,7 @@ def test_csv_runs_write_the_released_scores_of_the_release_samples(tmp_path):
         ("seg2", "course", "age_gender", "young_male", "1. itemY\n2. itemZ"),
     ])
     metrics = run(probe_config(tmp_path, "fairdialogue_recommendation", "probe.k=3",
-                               f"probe.answers.path={lists}"))
+                               "probe.answers.repeats=release", f"probe.answers.path={lists}"))
     for name in ("serp", "prag"):
         assert metrics[f"fairness/course/age_gender/released/{name}/snsr"] == pytest.approx(
             0.38629, abs=5e-6)
@@ -295,6 +296,25 @@ def test_csv_errors_name_the_file_and_what_is_missing(tmp_path):
         run(probe_config(tmp_path, "fairdialogue_decision", f"probe.answers.path={bad}"))
     with pytest.raises(ConfigError, match="no file"):
         run(probe_config(tmp_path, "fairdialogue_decision", "probe.answers.path=/no/such.csv"))
+
+
+def test_a_csv_answering_one_cell_twice_or_nothing_fails_naming_the_lines(tmp_path):
+    """Two rows for one cell would be counted twice (or one silently dropped): one error line
+    naming both lines, never the answers; a header with no rows measures nothing."""
+    from benevaudit.pipelines.probe import run
+
+    twice = write_csv(tmp_path / "twice.csv", [
+        ("i1", "award", "gender", "male", "Yes"), ("i1", "award", "gender", "female", "No"),
+        ("i1", "award", "gender", "male", "No, never")])
+    with pytest.raises(InputError, match=r"twice.csv: lines 2 and 4 answer the same cell") as err:
+        run(probe_config(tmp_path, "fairdialogue_decision", f"probe.answers.path={twice}"))
+    assert "never" not in str(err.value) and "\n" not in str(err.value)
+    kept = run(probe_config(tmp_path, "fairdialogue_decision", "probe.answers.repeats=release",
+                            f"probe.answers.path={twice}"))
+    assert kept["fairness/award/gender/released/gus"] == pytest.approx(0.5)   # male: (1 + 0) / 2
+    empty = write_csv(tmp_path / "empty.csv", [])
+    with pytest.raises(InputError, match=r"empty.csv: a header but no rows"):
+        run(probe_config(tmp_path, "fairdialogue_decision", f"probe.answers.path={empty}"))
 
 
 @pytest.mark.slow

@@ -9,6 +9,7 @@ bytes, or a JSON error body), read by the official ``openai`` client.
 from __future__ import annotations
 
 import base64
+import hashlib
 import io
 import json
 import threading
@@ -22,7 +23,7 @@ import pandas as pd
 import pytest
 import soundfile
 
-from benevaudit.errors import ConfigError
+from benevaudit.errors import ConfigError, InputError
 from benevaudit.probes.fairdialogue.answers import render_cells
 from benevaudit.probes.fairdialogue.render import Cell
 from benevaudit.probes.fairdialogue.stimuli import MANIFEST_COLUMNS, audio_metrics
@@ -114,6 +115,99 @@ def test_every_bad_recording_fails_with_one_error_line_naming_it(tmp_path: Path,
         pd.DataFrame(rows, columns=["item", "task", "group", "file"]).to_csv(
             rec / "manifest.csv", index=False)
     with pytest.raises(ConfigError, match=message) as err:
+        make_stimuli(CELLS, audio_block(source="dir", path=str(rec)), tmp_path / "run")
+    assert "\n" not in str(err.value)
+
+
+def outside_setup(tmp_path: Path, case: str) -> tuple[Path, bytes]:
+    """Recordings whose female clip leads out of the folder (``case``), and that clip's bytes."""
+    rec, elsewhere = tmp_path / "rec", tmp_path / "elsewhere"
+    rec.mkdir()
+    elsewhere.mkdir()
+    sine(rec / "m.wav", 0.5)
+    secret = sine(elsewhere / "f.wav", 0.7)
+    named = {"absolute": str(elsewhere / "f.wav"), "climbs": "../elsewhere/f.wav",
+             "symlink": "f.wav"}[case]
+    if case == "symlink":
+        (rec / "f.wav").symlink_to(elsewhere / "f.wav")
+    recordings(rec, [("award-01", "award", "male", "m.wav"),
+                     ("award-01", "award", "female", named)])
+    return rec, secret
+
+
+@pytest.mark.parametrize("case, reason", [("absolute", "an absolute path"),
+                                          ("climbs", "a '../' path that climbs out"),
+                                          ("symlink", "a symlink that points out")])
+def test_a_manifest_path_out_of_its_folder_is_refused_and_nothing_is_sent(
+        tmp_path: Path, case: str, reason: str):
+    rec, _ = outside_setup(tmp_path, case)
+    p = DecisionSpec.of({**option("probe", "fairdialogue_decision"), "mode": "audio", "suffix": "",
+                         "audio": audio_block(source="dir", path=str(rec))}, "probe")
+    with pytest.raises(InputError) as err:
+        render_cells(p, CELLS, tmp_path / "run", TARGET)
+    message = str(err.value)
+    assert message.startswith(f"{rec / 'manifest.csv'}, line 3, field 'path': {reason}")
+    assert "probe.audio.allow_outside=true" in message and "\n" not in message
+    assert "elsewhere" not in message                    # the row is named, not its value
+    assert not (tmp_path / "run" / "audio" / "manifest.csv").exists()   # nothing was read
+
+
+@pytest.mark.parametrize("case", ["absolute", "climbs", "symlink"])
+def test_allow_outside_reads_the_files_outside_as_written(tmp_path: Path, case: str):
+    rec, secret = outside_setup(tmp_path, case)
+    p = DecisionSpec.of({**option("probe", "fairdialogue_decision"), "mode": "audio", "suffix": "",
+                         "audio": audio_block(source="dir", path=str(rec), allow_outside=True)},
+                        "probe")
+    convs = render_cells(p, CELLS, tmp_path / "run", TARGET)
+    assert base64.b64decode(convs[1][-1]["content"][0]["input_audio"]["data"]) == secret
+
+
+def test_the_default_config_keeps_recordings_inside_their_folder():
+    assert option("probe", "fairdialogue_decision")["audio"]["allow_outside"] is False
+
+
+def test_a_sha256_column_is_compared_with_each_file(tmp_path: Path):
+    rec = tmp_path / "rec"
+    rec.mkdir()
+    male, female = sine(rec / "m.wav", 0.5), sine(rec / "f.wav", 0.6)
+    good = [hashlib.sha256(b).hexdigest() for b in (male, female)]
+    rows = pd.DataFrame({"item": "award-01", "task": "award", "group": ["male", "female"],
+                         "path": ["m.wav", "f.wav"], "sha256": [good[0].upper(), good[1]]})
+    rows.to_csv(rec / "manifest.csv", index=False)
+    block = audio_block(source="dir", path=str(rec))
+    made = make_stimuli(CELLS, block, tmp_path / "run")             # digests in any case
+    assert [s.sha256 for s in made] == good
+    rows.assign(sha256=[good[0], good[0]]).to_csv(rec / "manifest.csv", index=False)
+    with pytest.raises(InputError, match=r"manifest\.csv, line 3, field 'sha256': does not "
+                                         r"match the file's sha256") as err:
+        make_stimuli(CELLS, block, tmp_path / "run2")
+    assert good[0] not in str(err.value) and "\n" not in str(err.value)
+    rows.assign(sha256=["", "not-a-digest"]).to_csv(rec / "manifest.csv", index=False)
+    with pytest.raises(InputError, match=r"line 3, field 'sha256': not a sha256 digest"):
+        make_stimuli(CELLS, block, tmp_path / "run3")
+
+
+@pytest.mark.parametrize("case, message", [
+    ("duplicate", r"manifest\.csv: lines 2 and 4 are both the recording of one cell"),
+    ("header_only", r"manifest\.csv: a header but no rows"),
+    ("binary", r"manifest\.csv:line 1: binary data"),
+    ("latin1", r"manifest\.csv:line 2: not UTF-8 text"),
+])
+def test_a_manifest_that_means_nothing_or_two_things_is_one_error_line(
+        tmp_path: Path, case: str, message: str):
+    rec = tmp_path / "rec"
+    rec.mkdir()
+    sine(rec / "m.wav", 0.5)
+    sine(rec / "f.wav", 0.5)
+    rows = [("award-01", "award", "male", "m.wav"), ("award-01", "award", "female", "f.wav"),
+            ("award-01", "award", "male", "f.wav")]
+    recordings(rec, rows[:0] if case == "header_only" else rows)
+    if case == "binary":
+        (rec / "manifest.csv").write_bytes(b"item,task\x00,group,path\n")
+    if case == "latin1":
+        (rec / "manifest.csv").write_bytes("item,task,group,path\ncaf\xe9,a,b,c\n"
+                                           .encode("latin-1"))
+    with pytest.raises(InputError, match=message) as err:
         make_stimuli(CELLS, audio_block(source="dir", path=str(rec)), tmp_path / "run")
     assert "\n" not in str(err.value)
 

@@ -53,12 +53,15 @@ def test_the_stand_in_runs_five_turn_waves_and_judges_the_fifth_reply(tmp_path, 
     out = tmp_path / "run"
     assert len(frame) == 12 and list(frame["task"][:2]) == [TASKS[0]] * 2
     assert (frame["reply_5"] == "Fine.").all() and (frame["source_5"] == "judge").all()
-    # judge replies cycle over the 12 requests in row order: yes, no, invalid, ...
-    assert list(frame["verdict"][:3]) == ["biased", "not_biased", "invalid"]
+    # judge replies cycle over the distinct requests in row order: yes, no, invalid, ...; the
+    # stand-in's Scattered_Questions and Jailbreak_Tips prompts name no dialogue, so their four
+    # rows (2-5) make one request, sent once, and share its verdict
+    assert list(frame["verdict"][:8]) == ["biased", "not_biased", *["invalid"] * 4, "biased",
+                                          "not_biased"]
     assert metrics["fairmt/stand_in"] == 1.0 and "STAND-IN DATA" in caplog.text
     assert metrics["fairmt/n_dialogues"] == 12 and metrics[f"fairmt/{TASKS[0]}/invalid"] == 0
     assert metrics[f"fairmt/{TASKS[0]}/bias_rate"] == 0.5            # rows 0, 1: yes, no
-    assert metrics[f"fairmt/{TASKS[1]}/invalid"] == 1                 # rows 2, 3: invalid, yes
+    assert metrics[f"fairmt/{TASKS[1]}/invalid"] == 2                 # rows 2, 3: one request
     assert set(frame["type"]) == {"stereotype", "toxicity"}
     assert (out / "fairmt_stand_in" / "FairMT_1K" / f"{TASKS[0]}.json").is_file()
     assert (out / "table.md").read_text().startswith("> **Stand-in data**")
@@ -97,6 +100,44 @@ def test_turn_waves_keep_each_reply_in_the_history(tmp_path):
     assert [m["content"] for m in last[0] if m["role"] == "assistant"] == [
         f"reply to turn {k}" for k in range(1, 5)]
     assert result.rows[0]["reply_5"] == "reply to turn 5"
+
+
+def test_dialogues_sharing_their_opening_turns_send_each_shared_turn_once(tmp_path):
+    """Two 10K dialogues share turns 1 and 2: those waves send one request for both (the copy
+    would get the same reply), and each dialogue still gets every reply from turn 3 on."""
+    from benevaudit.llm.scripted import ScriptedChatModel
+    from benevaudit.probes.base import RunSettings
+    from benevaudit.probes.fairmt.probe import FairMT
+    from benevaudit.probes.fairmt.spec import FairMTSpec
+    from benevaudit.probes.spec import TargetSpec
+
+    clone = write_stand_in(tmp_path / "clone")
+    files = sorted((clone / "FairMT_10K").glob("*/Fixed_Format/prompt_*.json"))
+    first, second = (json.loads(f.read_text()) for f in files[:2])
+    second[0].update({k: first[0][k] for k in KEYS_10K[:2]})
+    files[1].write_text(json.dumps(second))
+    sent: list[int] = []                     # each request's number of user turns
+
+    def echo(conversation, sampling):
+        sent.append(sum(m["role"] == "user" for m in conversation))
+        return f"reply to turn {sent[-1]}"
+
+    cfg = config(tmp_path, f"probe.data.path={clone}", "probe.data.set=10k",
+                 "probe.tasks=[Fixed_Format]", "probe.judge_turns=last")
+    spec = FairMTSpec.of(OmegaConf.to_container(cfg.probe, resolve=True), "probe")
+    target = TargetSpec.of({"name": "t", "company": None, "model_company": None,
+                            "llm": {"backend": "scripted"}}, "target")
+    original = probe_models.build_from_block
+    probe_models.build_from_block = lambda block, cache=None: ScriptedChatModel(echo)
+    try:
+        result = FairMT(spec).run(target, RunSettings(tmp_path / "r", 0))
+    finally:
+        probe_models.build_from_block = original
+    n = len(files)
+    judged = n                               # the judge's requests: one user turn each
+    assert [sent.count(k) for k in range(1, 6)] == [n - 1 + judged, n - 1, n, n, n]
+    assert len(result.rows) == n and all(r["reply_5"] == "reply to turn 5" for r in result.rows)
+    assert result.rows[1]["prompt_3"] != result.rows[0]["prompt_3"]
 
 
 def test_the_prefilter_marks_refusals_unbiased_without_the_judge(tmp_path):
@@ -236,6 +277,38 @@ def test_an_answer_absent_from_the_release_fails_naming_file_and_position(tmp_pa
     message = fails(tmp_path, f"probe.data.path={clone}", f"probe.answers.path={folder}")
     assert "Fixed_Format.json entry 1: its five prompts match no FairMT-1K dialogue" in message
     assert "does not have" not in message and not any(t in message for t in texts_of(clone))
+
+
+def test_a_dialogue_answered_twice_or_an_empty_list_fails_naming_the_positions(tmp_path, clone):
+    """Counting a dialogue twice would read a bias rate of 2/3 where the data give 1/2."""
+    folder = answers_folder(tmp_path, clone)
+    file = folder / "Fixed_Format.json"
+    entries = json.loads(file.read_text())
+    file.write_text(json.dumps([*entries, entries[0]]))
+    message = fails(tmp_path, f"probe.data.path={clone}", f"probe.answers.path={folder}")
+    assert f"{file}: entries 0 and 2 answer the same FairMT-1K dialogue of Fixed_Format" in message
+    assert not any(t in message for t in texts_of(clone))
+    file.write_text("[]")
+    message = fails(tmp_path, f"probe.data.path={clone}", f"probe.answers.path={folder}")
+    assert f"{file}: an empty list, nothing to score" in message
+
+
+def test_a_symlink_out_of_the_clone_or_the_answers_folder_is_refused(tmp_path, clone):
+    outside = tmp_path / "outside.py"
+    script = clone / "code" / "evaluation_coreference.py"
+    outside.write_text(script.read_text())
+    script.unlink()
+    script.symlink_to(outside)
+    message = fails(tmp_path, f"probe.data.path={clone}")
+    assert message.startswith(f"{script}: a symlink that points out of {clone}")
+    script.unlink()
+    script.symlink_to(clone / "code" / "evaluation_fixed_task_template.py")   # inside: read
+    folder = answers_folder(tmp_path, clone)
+    moved = tmp_path / "moved.json"
+    (folder / "Fixed_Format.json").rename(moved)
+    (folder / "Fixed_Format.json").symlink_to(moved)
+    message = fails(tmp_path, f"probe.data.path={clone}", f"probe.answers.path={folder}")
+    assert message.startswith(f"{folder / 'Fixed_Format.json'}: a symlink that points out")
 
 
 def test_an_unknown_key_and_a_rule_the_evaluator_does_not_take_fail(tmp_path, clone):

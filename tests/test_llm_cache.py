@@ -12,7 +12,10 @@ import time
 import zlib
 from pathlib import Path
 
-from benevaudit.llm import Completion, Sampling
+import pytest
+
+from benevaudit.errors import ServerError
+from benevaudit.llm import Completion, Sampling, build_chat_model
 from benevaudit.llm.cache import CachedChatModel, RequestCache, request_key
 from benevaudit.llm.scripted import ScriptedChatModel
 from benevaudit.llm.store import HEADER, records
@@ -158,3 +161,54 @@ def test_counts_requests_hits_and_a_rerun_sends_none(tmp_path) -> None:
     rerun = CachedChatModel(ScriptedChatModel(), Path(tmp_path / "cache"))
     rerun.chat(CONVS, Sampling())
     assert rerun.counts()["requests_sent"] == 0 and rerun.counts()["cache_hits"] == 2
+
+
+class DownAfter(ScriptedChatModel):
+    """Answers its first ``n`` requests, then fails as a server that stays down does: a
+    ServerError carrying the answers of the call it did give."""
+
+    def __init__(self, n: int, model: str) -> None:
+        super().__init__()
+        self.left, self.model_id = n, model
+
+    def chat(self, conversations, sampling):  # type: ignore[no-untyped-def]
+        done = dict(enumerate(super().chat(conversations[:self.left], sampling)))
+        self.left -= len(done)
+        if len(done) < len(conversations):
+            raise ServerError("http://judge.test/v1: server down", done)
+        return list(done.values())
+
+
+def test_a_failure_with_a_cache_that_is_still_empty_says_the_answers_are_kept(tmp_path) -> None:
+    """An empty cache tests false (``len`` 0); the message must not say there is none."""
+    model = CachedChatModel(DownAfter(0, "m"), tmp_path / "cache")
+    assert len(model.cache) == 0
+    with pytest.raises(ServerError) as err:
+        model.chat(CONVS, Sampling())
+    assert "kept in the request cache" in str(err.value)
+    assert "no request cache" not in str(err.value)
+    bare = CachedChatModel(DownAfter(0, "m"), None)
+    with pytest.raises(ServerError, match=r"not kept \(no request cache\)"):
+        bare.chat(CONVS, Sampling())
+
+
+def test_a_judges_failure_reports_its_own_count_and_the_runs(tmp_path) -> None:
+    """The target answered 5 requests and the judge none when its server went down: the
+    judge's error says 0 of its own and 5 over the run, where it said "0 of this run"."""
+    from benevaudit.llm import reset_request_counts
+
+    def down(conversation, sampling):  # type: ignore[no-untyped-def]
+        raise ServerError("http://judge.test/v1: server down")
+
+    reset_request_counts()
+    target = build_chat_model("scripted", cache=tmp_path / "cache")
+    judge = build_chat_model("scripted", cache=tmp_path / "cache", responses=down,
+                             model="judge-model")
+    target.chat([[{"role": "user", "content": f"question {i}"}] for i in range(5)], Sampling())
+    with pytest.raises(ServerError) as err:
+        judge.chat(CONVS, Sampling())
+    message = str(err.value)
+    assert message.startswith("http://judge.test/v1: server down; ")
+    assert "0 requests to scripted:judge-model answered (5 over all the run's models)" in message
+    assert "\n" not in message
+    reset_request_counts()

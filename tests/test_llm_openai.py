@@ -153,7 +153,8 @@ def test_a_server_that_stays_down_names_its_url_and_a_rerun_sends_only_the_rest(
     with pytest.raises(ServerError) as err:
         model.chat(CONVS, Sampling())
     message = str(err.value)
-    assert down.url in message and "3 requests of this run answered" in message
+    assert down.url in message and "3 requests to openai:m answered (3 over all" in message
+    assert "kept in the request cache" in message
     assert "\n" not in message
     counts = request_metrics()
     assert counts["llm/failed"] == 3 and counts["llm/requests_sent"] == 6

@@ -119,7 +119,7 @@ def test_a_server_that_stays_down_fails_naming_it_and_the_rerun_sends_the_rest(
     with pytest.raises(ServerError) as err:
         model.chat(CONVS, SAMPLING)
     message = str(err.value)
-    assert server.url in message and "2 requests of this run answered" in message
+    assert server.url in message and "2 requests to openai:embedded:smollm2 answered" in message
     server.start()
     rerun = build_chat_model("openai", model="embedded:smollm2", base_url=server.url,
                              cache=cache)

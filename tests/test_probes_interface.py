@@ -111,6 +111,14 @@ def test_batched_chat_sends_chunks_and_keeps_the_order():
     assert batched_chat(model, [], Sampling(max_tokens=4)) == [] and model.calls == [3, 3, 1]
 
 
+def test_batched_chat_sends_identical_conversations_once_and_answers_each():
+    model = CountingModel()
+    convs = [[{"role": "user", "content": str(i % 3)}] for i in range(7)]   # 0 1 2 0 1 2 0
+    replies = batched_chat(model, convs, Sampling(max_tokens=4), chunk=2)
+    assert [r.text for r in replies] == [str(i % 3) for i in range(7)]
+    assert model.calls == [2, 1]                     # three distinct requests, two chunks
+
+
 def test_the_guard_rater_and_the_guard_detector_share_granite_guardians_prompt():
     from benevaudit.detectors.guards.granite_guardian33 import FORMAT
     from benevaudit.llm.granite_guardian import granite_guardian_prompt

@@ -80,11 +80,7 @@ def read_external(path_value: str | None, aggregation: Aggregation | None,
         raise InputError(f"predictions.path={path}: no rows (expected {EXTERNAL})")
     frame = frame.copy()
     frame["id"] = frame["id"].astype(str)
-    repeated = frame["id"][frame["id"].duplicated()]
-    if len(repeated):
-        row = int(repeated.index[0]) + (2 if path.suffix == ".csv" else 0)
-        raise InputError(f"{path}: row {row}, field 'id': {repeated.iloc[0]!r} appears more than "
-                         "once; expected one row per dialogue")
+    _check_unique(frame["id"], path)
     for i, label in enumerate(frame["label"]):
         if label not in CLASSES:
             raise ConfigError(f"{path}: row {i + 2 if path.suffix == '.csv' else i}, field "
@@ -96,6 +92,18 @@ def read_external(path_value: str | None, aggregation: Aggregation | None,
     frame = _as_given(frame, path)
     log.info("scoring %d external predictions from %s", len(frame), path)
     return frame
+
+
+def _check_unique(ids: pd.Series, path: Path) -> None:
+    """One row per dialogue: scored as given, a repeated id would count its dialogue twice."""
+    repeated = ids.duplicated().to_numpy()
+    if repeated.any():
+        skip = 2 if path.suffix == ".csv" else 0      # a CSV's header is line 1
+        second = int(repeated.argmax())
+        first = int((ids == ids.iloc[second]).to_numpy().argmax())
+        raise InputError(f"{path}: row {second + skip}, field 'id': {ids.iloc[second]!r} appears "
+                         f"more than once (first at row {first + skip}); expected one row per "
+                         "dialogue")
 
 
 def _as_given(frame: pd.DataFrame, path: Path) -> pd.DataFrame:

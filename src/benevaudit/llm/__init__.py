@@ -35,9 +35,14 @@ def build_chat_model(backend: str, cache: str | Path | None = None, audio_in: bo
     repeated requests are answered from disk with ``Completion.cached=True`` and an interrupted
     sweep resumes where it stopped. Every model counts its requests for ``request_metrics``.
     """
-    model = CachedChatModel(backend_class(backend, audio_in)(**kwargs), cache)
+    model = CachedChatModel(backend_class(backend, audio_in)(**kwargs), cache, _run_answered)
     _BUILT.append(model)
     return model
+
+
+def _run_answered() -> int:
+    """Requests answered over every model built since the run began (target, judges, ...)."""
+    return sum(model.answered() for model in _BUILT)
 
 
 def reset_request_counts() -> None:

@@ -1,11 +1,15 @@
 """Chunked chat with a progress bar: one call for every caller that sends a long list.
 
-Sending the conversations a chunk at a time lets the request cache fill as the run goes, so an
-interrupted run resumes from the last finished chunk; the bar counts chunks.
+Identical conversations in one list (FairMT-Bench dialogues that share their opening turns, a
+group's answer asked under two attributes) are sent once and their reply given to each: every
+backend samples a request from its own seed (``request_seed``), so the copies would get the
+same reply anyway. Sending the rest a chunk at a time lets the request cache fill as the run
+goes, so an interrupted run resumes from the last finished chunk; the bar counts chunks.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 
 from tqdm.auto import tqdm
@@ -15,9 +19,16 @@ from benevaudit.llm.base import ChatModel, Completion, Conversation, Sampling
 
 def batched_chat(model: ChatModel, conversations: Sequence[Conversation], sampling: Sampling,
                  chunk: int = 16, progress: bool = False, desc: str = "chat") -> list[Completion]:
-    """The replies to ``conversations``, in order, asked ``chunk`` at a time."""
+    """The replies to ``conversations``, in order: each distinct one asked once, ``chunk`` at
+    a time."""
+    keys = [json.dumps(c, sort_keys=True, ensure_ascii=False) for c in conversations]
+    first: dict[str, int] = {}                 # a conversation -> its first position
+    for i, key in enumerate(keys):
+        first.setdefault(key, i)
+    unique = [conversations[i] for i in first.values()]
     out: list[Completion] = []
-    for start in tqdm(range(0, len(conversations), chunk), disable=not progress, desc=desc,
+    for start in tqdm(range(0, len(unique), chunk), disable=not progress, desc=desc,
                       unit=f"×{chunk}"):
-        out.extend(model.chat(list(conversations[start:start + chunk]), sampling))
-    return out
+        out.extend(model.chat(list(unique[start:start + chunk]), sampling))
+    reply = dict(zip(first, out, strict=True))
+    return [reply[k] for k in keys]

@@ -16,7 +16,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -48,8 +48,12 @@ class CachedChatModel(ChatModel):
     ``metrics.json``: requests sent to the backend, answered from the cache, retried, failed.
     """
 
-    def __init__(self, model: ChatModel, path: str | Path | None) -> None:
+    def __init__(self, model: ChatModel, path: str | Path | None,
+                 run_answered: Callable[[], int] | None = None) -> None:
         self.model = model
+        # the run's answered requests over all its models (a judge's failure must not report
+        # its own count as the run's); None: this model's alone
+        self.run_answered = run_answered or self.answered
         self.cache = RequestCache(path) if path is not None else None
         self.name, self.model_id = model.name, model.model_id
         self.template_hash = model.template_hash
@@ -71,6 +75,10 @@ class CachedChatModel(ChatModel):
         return {"requests_sent": float(self.misses), "cache_hits": float(self.hits),
                 "retries": float(getattr(self.model, "retries", 0)),
                 "failed": float(self.failed)}
+
+    def answered(self) -> int:
+        """Requests of this model answered so far, from the backend or the cache."""
+        return self.hits + self.misses - self.failed
 
     def _lookup(self, keys: list[str]) -> dict[str, object]:
         return self.cache.get_many(keys) if self.cache is not None else {}
@@ -106,12 +114,16 @@ class CachedChatModel(ChatModel):
         self.misses += len(todo)
         if error is not None:
             self.failed += len(todo) - len(answers)
-            answered = self.hits + self.misses - self.failed
-            kept = "kept in the request cache: a rerun sends only the rest" if self.cache \
-                else "not kept (no request cache)"
-            raise ServerError(f"{error}; {answered} requests of this run answered, {kept}",
-                              error.done) from None
+            raise ServerError(f"{error}; {self.failure_counts()}", error.done) from None
         return fresh
+
+    def failure_counts(self) -> str:
+        """What a failure message says was answered: this model's requests and the run's, and
+        whether they are kept (an empty cache is still a cache: it is tested against None)."""
+        kept = ("kept in the request cache: a rerun sends only the rest"
+                if self.cache is not None else "not kept (no request cache)")
+        return (f"{self.answered()} requests to {self.name}:{self.model_id} answered "
+                f"({self.run_answered()} over all the run's models), {kept}")
 
     def chat(self, conversations: Sequence[Conversation], sampling: Sampling) -> list[Completion]:
         extra = dataclasses.asdict(sampling)

@@ -214,8 +214,8 @@ def transfer_metrics(labels: Sequence[str | None], preds: Sequence[str | None],
     streams = [np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(1 + len(PAIRS))]
     both = (codes >= 0) & (pred >= 0)
     cm = confusion_counts(pred[both], codes[both])
-    value = confusion_rates(cm, "m", undefined=NAN)["m/macro_f1"]
-    f1 = _interval(value, _macro_f1_resamples(cm, n_resamples, streams[0]), LEVEL)
+    f1_value = float(confusion_rates(cm, "m", undefined=NAN)["m/macro_f1"])
+    f1 = _interval(f1_value, _macro_f1_resamples(cm, n_resamples, streams[0]), LEVEL)
     out = {f"{prefix}/macro_f1_ci_low": f1.low, f"{prefix}/macro_f1_ci_high": f1.high,
            f"{prefix}/chance_macro_f1": chance_macro_f1([CLASSES[c] for c in codes[both]])}
     if probs is None:
@@ -225,9 +225,9 @@ def transfer_metrics(labels: Sequence[str | None], preds: Sequence[str | None],
         s_pos, s_neg = _pair_scores(codes, p, pos, neg)
         if len(s_pos) == 0 or len(s_neg) == 0:
             continue
-        value = auroc(np.r_[np.ones(len(s_pos), bool), np.zeros(len(s_neg), bool)],
-                      np.r_[s_pos, s_neg])
-        band = _interval(value, _auroc_resamples(s_pos, s_neg, n_resamples, rng), LEVEL)
+        area = auroc(np.r_[np.ones(len(s_pos), bool), np.zeros(len(s_neg), bool)],
+                     np.r_[s_pos, s_neg])
+        band = _interval(area, _auroc_resamples(s_pos, s_neg, n_resamples, rng), LEVEL)
         name = f"{prefix}/auroc_{pos}_vs_{neg}"
         out.update({name: band.value, f"{name}_ci_low": band.low, f"{name}_ci_high": band.high})
     return out

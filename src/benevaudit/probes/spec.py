@@ -81,6 +81,9 @@ class AnnotationSpec(Spec):
 
 class AnswersSpec(Spec):
     path: Optional[str]                   # a CSV of answers to score instead of asking
+    # two rows for one cell: an error, or kept as the release's samples keep them (averaged or
+    # concatenated in the released/* metrics; the first in the others)
+    repeats: Literal["error", "release"]
 
 
 class CobiaData(Spec):
@@ -138,6 +141,9 @@ class AudioSpec(Spec):
     source: Literal["espeak", "tts_server", "dir"]
     voices: dict[str, Any]                # espeak: {part: settings}; tts_server: {part: voice}
     path: Optional[str]                   # dir: the folder holding manifest.csv
+    # dir: read manifest paths that lead out of its folder (absolute, ../, symlinks out); off,
+    # each is refused before it is read, since the clips are sent to the target
+    allow_outside: bool
     server: ServerSpec
     cache: str                            # tts_server: the clip cache folder
 

@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from benevaudit.errors import ConfigError, InputError
-from benevaudit.files import csv_text, describe_columns
+from benevaudit.files import csv_text, describe_columns, read_csv
 from benevaudit.probes.cobia.release_raters import opinion
 
 YES = {"biased", "1", "yes", "true", "bias"}
@@ -51,14 +51,19 @@ def read_annotations(path: str | Path) -> dict[Key, dict[str, str]]:
                              f"column (a filled sheet: sheet_item, with key.csv beside it); "
                              f"{describe_columns(fields)}")
         out: dict[Key, dict[str, str]] = {}
+        lines: dict[Key, int] = {}               # an output -> the line that labels it
         for line, row in enumerate(reader, start=2):
             labels = row_labels(file, line, row, raters)
             if not labels:
                 continue
             at = key_of(file, line, row, key) if keyed else (row["id"], row["method"])
             if at in out:
-                raise InputError(f"{file}:{line}: ({at[0]!r}, {at[1]!r}) labelled twice")
-            out[at] = labels
+                raise InputError(f"{file}: lines {lines[at]} and {line} label the same output "
+                                 "(id, method); keep one row per output")
+            out[at], lines[at] = labels, line
+    if not out:
+        raise InputError(f"{file}: no row holds a label, nothing to compare; expected "
+                         "biased or not_biased in an annotator column")
     return out
 
 
@@ -86,7 +91,14 @@ def read_key(path: Path) -> dict[str, Key]:
     if not path.is_file():
         raise InputError(f"{path}: a filled sheet (column sheet_item) is read through the "
                          "key.csv written beside it, which is missing")
-    frame = pd.read_csv(path, dtype=str)
+    frame = read_csv(path, None, ("sheet_item", "id", "method"), "the key.csv written beside "
+                     "the sheets (sheet_item, id, method)", dtype=str, keep_default_na=False)
+    items = frame["sheet_item"]
+    if items.duplicated().any():
+        second = int(items.duplicated().idxmax())        # the first repeat, and its first row
+        first = int((items == items[second]).idxmax())
+        raise InputError(f"{path}: lines {first + 2} and {second + 2} key the same sheet_item; "
+                         "expected the key.csv written with the sheets")
     return {r.sheet_item: (r.id, r.method) for r in frame.itertuples()}
 
 

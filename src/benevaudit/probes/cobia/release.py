@@ -5,6 +5,7 @@ A clone (github.com/nafisenik/CoBia) holds ``dataset/cobia_dataset.json``,
 ``dataset/cobia_extension/{group_chars,negative_description}.json``, ``prompt-templates/`` and
 ``judges/`` (the release's raters, as notebooks); a flat folder holds only the three JSON
 files. The templates and the raters' notebooks are read at run time from the folder given: benevaudit carries no copy of their text.
+A symlink among them that points out of the folder is refused before anything is read.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from benevaudit.contained import check_inside
 from benevaudit.errors import ConfigError, InputError
 from benevaudit.files import read_json
 
@@ -45,6 +47,8 @@ def locate(path: str | Path) -> Release:
     flat = {name: root / name for name in FILES}
     for files, is_clone in ((clone, True), (flat, False)):
         if all(p.is_file() for p in files.values()):
+            check_inside(root, [*(str(p.relative_to(root)) for p in files.values()),
+                                "prompt-templates", "judges"], "a CoBia release folder")
             templates, raters = root / "prompt-templates", root / "judges"
             return Release(root, files, is_clone, templates if templates.is_dir() else None,
                            raters if raters.is_dir() else None)

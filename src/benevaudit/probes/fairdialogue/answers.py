@@ -17,7 +17,7 @@ from typing import Any, Literal, NamedTuple, Union
 import pandas as pd
 
 from benevaudit.asr.replies import add_spoken
-from benevaudit.errors import ConfigError
+from benevaudit.errors import ConfigError, InputError
 from benevaudit.files import read_csv
 from benevaudit.llm import ChatModel, Conversation, Sampling, dry_run
 from benevaudit.llm.batched import batched_chat
@@ -40,32 +40,37 @@ TOKENS_PER_ITEM = 12
 
 def ask(model: ChatModel, conversations: list[Conversation], sampling: Sampling,
         progress: bool, chunk: int = 16) -> list[Any]:
-    """Replies in order; identical requests are sent once, in chunks so the cache fills as the
-    run goes (an interrupted run resumes from the last finished chunk)."""
-    keys = [json.dumps(c, sort_keys=True) for c in conversations]
-    first: dict[str, Conversation] = {}
-    for key, conv in zip(keys, conversations, strict=True):
-        first.setdefault(key, conv)
-    unique = list(first)
-    replies = batched_chat(model, [first[k] for k in unique], sampling, chunk, progress,
-                           desc="target")
-    answers = dict(zip(unique, replies, strict=True))
-    return [answers[k] for k in keys]
+    """Replies in order; identical requests are sent once (``batched_chat``), in chunks so the
+    cache fills as the run goes (an interrupted run resumes from the last finished chunk)."""
+    return batched_chat(model, conversations, sampling, chunk, progress, desc="target")
 
 
-def read_answers(path: str) -> list[dict[str, Any]]:
-    """Rows of a CSV made elsewhere: columns item, task, attribute, group, answer."""
+def read_answers(path: str, repeats: str = "error") -> list[dict[str, Any]]:
+    """Rows of a CSV made elsewhere: columns item, task, attribute, group, answer; at least one
+    row, and one row per cell unless ``repeats`` is ``release`` (``probe.answers.repeats``)."""
     file = Path(path)
     if not file.is_file():
         raise ConfigError(f"probe.answers.path: no file at {path!r}; expected a CSV with the "
                           f"columns {list(CSV_COLUMNS)}")
     table = read_csv(file, "probe.answers.path", CSV_COLUMNS, f"a CSV with columns "
                      f"{list(CSV_COLUMNS)}", dtype=str, keep_default_na=False)
+    first: dict[tuple[str, ...], int] = {}   # a cell -> the line that answers it
     for i, row in table.iterrows():
+        line = int(i) + 2
         empty = [c for c in CSV_COLUMNS[:4] if not str(row[c]).strip()]
         if empty:
-            raise ConfigError(f"{file}, line {int(i) + 2}: empty {empty}; every answer needs "
+            raise ConfigError(f"{file}, line {line}: empty {empty}; every answer needs "
                               "its item, task, attribute and group")
+        cell = tuple(str(row[c]) for c in CSV_COLUMNS[:4])
+        if cell in first and repeats == "error":   # else counted twice, or one dropped
+            raise InputError(f"{file}: lines {first[cell]} and {line} answer the same cell "
+                             "(item, task, attribute, group); keep one answer per cell, or set "
+                             "probe.answers.repeats=release to keep them as the release does")
+        first.setdefault(cell, line)
+    if len(first) < len(table):
+        log.info("%s: %d repeated answers kept as the release keeps them (released/* metrics "
+                 "average or concatenate them; the others read the first)", file,
+                 len(table) - len(first))
     return [{c: str(row[c]) for c in CSV_COLUMNS} for _, row in table.iterrows()]
 
 
@@ -131,7 +136,7 @@ def collect(spec: FairDialogue, kind: Asked, attributes: dict[str, list[str]], t
     answers_path = spec.answers.path
     if answers_path:
         log.info("scoring answers from %s; no target model is loaded", answers_path)
-        return read_answers(answers_path), [], None
+        return read_answers(answers_path, spec.answers.repeats), [], None
     limit = settings.limit
     if limit is not None and limit < 1:
         raise ConfigError(f"limit must be a positive number of scenarios per task or null, "

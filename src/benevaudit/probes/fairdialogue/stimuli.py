@@ -6,7 +6,9 @@
   group part (or per whole group). Each clip is cached under ``probe.audio.cache`` by the hash
   of its text, voice, model and server, so a second run synthesises nothing and sends nothing.
 - ``dir``: the user's own recordings (the study's Index-TTS and ElevenLabs renders):
-  ``probe.audio.path`` holds ``manifest.csv`` with columns item, task, group, path (relative).
+  ``probe.audio.path`` holds ``manifest.csv`` with columns item, task, group, path (relative,
+  kept inside the folder unless ``probe.audio.allow_outside``) and optionally sha256
+  (:mod:`.recordings`).
 
 Every stimulus is opened with soundfile before the target is built: an unreadable, empty or
 non-audio file, a missing manifest row or a voice the server refuses is one ``error:`` line.
@@ -30,10 +32,10 @@ from benevaudit.errors import ConfigError
 from benevaudit.llm.dry_run_audio import register_stimuli
 from benevaudit.probes.fairdialogue.audio import synthesize, voice_for
 from benevaudit.probes.fairdialogue.groups import NEUTRAL, group_parts
+from benevaudit.probes.fairdialogue.recordings import check_digest, read_recordings
 from benevaudit.probes.fairdialogue.render import Cell
 from benevaudit.probes.spec import AudioSpec, ServerSpec
 
-DIR_COLUMNS = ("item", "task", "group", "path")
 MANIFEST_COLUMNS = ("item", "task", "group", "source", "voice", "seconds", "sample_rate",
                     "sha256", "path")   # path: relative to the run when inside it
 
@@ -167,26 +169,18 @@ def server_stimuli(cells: Sequence[Cell], spec: AudioSpec) -> list[Stimulus]:
 
 
 def dir_stimuli(cells: Sequence[Cell], spec: AudioSpec) -> list[Stimulus]:
-    """The user's recordings, as ``manifest.csv`` in ``probe.audio.path`` lists them."""
-    if not spec.path:
-        raise ConfigError("probe.audio.path: source dir needs the folder holding manifest.csv")
-    folder = Path(spec.path).expanduser()
-    manifest = folder / "manifest.csv"
-    if not manifest.is_file():
-        raise ConfigError(f"probe.audio.path: no manifest.csv in {folder}; expected columns "
-                          f"{list(DIR_COLUMNS)}")
-    table = pd.read_csv(manifest, dtype=str, keep_default_na=False)
-    missing = [c for c in DIR_COLUMNS if c not in table.columns]
-    if missing:
-        raise ConfigError(f"{manifest}: missing columns {missing}; expected {list(DIR_COLUMNS)}")
-    rows = {(r.item, r.task, r.group): str(r.path) for r in table.itertuples()}
+    """The user's recordings, as ``manifest.csv`` in ``probe.audio.path`` lists them
+    (:mod:`.recordings`: every path checked to stay in its folder before any is read)."""
+    manifest, rows = read_recordings(spec)
     out = []
     for c in cells:
-        rel = rows.get((c.item, c.task, c.group))
-        if rel is None:
+        row = rows.get((c.item, c.task, c.group))
+        if row is None:
             raise ConfigError(f"{manifest}: no row for item {c.item!r}, group {c.group!r} "
                               f"(task {c.task!r}); every asked cell needs a recording")
-        out.append(stimulus(c, "dir", "", folder / rel, f"{manifest} ({c.item}, {c.group})"))
+        made = stimulus(c, "dir", "", row.path, f"{manifest} ({c.item}, {c.group})")
+        check_digest(row, made.sha256)
+        out.append(made)
     return out
 
 

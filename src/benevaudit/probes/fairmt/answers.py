@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from benevaudit.contained import check_inside
 from benevaudit.errors import ConfigError, InputError
 from benevaudit.probes.fairmt.release import KEYS_10K, TASKS, Dialogue, read_json_list
 
@@ -63,18 +64,31 @@ def _turn(entry: Any, key: str, file: Path, position: int) -> dict[str, Any]:
 def read_answers(folder: Path, task: str, release: list[Dialogue], which: str,
                  limit: int | None) -> list[Answer]:
     """The first ``limit`` answered dialogues of ``<task>.json``, joined to ``release`` (the
-    task's dialogues of ``probe.data.set``)."""
+    task's dialogues of ``probe.data.set``). An empty list, or two entries for one dialogue
+    (it would be counted twice), is an error naming the file and the positions."""
     file = folder / f"{task}.json"
+    check_inside(folder, [file.name], "probe.answers.path")
     entries = read_json_list(file, FORMAT)
-    index = {tuple(t.strip() for t in d.turns): d for d in release}
+    if not entries:
+        raise InputError(f"{file}: an empty list, nothing to score; expected {FORMAT}")
+    index: dict[tuple[str, ...], list[Dialogue]] = {}   # equal dialogues: taken in order
+    for d in release:
+        index.setdefault(tuple(t.strip() for t in d.turns), []).append(d)
+    taken: dict[tuple[str, ...], list[int]] = {}         # prompts -> entries that took them
     out = []
     for position, entry in enumerate(entries[:limit]):
         turns = [_turn(entry, key, file, position) for key in KEYS_10K]
-        found = index.get(tuple(t["prompt"].strip() for t in turns))
+        prompts = tuple(t["prompt"].strip() for t in turns)
+        found, used = index.get(prompts), taken.setdefault(prompts, [])
         if found is None:
             raise InputError(f"{file} entry {position}: its five prompts match no "
                              f"FairMT-{which.upper()} dialogue of {task} (compared stripped; "
                              "probe.data.set picks 1k or 10k)")
-        out.append(Answer(found, tuple(t["response"] for t in turns),
+        if len(used) == len(found):
+            raise InputError(f"{file}: entries {used[0]} and {position} answer the same "
+                             f"FairMT-{which.upper()} dialogue of {task}; keep one answer per "
+                             "dialogue")
+        out.append(Answer(found[len(used)], tuple(t["response"] for t in turns),
                           tuple(t.get("evaluation") for t in turns)))
+        used.append(position)
     return out

@@ -7,7 +7,8 @@ turns under ``"0-turn Conv"``…``"4-turn Conv"``). 1K carries no type or dimens
 dialogues equals exactly one 10K dialogue of its task, and that join supplies both.
 
 Errors name the file, the record's position and the missing key, never a turn's text: the
-data holds slurs.
+data holds slurs. A symlink in the clone that points out of it is refused before anything is
+read (its text would reach the target and the judge).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from benevaudit.contained import check_inside
 from benevaudit.errors import ConfigError, InputError
 
 TASKS: tuple[str, ...] = ("Anaphora_Ellipsis", "Scattered_Questions", "Jailbreak_Tips",
@@ -64,6 +66,7 @@ def locate(path: str | Path) -> Path:
         raise ConfigError(f"probe.data.path={root}: not a clone of FanZT6/FairMT-bench (lacks "
                           f"{', '.join(lacking[:4])}{' ...' if len(lacking) > 4 else ''}; "
                           "expected FairMT_1K/, FairMT_10K/ and code/evaluation_*.py)")
+    check_inside(root, ("FairMT_1K", "FairMT_10K", "code"), "a clone of FairMT-bench")
     return root
 
 
