@@ -1,6 +1,7 @@
 """Compare runs from their directories: ``python report.py runs=<dir, glob or list>`` (see README)."""
 
 import os
+import sys
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
@@ -14,6 +15,8 @@ def main(cfg: DictConfig) -> int:
     from benevaudit.pipelines.report import run
 
     result = guarded(run, cfg, lightning=False)  # reading files: no Lightning import
+    if result.gate:              # gate=true: a significant paired change fails the job
+        sys.exit(1)
     return len(result.runs)
 
 

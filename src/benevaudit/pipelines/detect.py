@@ -7,7 +7,8 @@ predictions.path=…``). Every run writes ``predictions.parquet`` (decisions and
 score), ``metrics.json`` (``binary/*``, ``trigger/*``, ``detect/*``, ``test/*`` where a three-way
 prediction exists), ``confusion_matrix.png``, and the bootstrap stability table and figure.
 ``flips.with=<run> flips.without=<run>`` instead compares two judge runs (Figure 4).
-``dry_run=true`` writes every request the run would send to ``requests.jsonl`` and loads no model.
+``dry_run=true`` writes every request the run would send to ``requests.jsonl`` and loads no model;
+with ``power.effect`` it also says how many dialogues per class a comparison needs.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from benevaudit.pipelines.config import completes, output_dir, run_logger, valid
 from benevaudit.outputs.detection import write_bootstrap, write_detection, write_flips
 from benevaudit.outputs.spec import FlipsSpec, StabilitySpec
 from benevaudit.outputs.inputs import write_inputs
+from benevaudit.outputs.power import PowerSpec, dry_run_power, planned_per_class
 from benevaudit.outputs.tracking import finish_logger
 from benevaudit.outputs.transfer import frame_transfer_metrics
 from benevaudit.schema import Dialogue
@@ -53,6 +55,7 @@ class DetectRun(ModelRun):
     predictions: PredictionsSpec
     bootstrap: StabilitySpec
     flips: FlipsSpec
+    power: PowerSpec
 
     @model_validator(mode="after")
     def checkpoint_readable(self) -> DetectRun:
@@ -105,6 +108,7 @@ def run(cfg: DictConfig) -> dict[str, float]:
         what = name + (f" on {len(chosen)} dialogues" if corpus_size is not None else "")
         metrics = dry.record(out, what, lambda requests: record_detector(
             run.detector, run.judges.models, chosen, run.ckpt, requests, run.predictions))
+        metrics.update(dry_run_power(run.power, planned_per_class([d.label for d in chosen])))
         write_metrics(metrics, out / "metrics.json")
         return metrics
     if corpus_size is not None:

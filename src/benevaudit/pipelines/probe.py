@@ -4,7 +4,8 @@
 Compose, validate the run spec (``ProbeRun``), build the probe from its ``probe`` block, run it
 over the target, write the run directory: ``responses.parquet``, ``metrics.json``, the probe's
 tables and figures (and what the probe wrote as it went). ``dry_run=true`` runs it against recording models and keeps only
-``requests.jsonl`` and the request counts in ``metrics.json``.
+``requests.jsonl`` and the request counts in ``metrics.json`` (with ``power.effect``, the items
+per arm a comparison needs beside them).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from benevaudit.probes.dry_run import record_probe
 from benevaudit.probes.registry import build
 from benevaudit.probes.spec import ProbeSpec, TargetSpec
 from benevaudit.pipelines.targets import audio_target_error
+from benevaudit.outputs.power import PowerSpec, dry_run_power, planned_probe_items
 from benevaudit.outputs.tracking import finish_logger
 from benevaudit.specs import PositiveInt
 
@@ -42,6 +44,7 @@ class ProbeRun(ModelRun):
     target: TargetSpec
     limit: Optional[PositiveInt]
     asr: AsrSpec
+    power: PowerSpec
 
     @model_validator(mode="after")
     def target_readable(self) -> ProbeRun:
@@ -71,6 +74,8 @@ def run(cfg: DictConfig) -> dict[str, float]:
     if dry is not None:
         metrics = dry.record(settings.run_dir, f"probe {run.probe.family}",
                              lambda _: record_probe(probe, target, settings))
+        planned = planned_probe_items(settings.run_dir / "requests.jsonl", run.probe.family)
+        metrics.update(dry_run_power(run.power, planned))
         write_metrics(metrics, settings.run_dir / "metrics.json")
         return metrics
     out, choices = settings.run_dir, group_choices()

@@ -23,14 +23,17 @@ class ReportFiles(NamedTuple):
     markdown: Path
     runs: list[Run]
     sections: list[SectionOutput]
+    gate: tuple[str, ...] = ()    # report.py gate=true: one line per significant paired change
 
 
 def build_report(roots: Sequence[Path], out: Path, title: str = "benevaudit report",
                  n_resamples: int = 1000, seed: int = 0,
-                 options: dict[str, dict[str, Any]] | None = None) -> ReportFiles:
+                 options: dict[str, dict[str, Any]] | None = None,
+                 extra: Sequence[SectionOutput] = ()) -> ReportFiles:
     """Collect the runs under ``roots`` and write runs.parquet/csv, report.html and report.md
     into ``out``. A root with no runs is an error that names it; failed runs are listed.
-    ``options`` are per-section settings by section key (``{"fairdialogue": {...}}``)."""
+    ``options`` are per-section settings by section key (``{"fairdialogue": {...}}``);
+    ``extra`` sections built from more than one run's rows (the paired comparison) come last."""
     out.mkdir(parents=True, exist_ok=True)
     runs = collect(roots, exclude=out)
     if not runs:
@@ -40,7 +43,7 @@ def build_report(roots: Sequence[Path], out: Path, title: str = "benevaudit repo
     for root in roots:                     # one listed root that holds nothing is said, not lost
         if not find_runs(root):
             context.notes.append(f"no run directories under {root}")
-    sections = render_sections(runs, context)
+    sections = [*render_sections(runs, context), *extra]
     parquet, csv = write_runs(runs_frame(runs), out)
     html_path, md_path = out / "report.html", out / "report.md"
     html_path.write_text(html_page(title, sections, runs, context.notes), encoding="utf-8")
