@@ -246,3 +246,14 @@ def test_a_bad_gold_file_stops_train_before_training_in_one_line(tmp_path, caplo
     assert "\n" not in message and SENTINEL not in message
     assert not (tmp_path / "run" / "checkpoints").exists()               # no model work
     assert SENTINEL not in caplog.text and SENTINEL not in "".join(capsys.readouterr())
+
+
+def test_each_run_records_what_ran(gold_runs):
+    import json
+
+    for task in ("train", "evaluate", "detect"):
+        saved = json.loads((gold_runs.root / "runs" / task / "run.json").read_text())
+        assert saved["entrypoint"] == task and saved["status"] == "complete", task
+        assert saved["inputs"]["data"]["files"], task
+    train = json.loads((gold_runs.root / "runs" / "train" / "run.json").read_text())
+    assert train["inputs"]["external/edos"]["kind"] == "edos"

@@ -113,3 +113,33 @@ def test_a_submitit_multirun_shares_one_cache(tmp_path) -> None:
     assert all(m["llm/requests_sent"] + m["llm/cache_hits"] == 6 for m in first)
     assert [m["llm/requests_sent"] for m in sweep("b")] == [0, 0]
     assert len(list((tmp_path / "cache" / "segments").glob("*.log"))) >= 1
+
+
+def test_redaction_hides_credentials_but_not_token_counts():
+    from benevaudit.outputs.tracking import redact
+
+    out = redact({"head_tokens": 64, "max_tokens": 150, "eos_token": "</s>", "tokenizer": "auto",
+                  "hf_token": "abc", "token": "t", "api_key": "k", "access_token": "z",
+                  "llm": {"openai_api_key": "k", "password": "p"}})
+    assert out["head_tokens"] == 64 and out["max_tokens"] == 150
+    assert out["eos_token"] == "</s>" and out["tokenizer"] == "auto"
+    assert {out[k] for k in ("hf_token", "token", "api_key", "access_token")} == {"<redacted>"}
+    assert out["llm"] == {"openai_api_key": "<redacted>", "password": "<redacted>"}
+
+
+def test_every_run_records_what_ran_in_run_json(tmp_path):
+    import json
+
+    from benevaudit.outputs.run_record import SCHEMA_VERSION, run_record, write_run_record
+
+    (tmp_path / "inputs.json").write_text(json.dumps({"data": {"kind": "edos", "files": []}}))
+    rec = run_record("evaluate", {"model": {"head_tokens": 64}, "llm": {"api_key": "sk-x"}},
+                     {"data": "edos"}, "t0", "t1", "complete")
+    path = write_run_record(tmp_path, rec)
+    saved = json.loads(path.read_text())
+    assert saved["schema_version"] == SCHEMA_VERSION and saved["entrypoint"] == "evaluate"
+    assert saved["inputs"]["data"]["kind"] == "edos"
+    assert saved["config"]["llm"]["api_key"] == "<redacted>"
+    assert saved["config"]["model"]["head_tokens"] == 64
+    assert saved["versions"]["python"] and "torch" in saved["versions"]
+    assert saved["machine"]["cpu"]["cores"] >= 1

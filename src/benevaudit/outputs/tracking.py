@@ -12,7 +12,11 @@ from typing import Any
 
 from benevaudit.outputs.spec import CsvLoggerSpec, LoggerSpec, NoLoggerSpec
 
-SECRET_KEY = re.compile(r"(api[_-]?key|token|secret|password|passwd|credential|auth)", re.I)
+# a credential's key: api_key, hf_token, token, password, …; not a count or a vocabulary entry
+# (max_tokens, head_tokens, eos_token, tokenizer)
+SECRET_KEY = re.compile(r"(api[_-]?key|secret|password|passwd|credential|authori[sz]ation|^auth$"
+                        r"|^token$|(^|[_-])(access|auth|hf|api|bearer|wandb|github|openai|"
+                        r"refresh|session|id)[_-]?token$)", re.I)
 SECRET_VALUE = re.compile(r"^(sk-|hf_|wandb_|ghp_|xox[bap]-)[A-Za-z0-9_\-]{8,}")
 
 

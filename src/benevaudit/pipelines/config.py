@@ -15,6 +15,7 @@ from omegaconf import DictConfig, OmegaConf
 
 from benevaudit.llm import request_metrics, reset_request_counts  # light: no backend imported
 from benevaudit.files import write_text_atomically
+from benevaudit.outputs.run_record import now, run_record, write_run_record
 from benevaudit.outputs.spec import LoggerBlock
 from benevaudit.outputs.tracking import build_logger
 from benevaudit.specs import ELSEWHERE, Spec
@@ -77,14 +78,32 @@ def write_metrics(metrics: dict[str, float], path: Path) -> Path:
 
 
 def completes(run: Callable[[DictConfig], R]) -> Callable[[DictConfig], R]:
-    """A pipeline's ``run`` that leaves ``_COMPLETE`` in its run directory once it returns."""
+    """A pipeline's ``run`` that leaves ``run.json`` (what ran, how it ended) and, once it
+    returns, ``_COMPLETE`` in its run directory. A run stopped by an error still records it,
+    where its directory exists."""
     @functools.wraps(run)
     def wrapped(cfg: DictConfig) -> R:
-        result = run(cfg)
+        started = now()
+        try:
+            result = run(cfg)
+        except BaseException as e:
+            record(cfg, started, "failed", type(e).__name__)
+            raise
+        record(cfg, started, "complete")
         mark_complete(run_dir(cfg))
         return result
 
     return wrapped
+
+
+def record(cfg: DictConfig, started: str, status: str, error: str | None = None) -> None:
+    """``run.json`` in the run directory, where the run got as far as making it."""
+    out = run_dir(cfg)
+    if not out.is_dir():
+        return
+    config = {k: plain(cfg[k]) for k in cfg if k != "hydra" and not OmegaConf.is_missing(cfg, k)}
+    write_run_record(out, run_record(str(cfg.get("task_name", "")), config, group_choices(),
+                                     started, now(), status, error))
 
 
 def mark_complete(out: Path) -> Path:

