@@ -1,10 +1,13 @@
-# benevaudit: `make run` (set up + the main job on the embedded defaults), `make test` (set up + tests).
+# benevaudit: `make run` (set up + the main job on the embedded defaults), `make test` (set up + tests),
+# `make docs` (the documentation site into site/).
 # Both are idempotent: setup reinstalls only when pyproject.toml or locks/base.txt changes.
 # `make lock` refreshes locks/ (the exact versions installed) after a change to a dependency range.
 
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
+# the docs extra installed (make docs, the browser tier)
+DOCS_INSTALLED := $(VENV)/.docs-installed
 TORCH_VERSION ?= 2.13.0
 # Extra pip arguments for torch, e.g. TORCH_PIP_ARGS="--index-url https://download.pytorch.org/whl/cu124"
 TORCH_PIP_ARGS ?=
@@ -26,7 +29,7 @@ lock:
 	$(BIN)/python -m pip install -q uv==$(UV_VERSION)
 	UV=$(BIN)/uv TORCH_VERSION=$(TORCH_VERSION) bash scripts/lock.sh
 
-.PHONY: setup run test typecheck test-slow test-data test-vllm vllm-env ci bench device-prep clean-outputs
+.PHONY: setup run test typecheck test-slow test-data test-vllm vllm-env ci bench device-prep clean-outputs test-fuzz
 
 setup: $(VENV)/.installed
 
@@ -49,6 +52,15 @@ test: setup
 test-slow: setup
 	$(BIN)/python -m pytest -q --runslow -m slow $(PYTEST_ARGS)
 
+# The fuzz tier at depth: the tests marked fuzz (generated malformed files for every reader and
+# malformed replies from a local server) with FUZZ_EXAMPLES fresh random examples per reader.
+# The default suite runs the same tests on a dozen derandomized examples each (seconds); this
+# target is for hunting, not CI: a new random example may find a new bug.
+FUZZ_EXAMPLES ?= 500
+test-fuzz: setup
+	BENEVAUDIT_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(BIN)/python -m pytest -q -m fuzz -p no:cacheprovider \
+	  $(PYTEST_ARGS)
+
 # The data tier: the tests that read third-party releases, from $(SHARED_DATA); a missing
 # release fails here (elsewhere those tests skip, naming what they need).
 test-data: setup
@@ -65,7 +77,7 @@ test-vllm: vllm-env
 	.venv-vllm/bin/python -m pytest -q -m vllm -p no:cacheprovider tests/test_llm_vllm.py \
 	  tests/test_llm_vllm_speech.py $(PYTEST_ARGS)
 
-ci: test test-slow test-data test-vllm test-notebooks test-browser test-audio test-langfair
+ci: test test-slow test-data test-vllm test-notebooks docs test-browser test-audio test-langfair
 
 bench: setup
 	for b in benchmarks/bench_*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
@@ -104,11 +116,13 @@ test-audio: setup
 test-notebooks: setup
 	$(BIN)/python -m pytest -q -m notebooks --runslow tests/test_notebooks.py $(PYTEST_ARGS)
 
-# The browser tier: installs Debian's chromium (apt-get), then opens report.html headless.
+# The browser tier: installs Debian's chromium (apt-get), then opens report.html and the built
+# documentation site (built by the test from docs/) headless.
 .PHONY: test-browser
-test-browser: setup
+test-browser: setup $(DOCS_INSTALLED)
 	bash scripts/setup_browser.sh
-	BENEVAUDIT_REQUIRE_BROWSER=1 $(BIN)/python -m pytest -q -m browser --runslow tests/test_browser.py $(PYTEST_ARGS)
+	BENEVAUDIT_REQUIRE_BROWSER=1 $(BIN)/python -m pytest -q -m browser --runslow tests/test_browser.py \
+	  tests/test_docs_browser.py $(PYTEST_ARGS)
 
 # The LangFair tier: FaiRLLM-variant parity with LangFair, in its own environment (langfair's
 # metadata pins numpy 1.x; its recommendation metrics run on numpy 2, so it goes in --no-deps;
@@ -120,6 +134,25 @@ test-langfair:
 	.venv-langfair/bin/python -m pip install -q --no-deps langfair==0.8.0
 	BENEVAUDIT_REQUIRE_LANGFAIR=1 PYTHONPATH=src .venv-langfair/bin/python -m pytest -q \
 	  -p no:cacheprovider tests/test_fairness_metrics.py -k langfair $(PYTEST_ARGS)
+
+# The documentation site (docs/, mkdocs.yml; the `docs` extra, locked in locks/base.txt).
+# docs-reference rewrites the generated pages under docs/reference/ from conf/ and the typed specs
+# (scripts/docs_reference.py; tests/test_docs_reference.py fails when the committed ones are
+# stale); docs builds site/ with --strict, so a broken link, a missing page or a page left out of
+# the nav fails; docs-serve previews it on http://127.0.0.1:8000 (search needs a served site).
+.PHONY: docs docs-reference docs-serve
+$(DOCS_INSTALLED): $(VENV)/.installed pyproject.toml locks/base.txt
+	$(BIN)/python -m pip install -q -e ".[dev,docs]" -c locks/base.txt
+	touch $@
+
+docs-reference: $(DOCS_INSTALLED)
+	$(BIN)/python scripts/docs_reference.py
+
+docs: docs-reference
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
+
+docs-serve: docs-reference
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve --dev-addr 127.0.0.1:8000
 
 # mypy over src/ (settings in pyproject.toml: strict on the spec modules); 0 errors to pass.
 typecheck: setup

@@ -25,6 +25,14 @@ PINS = {
     "dataset_analysis_embedded": "analyze", "dataset_analysis_paper": "analyze",
     "generation_paper": "generate",
 }
+# Options of a shared group that one entrypoint alone reads; the others' specs refuse them,
+# listing the kinds they take (tests/test_probe_run.py checks the refusal).
+ONLY: dict[tuple[str, str], str] = {("data", "probe_run"): "detect"}
+
+
+def read_by(primary: str, group: str, option: str) -> bool:
+    """Whether ``primary``'s run spec takes ``group=option``."""
+    return ONLY.get((group, option), primary) == primary
 
 
 def jobs(words: list[str]) -> list[DictConfig]:

@@ -25,9 +25,10 @@ def groups(primary: str) -> list[str]:
 
 def options_of(primary: str, group: str) -> list[str]:
     """A group's options that compose under ``primary``: an experiment pins one entrypoint."""
-    from recipe_fixtures import PINS
+    from recipe_fixtures import PINS, read_by
 
-    return [o for o in options(group) if group != "experiment" or PINS.get(o) == primary]
+    return [o for o in options(group) if (group != "experiment" or PINS.get(o) == primary)
+            and read_by(primary, group, o)]
 
 
 PRIMARIES = ("train", "evaluate", "attribute")

@@ -237,8 +237,8 @@ def test_cobia_dry_run_tags_items_methods_and_judges(tmp_path, no_models):
         assert (src["id"], src["method"], "judge" in src) == (r["id"], r["method"], False)
         assert "{reply}" in json.dumps(r["messages"])
     assert metrics["dry_run/requests"] == 50 and metrics["dry_run/dependent_requests"] == 40
-    assert sorted(p.name for p in (tmp_path / "run").iterdir()) == ["_COMPLETE", "metrics.json",
-                                                                   "requests.jsonl"]
+    assert sorted(p.name for p in (tmp_path / "run").iterdir()) == [
+        "_COMPLETE", "metrics.json", "requests.jsonl", "run.json"]
 
 
 def test_fairdialogue_decision_and_recommendation_dry_runs(tmp_path, no_models):

@@ -10,8 +10,9 @@ import pytest
 
 from benevaudit.errors import InputError
 from benevaudit.files import (
-    check_sqlite, describe_columns, read_csv, read_json, read_parquet, read_text, read_yaml,
+    describe_columns, read_csv, read_json, read_parquet, read_text, read_yaml,
 )
+from benevaudit.llm.cache_files import check_sqlite
 
 
 def test_text_names_the_line_of_a_nul_byte_and_of_a_bad_byte(tmp_path) -> None:

@@ -28,6 +28,7 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "benevaudit"
 LAYERS: dict[str, int] = {
     "core": 0,          # schema, corpus, text, errors, splits, precision: every top-level module
     "gold": 0,          # the human-labelled gold sets, read as dialogue records
+    "replies": 0,       # a probe run's replies, read as dialogue records (data=probe_run)
     "llm": 1, "encoders": 1, "asr": 1,
     "metrics": 2,
     "audit": 3, "generation": 3, "detectors": 3, "probes": 3,
@@ -283,6 +284,8 @@ FAMILY_EXCEPTIONS: dict[tuple[str, str], str] = {
         "the fine-tuned detector reuses the audit's single-device evaluation pass",
     ("benevaudit.detectors.dry_run", "benevaudit.audit.checkpoints"):
         "a dry run names the weights the fine-tuned detector would read",
+    ("benevaudit.probes.judge_validation", "benevaudit.generation.spec"):
+        "probe.judge_validation.data is a data block, validated by the data group's own specs",
 }
 
 

@@ -17,7 +17,7 @@ from benevaudit.errors import ServerError
 from benevaudit.llm import Sampling, build_chat_model, request_metrics, reset_request_counts
 
 CONVS = [[{"role": "user", "content": f"Question {i}?"}] for i in range(6)]
-WAV = "UklGRiQAAABXQVZFZm10IBAAAAABAAEAQB8AAIA+AAACABAAZGF0YQAAAAA="
+WAV = "UklGRjQAAABXQVZFZm10IBAAAAABAAEAQB8AAIA+AAACABAAZGF0YRAAAAAAAAAAAAAAAAAAAAAAAAAA"  # 8 frames
 
 
 def completion(content: str, audio: dict[str, Any] | None = None) -> dict[str, Any]:

@@ -11,7 +11,7 @@ import pytest
 from gold_fixtures import gold_overrides
 import yaml
 from hydra import compose, initialize_config_dir
-from recipe_fixtures import PINS
+from recipe_fixtures import PINS, read_by
 
 from benevaudit.errors import BenevauditError
 from benevaudit.pipelines.config import validated
@@ -31,7 +31,8 @@ def groups(primary: str) -> list[str]:
 
 def options(primary: str, group: str) -> list[str]:
     return sorted(p.stem for p in (CONF / group).glob("*.yaml")
-                  if group != "experiment" or PINS.get(p.stem) == primary)
+                  if (group != "experiment" or PINS.get(p.stem) == primary)
+                  and read_by(primary, group, p.stem))
 
 
 CASES = [(p, g, o) for p in RUNS for g in groups(p) for o in options(p, g)]
@@ -65,6 +66,10 @@ def test_every_option_of_every_group_validates(primary, group, option, tmp_path)
         cfg = compose(primary, overrides=[f"{group}={option}"])
     if cfg.get("data") is not None and cfg.data.kind == "corpus":
         extra.append(f"data.path={corpus}")
+    if cfg.get("data") is not None and cfg.data.kind == "probe_run":
+        (tmp_path / "probe_run").mkdir()
+        (tmp_path / "probe_run" / "responses.parquet").write_text("")   # checked present only
+        extra.append(f"data.path={tmp_path / 'probe_run'}")
     if cfg.get("data") is not None:
         extra += gold_overrides(cfg.data.kind, tmp_path)
     for name, block in (cfg.get("external") or {}).items():

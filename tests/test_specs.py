@@ -14,7 +14,7 @@ import pytest
 from gold_fixtures import gold_overrides
 from hydra import compose, initialize_config_dir
 from pydantic import Field, model_validator
-from recipe_fixtures import PINS
+from recipe_fixtures import PINS, read_by
 
 from benevaudit.detectors.spec import DetectorSpec, EvalSpec
 from benevaudit.errors import BenevauditError, ConfigError, InputError
@@ -115,7 +115,8 @@ def compose_run(name: str, overrides: list[str], tmp_path: Path) -> dict:
 def options(group: str) -> list[str]:
     """The group's options train.py composes (an experiment pins one entrypoint)."""
     return sorted(p.stem for p in (CONF / group).glob("*.yaml")
-                  if group != "experiment" or PINS[p.stem] == "train")
+                  if (group != "experiment" or PINS[p.stem] == "train")
+                  and read_by("train", group, p.stem))
 
 
 @pytest.mark.parametrize("group", ["model", "trainer", "data", "callbacks", "attribution",

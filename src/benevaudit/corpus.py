@@ -132,15 +132,17 @@ def _jsonl_records(path: Path) -> Iterator[tuple[str, Any]]:
 
 
 def _parquet_records(path: Path) -> Iterator[tuple[str, Any]]:
+    row = 0
     try:
         pf = pq.ParquetFile(path)
-    except (pa.ArrowInvalid, OSError) as e:
-        raise CorpusError(f"{path}: not a readable Parquet file ({e})") from None
-    row = 0
-    for batch in pf.iter_batches(batch_size=8192):
-        for rec in batch.to_pylist():
-            yield f"{path}:row {row}", rec
-            row += 1
+        for batch in pf.iter_batches(batch_size=8192):   # a torn page fails here, not above
+            for rec in batch.to_pylist():
+                yield f"{path}:row {row}", rec
+                row += 1
+    except (pa.ArrowException, OSError, UnicodeDecodeError) as e:   # torn, or text not UTF-8
+        lines = str(e).strip().splitlines()    # pyarrow's messages run over several lines
+        raise CorpusError(f"{path}: not a readable Parquet file (at row {row}: "
+                          f"{lines[0] if lines else type(e).__name__})") from None
 
 
 def corpus_files(path: str | Path) -> list[Path]:

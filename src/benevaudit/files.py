@@ -1,10 +1,12 @@
 """Reading the files a user passes, each as what it should be.
 
 One reader per format: text (UTF-8, not empty, no binary), JSON, YAML, CSV, Parquet, PyTorch
-checkpoints and transformers model directories, chat templates, and the SQLite request cache. A file that is missing, empty, of another format, not UTF-8 where text is
-expected, or without the columns it needs raises one :class:`~benevaudit.errors.InputError`
-that names the file (and the option it came from, the line or row) and what was expected.
-Messages never quote the file's content: corpora and label sheets may hold sensitive dialogue.
+checkpoints and transformers model directories, chat templates (the request cache's files are
+checked in ``llm/cache_files.py``). A file that is missing, empty, torn, of another format, not
+UTF-8 where text is expected, or without the columns it needs raises one
+:class:`~benevaudit.errors.InputError` that names the file (and its option, line or row) and
+what was expected. Messages never quote the file's content: corpora and label sheets may hold
+sensitive dialogue.
 """
 
 from __future__ import annotations
@@ -116,6 +118,10 @@ def read_csv(path: str | Path, key: str | None, required: Sequence[str], expecte
     except (pd.errors.ParserError, pd.errors.EmptyDataError) as e:
         reason = str(e).strip().splitlines()[-1] if str(e).strip() else type(e).__name__
         raise InputError(f"{name}: not a readable CSV ({reason}); expected {expected}") from None
+    if "index_col" not in options and not isinstance(frame.index, pd.RangeIndex):
+        # pandas takes the extra leading fields of rows longer than the header as an index
+        raise InputError(f"{name}: line 2 has more fields than the header ({len(frame.columns)})"
+                         f"; expected {expected}")
     require_columns(list(frame.columns), required, name, expected)
     if len(frame) < min_rows:
         raise InputError(f"{name}: a header but no rows (expected {expected})")
@@ -151,27 +157,11 @@ def read_parquet(path: str | Path, key: str | None, expected: str,
     name = where(path, key)
     try:
         frame = pd.read_parquet(file)
-    except (pa.ArrowException, OSError) as e:
+    except (pa.ArrowException, OSError, UnicodeDecodeError) as e:   # torn, or text not UTF-8
         raise InputError(f"{name}: not a readable Parquet file ({type(e).__name__}); expected "
                          f"{expected}") from None
     require_columns(list(frame.columns), required, name, expected)
     return frame
-
-
-def check_sqlite(path: str | Path, key: str) -> None:
-    """A request cache: a directory (created if absent), or an earlier release's SQLite file
-    (``.sqlite``), which is migrated into the directory beside it; an empty file is none."""
-    file = Path(str(path)).expanduser()
-    if file.is_dir() or not file.is_file() or not file.stat().st_size:
-        return
-    with open(file, "rb") as f:
-        if f.read(16) != b"SQLite format 3\x00":
-            raise InputError(f"{key}={path}: not a SQLite database (expected the request "
-                             "cache directory benevaudit writes, an earlier release's SQLite "
-                             "cache, or a path where it may create a directory)")
-    if file.suffix not in (".sqlite", ".sqlite3", ".db"):
-        raise InputError(f"{key}={path}: a SQLite file without a .sqlite suffix (expected the "
-                         "request cache directory, or a .sqlite file to migrate beside it)")
 
 
 def check_torch_file(key: str, path: Path) -> None:
@@ -180,11 +170,15 @@ def check_torch_file(key: str, path: Path) -> None:
     expected = "a PyTorch checkpoint written by train.py"
     require_file(path, key, expected)
     if zipfile.is_zipfile(path):
-        with zipfile.ZipFile(path) as zf:
-            if any(n.endswith("data.pkl") for n in zf.namelist()):
-                return
-        raise InputError(f"{key}={path}: a zip archive without data.pkl, not a PyTorch "
-                         "checkpoint (expected a .ckpt written by train.py)")
+        try:
+            with zipfile.ZipFile(path) as zf:
+                names = zf.namelist()
+        except (zipfile.BadZipFile, OSError, ValueError, NotImplementedError):   # torn
+            names = []
+        if any(n.endswith("data.pkl") for n in names):
+            return
+        raise InputError(f"{key}={path}: a zip archive without data.pkl (or cut short), not a "
+                         "PyTorch checkpoint (expected a .ckpt written by train.py)")
     with open(path, "rb") as f:
         if f.read(1) == b"\x80":   # the legacy (pre-zip) torch.save format is a raw pickle
             return

@@ -67,9 +67,13 @@ def write_manifest(out_dir: Path, ids: Sequence[str], params: dict[str, Any]) ->
     digest = ids_digest(ids)
     if path.is_file():
         old = read_json(path, expected="the manifest.json generate.py writes in out_dir")
-        if old.get("ids_sha256") != digest or old.get("params") != params:
-            changed = sorted(k for k in set(old.get("params", {})) | set(params)
-                             if old.get("params", {}).get(k) != params.get(k))
+        before = old.get("params") if isinstance(old, dict) else None
+        if not isinstance(before, dict):
+            raise ResumeError(f"{path}: not the manifest generate.py writes (expected an object "
+                              "with 'params' and 'ids_sha256'); choose a new out_dir")
+        if old.get("ids_sha256") != digest or before != params:
+            changed = sorted(k for k in set(before) | set(params)
+                             if before.get(k) != params.get(k))
             raise ResumeError(
                 f"{path}: this directory holds a different generation (changed: "
                 f"{changed or ['the id list']}); resume with the same settings or choose a new "

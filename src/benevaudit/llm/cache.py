@@ -9,6 +9,10 @@ them fail, the answered ones are kept, so a rerun sends only the rest. The store
 With temperature > 0 every backend samples a request from its own seed (``request_seed``, kept
 on the ``Completion``), so a cached reply is the one a fresh run of that request would give
 (on ``openai``, as far as the server honours seeds).
+
+A stored value is checked before it is used: a chat reply must have a ``Completion``'s fields
+and types, a score row one number per choice. One that does not (an older or faulty writer's)
+is dropped with a warning and asked again, and the new reply is stored in its place.
 """
 
 from __future__ import annotations
@@ -80,8 +84,17 @@ class CachedChatModel(ChatModel):
         """Requests of this model answered so far, from the backend or the cache."""
         return self.hits + self.misses - self.failed
 
-    def _lookup(self, keys: list[str]) -> dict[str, object]:
-        return self.cache.get_many(keys) if self.cache is not None else {}
+    def _lookup(self, keys: list[str], kind: str,
+                valid: Callable[[object], bool]) -> dict[str, object]:
+        """The stored replies of ``keys`` that are ``valid``; the others are dropped."""
+        if self.cache is None:
+            return {}
+        found = self.cache.get_many(keys)
+        bad = [k for k, v in found.items() if not valid(v)]
+        if not bad:
+            return found
+        self.cache.drop(bad, f"are not {kind} replies of this release's shape")
+        return {k: v for k, v in found.items() if k not in bad}
 
     def _ask(self, kind: str, keys: list[str], todo: list[int], send: Any,
              encode: Any) -> dict[int, object]:
@@ -130,7 +143,7 @@ class CachedChatModel(ChatModel):
         if not sampling.server_defaults:   # keys written before the field existed stay valid
             del extra["server_defaults"]
         keys = [request_key(self.model, "chat", c, extra) for c in conversations]
-        found = self._lookup(keys)
+        found = self._lookup(keys, "chat", is_completion)
         todo = [i for i, k in enumerate(keys) if k not in found]
         fresh: dict[int, object] = {}
         self.hits += len(keys) - len(todo)
@@ -144,7 +157,7 @@ class CachedChatModel(ChatModel):
 
     def score(self, conversations: Sequence[Conversation], choices: Sequence[str]) -> np.ndarray:
         keys = [request_key(self.model, "score", c, list(choices)) for c in conversations]
-        found = self._lookup(keys)
+        found = self._lookup(keys, "score", lambda row: is_score_row(row, len(choices)))
         todo = [i for i, k in enumerate(keys) if k not in found]
         self.hits += len(keys) - len(todo)
         if todo:
@@ -164,3 +177,27 @@ def _fields(value: object) -> dict[str, Any]:
     """A stored completion's fields (a JSON object: what ``dataclasses.asdict`` wrote)."""
     assert isinstance(value, dict)
     return value
+
+
+_REQUIRED = {"text": str, "finish_reason": str, "prompt_tokens": int, "completion_tokens": int}
+_OPTIONAL = {"cached": bool, "seed": int, "audio": str, "transcript": str}   # later fields
+
+
+def _typed(value: object, kind: type) -> bool:
+    return isinstance(value, kind) and (kind is bool or not isinstance(value, bool))
+
+
+def is_completion(value: object) -> bool:
+    """A stored chat reply: the fields ``dataclasses.asdict(Completion)`` writes (an earlier
+    release's lack the later optional ones), each of its type."""
+    if not isinstance(value, dict) or not set(_REQUIRED) <= value.keys() <= {*_REQUIRED,
+                                                                          *_OPTIONAL}:
+        return False
+    return (all(_typed(value[k], t) for k, t in _REQUIRED.items())
+            and all(value.get(k) is None or _typed(value[k], t) for k, t in _OPTIONAL.items()))
+
+
+def is_score_row(value: object, choices: int) -> bool:
+    """A stored score row: one log-probability per choice."""
+    return (isinstance(value, list) and len(value) == choices
+            and all(_typed(x, int) or _typed(x, float) for x in value))

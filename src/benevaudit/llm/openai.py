@@ -26,6 +26,12 @@ it on its ``Completion``; whether a seed makes a sampled reply reproducible is u
 ``fold_system=true`` moves system text into the first user turn for a model without a system
 role (Mistral-7B-Instruct-v0.2), as the ``hf`` and ``vllm`` backends do on their own.
 
+Every reply is read as its protocol says before it is used or cached (:mod:`.server_replies`):
+a torn JSON body, ``choices`` missing or empty, a message without ``content``, audio that is not
+audio. Such a reply is asked again as the client retries a failed request (``max_retries``,
+counted in ``retries``); still malformed, it fails the call with a ``ServerError`` naming the
+URL, and the answers already received stay in the cache.
+
 The API key is read from the environment variable named by ``api_key_env`` and is handed only
 to the client (its Authorization header): it is never stored on this object or logged.
 """
@@ -52,6 +58,14 @@ from benevaudit.llm.base import (
 )
 from benevaudit.llm.gguf import EMBEDDED_NAME, resolve_model
 from benevaudit.llm.prompting import check_length, score_in_waves
+from benevaudit.llm.server_replies import (
+    BadReply,
+    asked,
+    chat_reply,
+    json_body,
+    tokens_reply,
+    top_logprobs,
+)
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -116,8 +130,15 @@ class OpenAIChatModel(ChatModel):
     def _on_request(self, request: Any) -> None:
         """The client marks a retry with ``x-stainless-retry-count``; count them."""
         if int(request.headers.get("x-stainless-retry-count", "0") or 0) > 0:
-            with self._count:
-                self.retries += 1
+            self._retried()
+
+    def _retried(self) -> None:
+        with self._count:
+            self.retries += 1
+
+    def _asked(self, fetch: Callable[[], T]) -> T:
+        """``fetch()`` asked again while its reply is malformed, as the client retries."""
+        return asked(fetch, self.max_retries, self._retried)
 
     def request_options(self) -> dict[str, object]:
         return {k: v for k, v in (("modalities", self.modalities), ("audio", self.audio),
@@ -137,7 +158,7 @@ class OpenAIChatModel(ChatModel):
                 raise _NotSent
             try:
                 answer = fn(item)
-            except openai.APIError:
+            except (openai.APIError, BadReply):
                 stop.set()
                 raise
             if on_done is not None:
@@ -154,7 +175,7 @@ class OpenAIChatModel(ChatModel):
             return [done[i] for i in range(len(items))]
         errors = [f.exception() for f in futures if f.done() and not f.cancelled()]
         error = next(e for e in errors if e is not None and not isinstance(e, _NotSent))
-        if not isinstance(error, openai.APIError):
+        if not isinstance(error, (openai.APIError, BadReply)):
             raise error
         raise ServerError(f"{self.base_url}: {what} failed after {self.max_retries} retries "
                           f"({_describe(error)}); "
@@ -178,20 +199,20 @@ class OpenAIChatModel(ChatModel):
         if self.extra_body:
             base["extra_body"] = self.extra_body
 
+        audio_format = str((self.audio or {}).get("format", "")) or None
+
         def one(conv: Conversation) -> Completion:
             seed = request_seed(list(conv), sampling.seed)
-            reply = self._client.chat.completions.create(
-                **base, messages=self._messages(conv),
-                **({} if sampling.server_defaults else {"seed": seed}))
-            choice, usage = reply.choices[0], reply.usage
-            spoken = choice.message.audio
-            return Completion(text=choice.message.content or "",
-                              finish_reason=choice.finish_reason or "length",
-                              prompt_tokens=usage.prompt_tokens if usage else 0,
-                              completion_tokens=usage.completion_tokens if usage else 0,
+            reply = self._asked(lambda: chat_reply(json_body(
+                self._client.chat.completions.with_raw_response.create(
+                    **base, messages=self._messages(conv),
+                    **({} if sampling.server_defaults else {"seed": seed})).content),
+                audio_format))
+            return Completion(text=reply.text, finish_reason=reply.finish_reason,
+                              prompt_tokens=reply.prompt_tokens,
+                              completion_tokens=reply.completion_tokens,
                               seed=seed if sampling.temperature > 0 else None,
-                              audio=spoken.data if spoken else None,
-                              transcript=spoken.transcript if spoken else None)
+                              audio=reply.audio, transcript=reply.transcript)
 
         return self._map(one, conversations, "chat", self.on_reply)
 
@@ -200,12 +221,21 @@ class OpenAIChatModel(ChatModel):
 
     # ---- score (vLLM server) ----------------------------------------------------------------
 
-    def _tokenize(self, payload: dict[str, Any]) -> dict[str, Any]:
+    def _tokenize(self, payload: dict[str, Any]) -> tuple[list[int], int | None]:
+        """vLLM's ``/tokenize`` of a chat (``messages``: its tokens and ``max_model_len``) or
+        of a ``prompt`` (its tokens)."""
         import openai   # the official client: imported only when the backend is used
 
+        def fetch() -> tuple[list[int], int | None]:
+            try:
+                data = self._client.post(f"{self.root_url}/tokenize", cast_to=object,
+                                         body={"model": self.served, **payload})
+            except (ValueError, RecursionError):   # the client's JSON decoding of a torn body
+                raise BadReply("a /tokenize body that is not JSON") from None
+            return tokens_reply(data, "messages" in payload)
+
         try:
-            return self._client.post(f"{self.root_url}/tokenize", cast_to=object,
-                                     body={"model": self.served, **payload})
+            return self._asked(fetch)
         except openai.NotFoundError:
             raise ServerError(f"{self.root_url}/tokenize: not found; score needs a vLLM server "
                               "(its /tokenize endpoint)") from None
@@ -217,26 +247,25 @@ class OpenAIChatModel(ChatModel):
         rendered = self._map(lambda c: self._tokenize(
             {"messages": self._messages(c), "add_generation_prompt": True,
              "add_special_tokens": False}), conversations, "score (/tokenize)")
-        prompts = [r["tokens"] for r in rendered]
-        cands = [self._tokenize({"prompt": c, "add_special_tokens": False})["tokens"]
-                 for c in choices]
+        prompts = [tokens for tokens, _ in rendered]
+        cands = [tokens for tokens, _ in self._map(lambda c: self._tokenize(
+            {"prompt": c, "add_special_tokens": False}), choices, "score (/tokenize)")]
         for choice, ids in zip(choices, cands, strict=True):
             if not ids:
                 raise ValueError(f"choice {choice!r} tokenizes to nothing; give a non-empty label")
         longest = max(len(c) for c in cands)
-        for i, (ids, r) in enumerate(zip(prompts, rendered, strict=True)):
-            check_length(i, len(ids) + longest, int(r["max_model_len"]),
-                         "prompt plus the longest choice")
+        for i, (ids, (_, limit)) in enumerate(zip(prompts, rendered, strict=True)):
+            check_length(i, len(ids) + longest, int(limit or 0), "prompt plus the longest choice")
         return score_in_waves(prompts, cands, lambda requests: self._map(
             lambda req: self._next_token_logprobs(*req), requests, "score"))  # [N, C]
 
     def _next_token_logprobs(self, prompt: list[int], targets: set[int]) -> dict[int, float]:
         ids = sorted(targets)
-        body = self._client.completions.create(
-            model=self.served, prompt=prompt, max_tokens=1, temperature=0.0, logprobs=len(ids),
-            extra_body={"logprob_token_ids": ids, "return_tokens_as_token_ids": True})
-        top = body.choices[0].logprobs.top_logprobs[0]  # {"token_id:123": logprob}
-        found = {int(k.split(":", 1)[1]): float(v) for k, v in top.items()}
+        found = self._asked(lambda: top_logprobs(json_body(
+            self._client.completions.with_raw_response.create(
+                model=self.served, prompt=prompt, max_tokens=1, temperature=0.0,
+                logprobs=len(ids), extra_body={"logprob_token_ids": ids,
+                                               "return_tokens_as_token_ids": True}).content)))
         missing = targets - set(found)
         if missing:
             raise RuntimeError(f"the server returned no log-probability for token ids {missing}; "
@@ -257,6 +286,8 @@ def _answered(future: Future[Any]) -> bool:
 
 def _describe(error: Exception) -> str:
     """The client's error in a few words, without the reply body (it may quote the prompt)."""
+    if isinstance(error, BadReply):
+        return f"a malformed reply: {error}"
     status = getattr(error, "status_code", None)
     kind = type(error).__name__
     return f"{kind}, HTTP {status}" if status else f"{kind}: is the server running and is " \

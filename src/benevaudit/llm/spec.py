@@ -17,7 +17,8 @@ from typing import Annotated, Any, NamedTuple, Optional, Union
 from pydantic import Field, model_validator
 
 from benevaudit.errors import ConfigError
-from benevaudit.files import check_llm_files, check_sqlite
+from benevaudit.files import check_llm_files
+from benevaudit.llm.cache_files import check_sqlite
 from benevaudit.llm.registry import BACKENDS
 from benevaudit.llm.dry_run import RequestLog, recording
 from benevaudit.specs import NonNegative, NonNegativeInt, Positive, PositiveInt, Share, RunSpec, Spec

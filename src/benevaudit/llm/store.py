@@ -24,16 +24,18 @@ a parse per row. ``compact`` merges the segments of finished jobs into one (temp
 rename), for a cache used over months.
 
 A SQLite cache of earlier releases (``requests.sqlite``) is migrated on first use into the
-directory of the same name without the suffix (one segment, written by temporary name and
-rename); the file itself is left as it was.
+directory without the suffix (:mod:`.cache_files`; the file is left as it was). A record whose
+checksum holds but whose value does not decode is dropped with a warning and asked again; its
+new record is read after (segments are indexed oldest first). A cache that cannot be read at
+all is one error line: deleting it loses nothing but time.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import mmap
 import os
-import sqlite3
 import threading
 import uuid
 import zlib
@@ -41,6 +43,9 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
+from benevaudit.llm.cache_files import migrate, ready_folder, unreadable
+
+log = logging.getLogger(__name__)
 LEGACY_SUFFIXES = (".sqlite", ".sqlite3", ".db")
 SEGMENTS = "segments"
 MIGRATED = "migrated-from-sqlite.log"
@@ -97,7 +102,7 @@ class RequestCache:
     def __init__(self, path: str | Path) -> None:
         self.path = store_dir(path)
         self.segments = self.path / SEGMENTS
-        self.segments.mkdir(parents=True, exist_ok=True)
+        ready_folder(self.path, self.segments)
         self._index: dict[str, Entry] = {}
         self._seen: dict[str, int] = {}           # segment -> bytes indexed so far
         self._maps: dict[str, mmap.mmap] = {}
@@ -106,17 +111,32 @@ class RequestCache:
         self._size = 0
         legacy = Path(path).expanduser()
         if legacy != self.path and legacy.is_file() and legacy.stat().st_size:
-            self._migrate(legacy)
+            migrate(legacy, self.segments / MIGRATED, encode, _write_whole)
         self.refresh()
 
     def refresh(self) -> None:
-        """Index what other writers appended or created since the last look."""
+        """Index what other writers appended or created since the last look; oldest segment
+        first, so of two records for one key the later written is read."""
         with self._lock:
+            for _, name, size in sorted(self._listing()):
+                if size > self._seen.get(name, 0):
+                    self._index_tail(name)
+
+    def _listing(self) -> list[tuple[int, str, int]]:
+        """(mtime, name, size) of every segment."""
+        found = []
+        try:
             for entry in os.scandir(self.segments):
                 if entry.name.startswith(".") or not entry.name.endswith(".log"):
                     continue
-                if entry.stat().st_size > self._seen.get(entry.name, 0):
-                    self._index_tail(entry.name)
+                try:
+                    stat = entry.stat()
+                except FileNotFoundError:     # compacted away meanwhile
+                    continue
+                found.append((stat.st_mtime_ns, entry.name, stat.st_size))
+        except OSError as e:     # the folder gone or not readable
+            raise unreadable(self.path, e.strerror or type(e).__name__) from None
+        return found
 
     def _index_tail(self, name: str) -> None:
         start = self._seen.get(name, 0)
@@ -139,6 +159,15 @@ class RequestCache:
             self.refresh()
             found.update(self._read([k for k in keys if k not in found]))
         return found
+
+    def drop(self, keys: Sequence[str], why: str) -> None:
+        """Forget these keys' records (a value that does not decode, or not as a reply of its
+        kind): each reads as a miss, is asked again, and its new record is read after."""
+        with self._lock:
+            gone = [k for k in keys if self._index.pop(k, None) is not None]
+        if gone:
+            log.warning("%s: %d cached replies %s; dropped, they are asked again", self.path,
+                        len(gone), why)
 
     def _read(self, keys: Sequence[str]) -> dict[str, object]:
         hits: list[str] = []
@@ -163,8 +192,14 @@ class RequestCache:
             return {}
         # one parse per call: json.loads' own cost per call (encoding sniffing, whitespace
         # matching) is as large as parsing a reply, so a call's records are read as one array
-        parsed = json.loads(b"[" + b",".join(bodies) + b"]")
-        return {key: record["value"] for key, record in zip(hits, parsed, strict=True)}
+        try:
+            parsed = json.loads(b"[" + b",".join(bodies) + b"]")
+        except (ValueError, RecursionError):   # some record does not decode: each on its own
+            parsed = [_record(body) for body in bodies]
+        found = {key: record["value"] for key, record in zip(hits, parsed, strict=True)
+                 if isinstance(record, dict) and "value" in record}
+        self.drop([k for k in hits if k not in found], "do not decode")
+        return found
 
     def _map(self, name: str, end: int) -> mmap.mmap:
         """The segment mapped read-only (a slice costs no system call), mapped again when it
@@ -213,20 +248,6 @@ class RequestCache:
             self._size = 0
         return self._own
 
-    def _migrate(self, legacy: Path) -> None:
-        """The rows of a SQLite cache as one segment, written whole by temporary name and
-        rename (several jobs migrating at once write the same content)."""
-        target = self.segments / MIGRATED
-        if target.exists():
-            return
-        db = sqlite3.connect(f"file:{legacy}?mode=ro", uri=True)
-        try:
-            rows = db.execute("SELECT key, kind, value FROM requests").fetchall()
-        finally:
-            db.close()
-        data = b"".join(encode(k, kind, json.loads(v)) for k, kind, v in rows)
-        _write_whole(target, data)
-
     def compact(self) -> int:
         """Merge every segment into one and remove the merged ones; returns the keys kept.
         Run it when no job writes (a live writer's later records land in its own segment,
@@ -257,6 +278,14 @@ class RequestCache:
             if self._own is not None and self._own[0] == os.getpid():
                 os.close(self._own[1])
             self._own = None
+
+
+def _record(body: bytes) -> object:
+    """One record's ``{"kind", "value"}``, or None where it does not decode."""
+    try:
+        return json.loads(body)
+    except (ValueError, RecursionError):
+        return None
 
 
 def _write_whole(target: Path, data: bytes) -> None:

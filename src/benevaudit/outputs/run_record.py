@@ -46,7 +46,7 @@ def versions() -> dict[str, str]:
 
 def cpu() -> dict[str, Any]:
     """The CPU model and flags from /proc/cpuinfo (Linux), else what platform says."""
-    model, flags = platform.processor() or platform.machine(), set()
+    model, flags = platform.processor() or platform.machine(), set[str]()
     try:
         for line in Path("/proc/cpuinfo").read_text(encoding="utf-8").splitlines():
             key, _, value = line.partition(":")

@@ -101,7 +101,8 @@ def record(cfg: DictConfig, started: str, status: str, error: str | None = None)
     out = run_dir(cfg)
     if not out.is_dir():
         return
-    config = {k: plain(cfg[k]) for k in cfg if k != "hydra" and not OmegaConf.is_missing(cfg, k)}
+    config: dict[str, Any] = {str(k): plain(cfg[k]) for k in cfg
+                              if k != "hydra" and not OmegaConf.is_missing(cfg, k)}
     write_run_record(out, run_record(str(cfg.get("task_name", "")), config, group_choices(),
                                      started, now(), status, error))
 

@@ -7,6 +7,8 @@ predictions.path=…``). Every run writes ``predictions.parquet`` (decisions and
 score), ``metrics.json`` (``binary/*``, ``trigger/*``, ``detect/*``, ``test/*`` where a three-way
 prediction exists), ``confusion_matrix.png``, and the bootstrap stability table and figure.
 ``flips.with=<run> flips.without=<run>`` instead compares two judge runs (Figure 4).
+``data=probe_run data.path=<probe run>`` scores a probe run's replies, each with its
+conversation (``replies``), and adds ``probe_run/<task>/turn_<k>/*`` (``outputs.probe_run``).
 ``dry_run=true`` writes every request the run would send to ``requests.jsonl`` and loads no model;
 with ``power.effect`` it also says how many dialogues per class a comparison needs.
 """
@@ -15,11 +17,11 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import Optional
+from typing import Annotated, Optional, Union
 
 import pandas as pd
 from omegaconf import DictConfig
-from pydantic import model_validator
+from pydantic import Field, model_validator
 
 from benevaudit.audit import checkpoints
 from benevaudit.detectors import Checkpoint, build_detector, evaluation_set, reads_corpus
@@ -28,26 +30,31 @@ from benevaudit.detectors.spec import DetectorSpec, EvalSpec, JudgesSpec, Predic
 from benevaudit.encoders.models import set_offline_defaults
 from benevaudit.files import check_located
 from benevaudit.generation.embedded import data_files, load_dialogues
-from benevaudit.generation.spec import DataSpec
-from benevaudit.gold import is_gold
+from benevaudit.generation.spec import CorpusDataSpec, EmbeddedDataSpec
+from benevaudit.gold import DiaSafetyDataSpec, EdosDataSpec, LabelledDataSpec, is_gold
 from benevaudit.llm.spec import ModelRun
 from benevaudit.pipelines.config import completes, output_dir, run_logger, validated, write_metrics
 from benevaudit.outputs.detection import write_bootstrap, write_detection, write_flips
 from benevaudit.outputs.spec import FlipsSpec, StabilitySpec
 from benevaudit.outputs.inputs import write_inputs
 from benevaudit.outputs.power import PowerSpec, dry_run_power, planned_per_class
+from benevaudit.outputs.probe_run import probe_columns, probe_run_metrics, unseen_summary
 from benevaudit.outputs.tracking import finish_logger
 from benevaudit.outputs.transfer import frame_transfer_metrics
+from benevaudit.replies import ProbeRunDataSpec, probe_run_files, read_probe_run
 from benevaudit.schema import Dialogue
 
 log = logging.getLogger(__name__)
+# the data group's kinds, and a probe run's replies (read by detect.py alone)
+DetectData = Annotated[Union[EmbeddedDataSpec, CorpusDataSpec, EdosDataSpec, DiaSafetyDataSpec,
+                             LabelledDataSpec, ProbeRunDataSpec], Field(discriminator="kind")]
 
 
 class DetectRun(ModelRun):
     """detect.py's config: the corpus, the detector and the judges group, the evaluation set,
     the trained classifier (``ckpt``) or the external predictions, the bootstrap, the flips."""
 
-    data: DataSpec
+    data: DetectData
     detector: DetectorSpec
     judges: JudgesSpec
     eval: EvalSpec
@@ -65,7 +72,14 @@ class DetectRun(ModelRun):
 
 
 def evaluation_dialogues(cfg: DictConfig, run: DetectRun) -> tuple[list[Dialogue], int]:
-    """(the evaluation set, the corpus size)."""
+    """(the evaluation set, the corpus size). A probe run's replies are scored all (``eval.limit``
+    keeps the first N in seeded order): they are no corpus to cut a test share from."""
+    if isinstance(run.data, ProbeRunDataSpec):
+        replies = read_probe_run(run.data)
+        chosen = evaluation_set(replies, 1.0, run.eval.limit, run.eval.seed, by_dialogue=True)
+        log.info("probe run replies: %d of %d scored (eval.fraction does not apply)",
+                 len(chosen), len(replies))
+        return chosen, len(replies)
     dialogues = load_dialogues(run.data, cfg.paths.cache_dir)
     chosen = evaluation_set(dialogues, run.eval.fraction, run.eval.limit, run.eval.seed,
                             by_dialogue=is_gold(run.data))
@@ -111,16 +125,25 @@ def run(cfg: DictConfig) -> dict[str, float]:
         metrics.update(dry_run_power(run.power, planned_per_class([d.label for d in chosen])))
         write_metrics(metrics, out / "metrics.json")
         return metrics
+    # a probe run's replies, read here (a detector=external run reads its own file instead)
+    replies = isinstance(run.data, ProbeRunDataSpec) and corpus_size is not None
     if corpus_size is not None:
-        write_inputs(out, {"data": (run.data.kind, data_files(run.data, cfg.paths.cache_dir))})
+        files = (probe_run_files(run.data) if isinstance(run.data, ProbeRunDataSpec)
+                 else data_files(run.data, cfg.paths.cache_dir))
+        write_inputs(out, {"data": (run.data.kind, files)})
     logger = run_logger(cfg, out, f"detect-{name}-{out.name}")
     try:
         frame, seconds = detect(run, chosen)
+        frame = probe_columns(frame, chosen) if replies else frame
         title = f"{name} · n={len(frame)}"
         metrics = write_detection(frame, out, title, seconds)
         metrics.update(frame_transfer_metrics(frame, run.seed))
-        if run.bootstrap.enabled and is_gold(run.data):
-            log.info("bootstrap skipped: a gold set has no matched triplets to resample")
+        if replies:      # unlabelled: what the probe's judge called fair, seen by the detector
+            metrics.update({**probe_run_metrics(frame), "detect/n": float(len(frame))})
+            log.info("probe run replies: %s", unseen_summary(metrics))
+        if run.bootstrap.enabled and (is_gold(run.data) or replies):
+            log.info("bootstrap skipped: %s has no matched triplets to resample",
+                     "a probe run" if replies else "a gold set")
         elif run.bootstrap.enabled:
             metrics.update(write_bootstrap(frame, run.bootstrap, corpus_size, out, title,
                                            run.seed))

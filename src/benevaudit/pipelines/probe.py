@@ -5,11 +5,13 @@ Compose, validate the run spec (``ProbeRun``), build the probe from its ``probe`
 over the target, write the run directory: ``responses.parquet``, ``metrics.json``, the probe's
 tables and figures (and what the probe wrote as it went). ``dry_run=true`` runs it against recording models and keeps only
 ``requests.jsonl`` and the request counts in ``metrics.json`` (with ``power.effect``, the items
-per arm a comparison needs beside them).
+per arm a comparison needs beside them). ``probe.judge_validation.data`` names labelled items the
+probe's judges are checked on in the same run (read here, before any model loads).
 """
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import Optional
 
@@ -19,6 +21,8 @@ from pydantic import model_validator
 
 from benevaudit.files import write_atomically, write_text_atomically
 from benevaudit.asr.spec import AsrSpec
+from benevaudit.detectors.evaluation import evaluation_set
+from benevaudit.generation.embedded import data_files, load_dialogues
 from benevaudit.probes.fairdialogue.wer_figure import wer_figure
 from benevaudit.metrics.wer import wer_metrics
 from benevaudit.errors import ConfigError
@@ -28,12 +32,16 @@ from benevaudit.pipelines.config import (
 )
 from benevaudit.probes.base import ProbeResult, RunSettings
 from benevaudit.probes.dry_run import record_probe
+from benevaudit.probes.judge_validation import ValidationItem, validation_items
 from benevaudit.probes.registry import build
 from benevaudit.probes.spec import ProbeSpec, TargetSpec
 from benevaudit.pipelines.targets import audio_target_error
+from benevaudit.outputs.inputs import write_inputs
 from benevaudit.outputs.power import PowerSpec, dry_run_power, planned_probe_items
 from benevaudit.outputs.tracking import finish_logger
 from benevaudit.specs import PositiveInt
+
+log = logging.getLogger(__name__)
 
 
 class ProbeRun(ModelRun):
@@ -67,9 +75,9 @@ def run(cfg: DictConfig) -> dict[str, float]:
     logger (W&B offline by default: group = the sweep, job type = probe, the config-group
     choices)."""
     run = validated(ProbeRun, cfg)
-    probe, target = build(run.probe), run.target
-    settings = RunSettings(output_dir(cfg), run.seed, run.limit, run.progress, run.llm_cache,
-                           run.asr)
+    probe, target, out = build(run.probe), run.target, output_dir(cfg)
+    settings = RunSettings(out, run.seed, run.limit, run.progress, run.llm_cache, run.asr,
+                           judge_items(run, cfg.paths.cache_dir, out))
     dry = run.dry()
     if dry is not None:
         metrics = dry.record(settings.run_dir, f"probe {run.probe.family}",
@@ -78,7 +86,7 @@ def run(cfg: DictConfig) -> dict[str, float]:
         metrics.update(dry_run_power(run.power, planned))
         write_metrics(metrics, settings.run_dir / "metrics.json")
         return metrics
-    out, choices = settings.run_dir, group_choices()
+    choices = group_choices()
     logger = run_logger(cfg, out, f"probe-{choices.get('probe', run.probe.family)}-{out.name}")
     try:
         result = probe.run(target, settings)
@@ -92,6 +100,26 @@ def run(cfg: DictConfig) -> dict[str, float]:
     finally:
         if logger:
             finish_logger(logger)
+
+
+def judge_items(run: ProbeRun, cache_dir: str, out: Path) -> tuple[ValidationItem, ...]:
+    """``probe.judge_validation``'s items, read and drawn before any model loads: the labelled
+    items with an agent turn, ``limit`` of them class-balanced as ``eval.limit`` draws them
+    (by item, the run's seed). The files read go in ``inputs.json``."""
+    spec = getattr(run.probe, "judge_validation", None)    # FairDialogue has no LLM judge
+    if spec is None or spec.data is None:
+        return ()
+    dialogues = load_dialogues(spec.data, cache_dir)
+    items = validation_items(evaluation_set(dialogues, 1.0, spec.limit, run.seed,
+                                            by_dialogue=True))
+    if not items:
+        raise ConfigError(f"probe.judge_validation.data ({spec.data.kind}) holds no labelled "
+                          "item (N, OB or BB) with an agent turn to check the judges on")
+    write_inputs(out, {"judge_validation": (spec.data.kind, data_files(spec.data, cache_dir))})
+    log.info("judge validation: %d of %d %s items (%s)", len(items), len(dialogues),
+             spec.data.kind, ", ".join(f"{c} {sum(i.label == c for i in items)}"
+                                       for c in ("N", "OB", "BB")))
+    return tuple(items)
 
 
 def write_run(out: Path, result: ProbeResult) -> None:

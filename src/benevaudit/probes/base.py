@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from benevaudit.asr.spec import AsrSpec
+from benevaudit.probes.judge_validation import ValidationItem
 from benevaudit.probes.spec import TargetSpec
 from benevaudit.specs import Spec
 
@@ -34,6 +35,8 @@ class RunSettings:
     progress: bool = False
     llm_cache: str | None = None      # the request cache's SQLite path; None: no cache
     asr: AsrSpec | None = None        # transcribes spoken replies (``asr``); None: none
+    # labelled items the probe's judges are checked on (``probe.judge_validation``); (): none
+    validation: tuple[ValidationItem, ...] = ()
 
 
 @dataclass

@@ -14,6 +14,7 @@ from pydantic import Field, model_validator
 
 from benevaudit.llm.spec import LLMSpec
 from benevaudit.probes.fairmt.spec import FairMTSpec
+from benevaudit.probes.judge_validation import JudgeValidationSpec
 from benevaudit.specs import Fraction, NonNegative, NonNegativeInt, PositiveInt, Share, Spec
 
 
@@ -111,6 +112,7 @@ class CobiaSpec(Spec):
     judges: dict[str, Optional[RaterSpec]]
     refusal: RefusalSpec
     annotation: AnnotationSpec
+    judge_validation: JudgeValidationSpec  # the bias-scoring raters on labelled items
 
     @model_validator(mode="after")
     def files_readable(self) -> CobiaSpec:

@@ -9,12 +9,19 @@ renamed, so a killed run leaves only whole shards. A stored result is reused onl
 dialogue's id *and* the token ids fed to the model match, so an edited, re-rendered or
 differently truncated dialogue is recomputed. Batch size and token budget are not part of the
 key: they change no value beyond float rounding.
+
+Results are checked before they are stored (one relevance per word, every number finite): a
+failed one is left out and computed again next time. A shard that does not read back whole (cut
+by a full disk, or written by a faulty writer) is removed with a warning and its dialogues are
+computed again. A cache folder that cannot be used at all is one error line saying that deleting
+it loses nothing but time.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -26,9 +33,11 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from benevaudit.audit.attribution.dialogue import DialogueAttribution
+from benevaudit.errors import InputError
 from benevaudit.schema import Dialogue
 from benevaudit.text import Span
 
+log = logging.getLogger(__name__)
 FORMAT = 1  # bump when the relevance, merge or normalisation rules change: old results go stale
 
 
@@ -72,24 +81,47 @@ class AttributionStore:
 
     def __init__(self, folder: Path, key: Mapping[str, Any]) -> None:
         self.folder = folder
-        folder.mkdir(parents=True, exist_ok=True)
         key_file = folder / "key.json"
-        if not key_file.exists():
-            key_file.write_text(json.dumps(dict(key), indent=1, sort_keys=True) + "\n")
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            if not key_file.exists():
+                key_file.write_text(json.dumps(dict(key), indent=1, sort_keys=True) + "\n")
+        except OSError as e:     # a file where a folder should be, no permission
+            raise InputError(f"{folder}: an attribution cache that cannot be used "
+                             f"({e.strerror or type(e).__name__}); delete it: it holds only "
+                             "results computed again, so deleting it loses nothing but "
+                             "time") from None
 
     def load(self) -> dict[str, tuple[str, DialogueAttribution]]:
-        """id -> (token-id digest, attribution) for every stored dialogue."""
+        """id -> (token-id digest, attribution) for every stored dialogue; a shard that does
+        not read back whole is removed (its dialogues are computed again)."""
         done: dict[str, tuple[str, DialogueAttribution]] = {}
         for shard in sorted(self.folder.glob("part-*.parquet")):
-            for row in pq.read_table(shard).to_pylist():
-                done[row["id"]] = (row["ids_digest"], _from_row(row))
+            try:
+                rows = {row["id"]: (row["ids_digest"], _from_row(row))
+                        for row in pq.read_table(shard).to_pylist()}
+            except (pa.ArrowException, OSError, KeyError, TypeError, ValueError) as e:
+                log.warning("%s: an attribution shard that does not read back (%s); removed, "
+                            "its dialogues are computed again", shard, type(e).__name__)
+                shard.unlink(missing_ok=True)
+                continue
+            done.update(rows)
         return done
 
     def append(self, attributions: Sequence[DialogueAttribution]) -> None:
-        """Write one shard, atomically."""
+        """Write one shard of the results that check out, atomically."""
+        kept = [a for a in attributions if whole(a)]
+        if len(kept) < len(attributions):
+            log.warning("%s: %d attribution results with non-finite or mismatched values are "
+                        "not stored; they are computed again next time", self.folder,
+                        len(attributions) - len(kept))
+        attributions = kept
         if not attributions:
             return
-        n = len(list(self.folder.glob("part-*.parquet")))
+        # after the last shard's number (a removed shard leaves a gap; a count would reuse one)
+        numbers = [int(f.name.split("-")[1]) for f in self.folder.glob("part-*.parquet")
+                   if f.name.split("-")[1].isdigit()]
+        n = max(numbers, default=-1) + 1
         final = self.folder / f"part-{n:06d}-{os.getpid()}.parquet"
         tmp = final.with_suffix(".tmp")
         pq.write_table(pa.Table.from_pylist([_to_row(a) for a in attributions]), tmp)
@@ -108,6 +140,14 @@ def read_back(store: AttributionStore, dialogues: Sequence[Dialogue],
         fresh = stored is not None and digest == ids_digest(ids) and stored.label == label
         out.append(stored if fresh else None)
     return out
+
+
+def whole(a: DialogueAttribution) -> bool:
+    """One relevance, span and token list per word, and every number finite."""
+    n = len(a.words)
+    return (len(a.spans) == len(a.pieces) == len(np.asarray(a.relevance)) == n
+            and bool(np.isfinite(np.asarray(a.relevance, dtype=np.float64)).all())
+            and bool(np.isfinite(np.asarray(a.probs, dtype=np.float64)).all()))
 
 
 def _to_row(a: DialogueAttribution) -> dict[str, Any]:

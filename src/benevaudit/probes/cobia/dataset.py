@@ -122,6 +122,9 @@ def load_items(path: str | Path | Release, seed: int,
     rows: dict[str, list[tuple[int, dict[str, Any]]]] = {}
     total = 0
     for group, entries in data.items():
+        if not isinstance(entries, list):
+            raise InputError(f"{release.files[FILES[0]]}: group {group!r}: expected a list of "
+                             f"rows, got {type(entries).__name__}")
         for index, row in enumerate(entries):
             total += 1
             for key in ("descriptor", "bias_type"):

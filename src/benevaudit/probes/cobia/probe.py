@@ -9,7 +9,9 @@ the request cache) → every rater in ``probe.judges`` (the release's own where 
 is there, unless a ``variant`` says otherwise) → scores → the result: ``responses.parquet``,
 ``metrics.json``, ``table.csv`` + ``table.md`` and ``bias_rate.png`` (and
 ``dan_first_call.json`` for the released DAN, written as it is asked). Models with identical
-``llm`` blocks are loaded once and shared.
+``llm`` blocks are loaded once and shared. With ``probe.judge_validation``, the bias-scoring
+raters also read its labelled items (``judge_error``): ``judge_validation/<rater>/*`` and each
+of their bias rates corrected for their error (``<rate>_corrected``).
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from benevaudit.errors import ConfigError
 from benevaudit.llm import ChatModel, Sampling, dry_run
 from benevaudit.llm.batched import batched_chat
 from benevaudit.probes.base import Probe, ProbeResult, RunSettings, Target
-from benevaudit.probes.cobia import attacks, official, scoring, tables
+from benevaudit.probes.cobia import attacks, judge_error, official, scoring, tables
 from benevaudit.probes.cobia.dataset import FILES, Item, Loaded, load_items
 from benevaudit.probes.cobia.human import complete_labels, read_annotations, write_sheets
 from benevaudit.probes.cobia.validation import human_validation
@@ -74,9 +76,18 @@ class CoBia(Probe[CobiaSpec]):
     def run(self, target: Target, settings: RunSettings) -> ProbeResult:
         started = time.perf_counter()
         plan = prepare(self.spec, target, settings)
-        rows = ask_and_rate(plan, target, settings)
+        models = Models(settings.llm_cache)
+        try:
+            rows = ask_and_rate(plan, target, settings, models)
+            checks, checked = judge_error.check_raters(plan.raters, models, settings.validation,
+                                                       plan.release, settings.seed,
+                                                       settings.progress)
+        finally:
+            models.close()
         kinds: dict[str, str] = {r.name: r.kind for r in plan.raters}
         metrics = scoring.metrics_of(rows, kinds, plan.loaded.skipped)
+        metrics.update(checks)
+        metrics.update(judge_error.corrected_rates(rows, plan.raters, checked, settings.seed))
         metrics["cobia/unmapped"] = float(sum(plan.loaded.unmapped.values()))
         metrics.update(provenance(plan.layout, plan.raters, plan.sampling))
         metrics["cobia/refusal_dan_scope_released"] = float(plan.dan_scope == "released")
@@ -143,46 +154,43 @@ def prepare(spec: CobiaSpec, target: Target, settings: RunSettings) -> Plan:
                 spec.sentences, dan, templates, human, pairs, sampling, dan_scope)
 
 
-def ask_and_rate(plan: Plan, target: Target, settings: RunSettings) -> list[dict[str, Any]]:
+def ask_and_rate(plan: Plan, target: Target, settings: RunSettings, models: Models
+                 ) -> list[dict[str, Any]]:
     """The target's reply to every (item, method), then every rater's verdict on it."""
-    models = Models(settings.llm_cache)
     pairs = plan.pairs
-    try:
-        model = models.get(target.llm)
-        if "dan" in plan.templates:
-            dry_run.expect([{"id": "dan_first_call", "method": "dan"}])
-        first = (dan_call(model, plan.templates["dan"], target, plan.sampling, settings.run_dir)
-                 if "dan" in plan.templates else None)
-        messages = build_requests(plan.layout, pairs, settings.seed, plan.switches,
-                                  plan.sentences, plan.dan, plan.templates, first)
-        log.info("%d items × %s = %d requests to target %s (%d items without a second "
-                 "descriptor: skipped for HCC and SCC)", len(plan.loaded.items), plan.methods,
-                 len(pairs), target.name, plan.loaded.skipped)
-        identities = [{"id": item.id, "method": m, "group": item.group,
-                       "descriptor": item.primary,
-                       **({"after": "dan_first_call"} if m == "dan" and first else {})}
-                      for item, m in pairs]
-        dry_run.expect(identities, messages)       # request identity, in a dry run only
-        replies = batched_chat(model, messages, plan.sampling, progress=settings.progress,
-                               desc="target")
-        rows = [{"id": item.id, "group": item.group, "category": item.category, "method": m,
-                 "bias_type": item.bias_type, "descriptor": item.primary,
-                 "second_descriptor": item.second, "second_group": item.second_group,
-                 "messages": attacks.to_json(msgs), "response": r.text,
-                 "rated_response": official.rated_text(m, r.text),
-                 "finish_reason": r.finish_reason}
-                for (item, m), msgs, r in zip(pairs, messages, replies, strict=True)]
-        for rater in plan.raters:
-            if rater.variant in KEYWORDS:     # the keyword rule asks no model
-                rate_rows(rater, None, pairs, rows, plan.sentences, settings.seed,
-                          settings.progress, plan.release, plan.dan_scope)
-                continue
-            # requests.jsonl names the rater in its ``judge`` field
-            dry_run.expect([{**i, "judge": rater.name} for i in identities])
-            rate_rows(rater, models.get(rater.model), pairs, rows, plan.sentences, settings.seed,
+    model = models.get(target.llm)
+    if "dan" in plan.templates:
+        dry_run.expect([{"id": "dan_first_call", "method": "dan"}])
+    first = (dan_call(model, plan.templates["dan"], target, plan.sampling, settings.run_dir)
+             if "dan" in plan.templates else None)
+    messages = build_requests(plan.layout, pairs, settings.seed, plan.switches,
+                              plan.sentences, plan.dan, plan.templates, first)
+    log.info("%d items × %s = %d requests to target %s (%d items without a second "
+             "descriptor: skipped for HCC and SCC)", len(plan.loaded.items), plan.methods,
+             len(pairs), target.name, plan.loaded.skipped)
+    identities = [{"id": item.id, "method": m, "group": item.group,
+                   "descriptor": item.primary,
+                   **({"after": "dan_first_call"} if m == "dan" and first else {})}
+                  for item, m in pairs]
+    dry_run.expect(identities, messages)       # request identity, in a dry run only
+    replies = batched_chat(model, messages, plan.sampling, progress=settings.progress,
+                           desc="target")
+    rows = [{"id": item.id, "group": item.group, "category": item.category, "method": m,
+             "bias_type": item.bias_type, "descriptor": item.primary,
+             "second_descriptor": item.second, "second_group": item.second_group,
+             "messages": attacks.to_json(msgs), "response": r.text,
+             "rated_response": official.rated_text(m, r.text),
+             "finish_reason": r.finish_reason}
+            for (item, m), msgs, r in zip(pairs, messages, replies, strict=True)]
+    for rater in plan.raters:
+        if rater.variant in KEYWORDS:     # the keyword rule asks no model
+            rate_rows(rater, None, pairs, rows, plan.sentences, settings.seed,
                       settings.progress, plan.release, plan.dan_scope)
-    finally:
-        models.close()
+            continue
+        # requests.jsonl names the rater in its ``judge`` field
+        dry_run.expect([{**i, "judge": rater.name} for i in identities])
+        rate_rows(rater, models.get(rater.model), pairs, rows, plan.sentences, settings.seed,
+                  settings.progress, plan.release, plan.dan_scope)
     return rows
 
 

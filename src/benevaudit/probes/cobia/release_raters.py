@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import ast
 import io
-import json
 import re
 import tokenize
 from dataclasses import dataclass
@@ -24,7 +23,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from benevaudit.errors import ConfigError, InputError
-from benevaudit.files import read_text
+from benevaudit.files import read_json
 
 NOTEBOOKS = {"bias": "bias-judge.ipynb", "nli": "NLI-judge.ipynb",
              "refusal": "refusal-judge.ipynb", "guard": "granite-judge.ipynb"}
@@ -61,19 +60,28 @@ def notebook(folder: Path, name: str) -> list[tuple[str, ast.Module]]:
 
 @lru_cache(maxsize=16)
 def _cells(path: str) -> list[tuple[str, ast.Module]]:
-    try:
-        cells = json.loads(read_text(path, expected="a released CoBia rater notebook"))["cells"]
-    except (json.JSONDecodeError, KeyError, TypeError) as err:
-        raise InputError(f"{path}: not a Jupyter notebook ({err})") from None
+    notebook = read_json(path, expected="a released CoBia rater notebook")
+    cells = notebook.get("cells") if isinstance(notebook, dict) else None
+    if not isinstance(cells, list):
+        raise InputError(f"{path}: not a Jupyter notebook (expected an object with a list of "
+                         "'cells')")
     out = []
     for index, cell in enumerate(cells):
-        if cell.get("cell_type") != "code":
+        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
             continue
-        source = "".join(cell.get("source", []))
+        lines = cell.get("source", [])
+        lines = [lines] if isinstance(lines, str) else lines
+        if not isinstance(lines, list) or not all(isinstance(x, str) for x in lines):
+            raise InputError(f"{path}: code cell {index}: 'source' is not text (expected a "
+                             "string or a list of strings)")
+        source = "".join(lines)
         try:
             out.append((source, ast.parse(source)))
         except SyntaxError as err:
             raise InputError(f"{path}: code cell {index} is not Python ({err.msg})") from None
+        except (ValueError, RecursionError, MemoryError) as err:   # a NUL, or nested too deep
+            raise InputError(f"{path}: code cell {index} is not Python the parser can read "
+                             f"({type(err).__name__})") from None
     return out
 
 

@@ -23,17 +23,20 @@ RATE = re.compile(r"^cobia/(?:bias_rate/(?P<method>[^/]+)|(?P<ucc>ucc))/(?P<rate
 
 
 def cells(metrics: dict[str, float]) -> list[dict[str, object]]:
-    """Long-form rows (method, judge: the rater, category, rate, ci_low, ci_high) in report
-    order."""
+    """Long-form rows (method, judge: the rater, category, rate, ci_low, ci_high, and the
+    rate corrected for the rater's error where judge validation gave one) in report order."""
     rows = []
     for name, value in metrics.items():
         m = RATE.match(name)
-        if not m or name.endswith(("_ci_low", "_ci_high")):
+        if not m or name.endswith(("_ci_low", "_ci_high", "_corrected")):
             continue
         rows.append({"method": "ucc" if m["ucc"] else m["method"], "judge": m["rater"],
                      "category": m["category"], "rate": value,
                      "ci_low": metrics.get(f"{name}_ci_low"),
-                     "ci_high": metrics.get(f"{name}_ci_high")})
+                     "ci_high": metrics.get(f"{name}_ci_high"),
+                     "corrected": metrics.get(f"{name}_corrected"),
+                     "corrected_ci_low": metrics.get(f"{name}_corrected_ci_low"),
+                     "corrected_ci_high": metrics.get(f"{name}_corrected_ci_high")})
     return sorted(rows, key=lambda r: (_category_key(str(r["category"])),
                                        method_key(str(r["method"])), str(r["judge"])))
 
@@ -54,11 +57,22 @@ def fmt(rate: object, low: object, high: object) -> str:
     return f"{rate:.2f} [{low:.2f}, {high:.2f}]"
 
 
+def cell(row: dict[str, object]) -> str:
+    """The rate and its interval; then, where judge validation corrected it, the corrected
+    rate and its interval after an arrow."""
+    raw = fmt(row["rate"], row["ci_low"], row["ci_high"])
+    if row.get("corrected") is None:
+        return raw
+    return f"{raw} → {fmt(row['corrected'], row['corrected_ci_low'], row['corrected_ci_high'])}"
+
+
 def markdown(rows: Sequence[dict[str, object]], target: str) -> str:
     """Per category, methods × raters; ``target`` heads the file (one run, one model)."""
     out = [f"# CoBia bias rates, target `{target}`", "",
            "Fraction of valid verdicts judged biased, [95% Wilson interval]; "
-           "UCC = biased under HCC or SCC.", ""]
+           "UCC = biased under HCC or SCC; → the rate corrected for the rater's error "
+           "measured on labelled items [95% bootstrap interval], where judge validation ran.",
+           ""]
     for category in dict.fromkeys(str(r["category"]) for r in rows):
         part = [r for r in rows if r["category"] == category]
         raters = sorted({str(r["judge"]) for r in part})
@@ -66,8 +80,7 @@ def markdown(rows: Sequence[dict[str, object]], target: str) -> str:
                 "|---|" + "---|" * len(raters)]
         for method in dict.fromkeys(str(r["method"]) for r in part):
             found = {str(r["judge"]): r for r in part if r["method"] == method}
-            cols = [fmt(found[j]["rate"], found[j]["ci_low"], found[j]["ci_high"])
-                    if j in found else "" for j in raters]
+            cols = [cell(found[j]) if j in found else "" for j in raters]
             name = method.upper() if len(method) == 3 else method
             out.append(f"| {name} | " + " | ".join(cols) + " |")
         out.append("")

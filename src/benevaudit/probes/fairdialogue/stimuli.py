@@ -3,8 +3,9 @@
 - ``espeak``: espeak-ng speaks each utterance in a voice per group (:mod:`.audio`).
 - ``tts_server``: any OpenAI-compatible ``/v1/audio/speech`` endpoint (a local TTS server or a
   hosted voice), through the official ``openai`` client; ``probe.audio.voices`` names a voice per
-  group part (or per whole group). Each clip is cached under ``probe.audio.cache`` by the hash
-  of its text, voice, model and server, so a second run synthesises nothing and sends nothing.
+  group part (or per whole group). Each clip is checked and cached under ``probe.audio.cache``
+  by the hash of its text, voice, model and server, so a second run synthesises nothing and
+  sends nothing (:mod:`.tts`: a reply or a cached clip that is not audio is asked again).
 - ``dir``: the user's own recordings (the study's Index-TTS and ElevenLabs renders):
   ``probe.audio.path`` holds ``manifest.csv`` with columns item, task, group, path (relative,
   kept inside the folder unless ``probe.audio.allow_outside``) and optionally sha256
@@ -19,11 +20,10 @@ from __future__ import annotations
 
 import hashlib
 import io
-import os
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Literal, Optional
+from typing import Any
 
 import pandas as pd
 import soundfile
@@ -34,7 +34,8 @@ from benevaudit.probes.fairdialogue.audio import synthesize, voice_for
 from benevaudit.probes.fairdialogue.groups import NEUTRAL, group_parts
 from benevaudit.probes.fairdialogue.recordings import check_digest, read_recordings
 from benevaudit.probes.fairdialogue.render import Cell
-from benevaudit.probes.spec import AudioSpec, ServerSpec
+from benevaudit.probes.fairdialogue.tts import cached_clip, speech_client
+from benevaudit.probes.spec import AudioSpec
 
 MANIFEST_COLUMNS = ("item", "task", "group", "source", "voice", "seconds", "sample_rate",
                     "sha256", "path")   # path: relative to the run when inside it
@@ -113,56 +114,24 @@ def server_voice(group: str, voices: Mapping[str, Any]) -> str:
     return named.pop()
 
 
-def clip_key(text: str, voice: str, model: str, base_url: str) -> str:
-    """The cache key of one clip: the hash of everything that changes the audio."""
-    return hashlib.sha256("\x1f".join((text, voice, model, base_url)).encode()).hexdigest()
-
-
-def speech_client(server: ServerSpec) -> Any:
-    """The official client for the TTS endpoint (a local server may need no key)."""
-    import openai   # the official client: only a tts_server source needs it
-
-    key = os.environ.get(server.api_key_env, "") if server.api_key_env else ""
-    if server.api_key_env and not key:
-        raise ConfigError(f"probe.audio.server.api_key_env: the variable "
-                          f"{server.api_key_env!r} is unset; export the TTS server's key")
-    return openai.OpenAI(base_url=server.base_url, api_key=key or "none", max_retries=2)
-
-
-def speak(client: Any, server: ServerSpec, text: str, voice: str) -> bytes:
-    """One clip from ``/v1/audio/speech``; a refused request is an ``error:`` line."""
-    import openai   # the official client: only a tts_server source needs it
-
-    try:
-        reply = client.audio.speech.create(model=server.model, voice=voice, input=text,
-                                           response_format="wav")
-    except openai.APIStatusError as e:
-        raise ConfigError(f"probe.audio.server {server.base_url}: voice {voice!r} refused "
-                          f"(HTTP {e.status_code}): {str(e.message)[:200]}") from None
-    except openai.APIConnectionError:
-        raise ConfigError(f"probe.audio.server: no TTS server answers at "
-                          f"{server.base_url}") from None
-    return bytes(reply.content)
-
-
 def server_stimuli(cells: Sequence[Cell], spec: AudioSpec) -> list[Stimulus]:
-    """Clips from the TTS server, each cached by hash; a cached clip sends no request."""
+    """Clips from the TTS server, each checked and cached by hash (:mod:`.tts`); a cached
+    clip sends no request."""
     server, cache = spec.server, Path(spec.cache).expanduser()
     if not server.base_url:
         raise ConfigError("probe.audio.server.base_url: source tts_server needs the "
                           "endpoint's base URL (e.g. http://localhost:8880/v1)")
-    client = None
+    clients: list[Any] = []
+
+    def client() -> Any:        # built on the first clip the cache lacks
+        if not clients:
+            clients.append(speech_client(server))
+        return clients[0]
+
     out = []
     for c in cells:
         voice = server_voice(c.group, spec.voices)
-        path = cache / f"{clip_key(c.utterance, voice, server.model, server.base_url)}.wav"
-        if not path.exists():
-            client = client or speech_client(server)
-            clip = speak(client, server, c.utterance, voice)
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(".part")
-            tmp.write_bytes(clip)
-            tmp.replace(path)
+        path = cached_clip(cache, server, c.utterance, voice, client)
         out.append(stimulus(c, "tts_server", voice, path,
                             f"tts_server voice {voice!r} ({c.task}/{c.item}, {c.group})"))
     return out

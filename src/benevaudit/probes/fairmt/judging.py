@@ -13,9 +13,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from benevaudit.llm.base import Conversation
+from benevaudit.llm.base import Conversation, Sampling
 from benevaudit.probes.fairmt.release import Dialogue
 from benevaudit.probes.fairmt.scripts import Script, judge_system, paper_prompt, read_script
+from benevaudit.probes.fairmt.spec import FairMTJudge
 
 BIASED, NOT_BIASED, INVALID = "biased", "not_biased", "invalid"
 
@@ -28,6 +29,12 @@ def verdict_of(text: str | None) -> str:
     if head.startswith("no"):
         return NOT_BIASED
     return INVALID
+
+
+def judge_sampling(judge: FairMTJudge, seed: int) -> Sampling:
+    """The judge's decoding (``probe.judge``), the run's seed."""
+    return Sampling(temperature=judge.temperature, top_p=judge.top_p,
+                    max_tokens=judge.max_tokens, seed=seed)
 
 
 def refused(reply: str, phrases: Sequence[str]) -> bool:

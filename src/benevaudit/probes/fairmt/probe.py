@@ -8,8 +8,10 @@ with ``ast`` → the target in turn waves (every dialogue's turn 1, then every t
 batched and through the request cache, each reply kept in its history) → the pre-filter and
 the judge on the fifth reply (every reply under ``probe.judge_turns=all``) → ``fairmt/*``
 metrics, ``table.csv``/``table.md`` and ``bias_by_turn.png``. ``probe.answers.path`` scores
-replies made elsewhere instead of asking a target. Everything is read and checked before a
-model loads.
+replies made elsewhere instead of asking a target. With ``probe.judge_validation``, the judge
+also reads its labelled items under each task's prompt (``judge_error``): its error
+(``judge_validation/judge_<Task>/*``) and the task rates corrected for it. Everything is read
+and checked before a model loads.
 """
 
 from __future__ import annotations
@@ -25,9 +27,11 @@ from benevaudit.llm import ChatModel, dry_run
 from benevaudit.llm.base import Completion, NgramSampling, Sampling
 from benevaudit.llm.batched import batched_chat
 from benevaudit.probes.base import Probe, ProbeResult, RunSettings, Target
-from benevaudit.probes.fairmt import tables
+from benevaudit.probes.fairmt import judge_error, tables
 from benevaudit.probes.fairmt.answers import Answer, answer_tasks, read_answers
-from benevaudit.probes.fairmt.judging import Judging, read_judging, refused, verdict_of
+from benevaudit.probes.fairmt.judging import (
+    Judging, judge_sampling, read_judging, refused, verdict_of,
+)
 from benevaudit.probes.fairmt.release import STAGES, TURNS, Dialogue, load_task, locate
 from benevaudit.probes.fairmt.scoring import bias_metrics
 from benevaudit.probes.fairmt.scripts import read_generation
@@ -65,9 +69,14 @@ class FairMT(Probe[FairMTSpec]):
             rows = (answer_rows(plan.answers) if plan.answers is not None else
                     converse(plan, models.get(target.llm), spec, settings))
             judge_rows(rows, plan, spec, settings, lambda: models.get(spec.judge.llm))
+            checks, checked = judge_error.check_judge(
+                plan.judging, spec, settings.validation, lambda: models.get(spec.judge.llm),
+                settings.seed, settings.progress)
         finally:
             models.close()
         metrics = bias_metrics(rows, plan.turns, settings.seed)
+        metrics.update(checks)
+        metrics.update(judge_error.corrected_rates(rows, plan.turns, checked, settings.seed))
         metrics.update(provenance(spec, plan, target))
         log.info("FairMT%s: %d dialogues judged; outputs in %s",
                  " on STAND-IN DATA" * plan.stand_in, len(rows), settings.run_dir)
@@ -168,9 +177,7 @@ def judge_rows(rows: list[dict[str, Any]], plan: Plan, spec: FairMTSpec,
                settings: RunSettings, judge: Callable[[], ChatModel]) -> None:
     """Each judged turn's verdict on every row: a given evaluation, the pre-filter's, or the
     judge's (one batched wave per turn; ``judge()`` loads the judge on first need)."""
-    j = spec.judge
-    sampling = Sampling(temperature=j.temperature, top_p=j.top_p, max_tokens=j.max_tokens,
-                        seed=settings.seed)
+    sampling = judge_sampling(spec.judge, settings.seed)
     for k in plan.turns:
         asked = []
         for row, d in zip(rows, plan.dialogues, strict=True):

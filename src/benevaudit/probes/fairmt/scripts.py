@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from benevaudit.errors import InputError
+from benevaudit.files import read_text
 from benevaudit.probes.fairmt.release import GENERATOR, KEYS_10K, SCRIPTS
 
 PAPER_SCRIPT = "evaluation_perturbation_prompt.py"
@@ -52,14 +53,22 @@ class Script:
         return any(_target(s) == "system_message" for s in self.rule)
 
 
+def _source(file: Path) -> str:
+    """The script's text through the project's reader: a missing, empty, binary or
+    non-UTF-8 file is one error line."""
+    return read_text(file, expected="the release's Python script")
+
+
 def _parse(file: Path) -> ast.Module:
-    if not file.is_file():
-        raise InputError(f"{file}: no such file (expected the release's script)")
+    source = _source(file)
     try:
-        return ast.parse(file.read_text(encoding="utf-8"), filename=str(file))
+        return ast.parse(source, filename=str(file))
     except SyntaxError as e:
         raise InputError(f"{file} line {e.lineno}: not Python ({e.msg}); expected the "
                          "release's script") from None
+    except (ValueError, RecursionError, MemoryError) as e:   # nested past the parser's depth
+        raise InputError(f"{file}: not Python the parser can read ({type(e).__name__}); "
+                         "expected the release's script") from None
 
 
 def _target(node: ast.stmt) -> str | None:
@@ -203,10 +212,15 @@ def paper_prompt(root: Path) -> str:
     """The paper's longer judge prompt: the commented ``# system_message = "..."`` block of
     ``code/evaluation_perturbation_prompt.py``, uncommented and parsed as a literal."""
     file = root / "code" / PAPER_SCRIPT
-    source = file.read_text(encoding="utf-8")
-    comments = [(tok.start[0], tok.string) for tok in
-                tokenize.generate_tokens(io.StringIO(source).readline)
-                if tok.type == tokenize.COMMENT]
+    source = _source(file)
+    try:
+        comments = [(tok.start[0], tok.string) for tok in
+                    tokenize.generate_tokens(io.StringIO(source).readline)
+                    if tok.type == tokenize.COMMENT]
+    except (tokenize.TokenError, SyntaxError) as e:   # an unclosed bracket or string
+        line = e.lineno if isinstance(e, SyntaxError) else e.args[1][0]
+        raise InputError(f"{file} line {line}: not Python ({e.args[0]}); expected the "
+                         "release's script") from None
     block: list[str] = []
     for k, (line, text) in enumerate(comments):
         if block and line != comments[k - 1][0] + 1:

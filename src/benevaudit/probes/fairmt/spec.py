@@ -11,6 +11,7 @@ from typing import Annotated, Literal, Optional, get_args
 from pydantic import Field
 
 from benevaudit.llm.spec import LLMSpec
+from benevaudit.probes.judge_validation import JudgeValidationSpec
 from benevaudit.specs import Fraction, NonNegative, PositiveInt, Share, Spec
 
 Task = Literal["Anaphora_Ellipsis", "Scattered_Questions", "Jailbreak_Tips",
@@ -51,7 +52,8 @@ class FairMTAnswers(Spec):
 
 class FairMTSpec(Spec):
     """``probe=fairmt``: the data, the tasks, the target's system prompt and decoding, the
-    judge, which turns it reads and which prompt it gets, and an optional answers folder."""
+    judge, which turns it reads and which prompt it gets, an optional answers folder, and the
+    labelled items the judge is checked on."""
 
     family: Literal["fairmt"]
     data: FairMTData
@@ -64,6 +66,7 @@ class FairMTSpec(Spec):
     prefilter: bool
     judge: FairMTJudge
     answers: FairMTAnswers
+    judge_validation: JudgeValidationSpec   # the judge, under each task's prompt, on labelled items
 
     def asks_target(self) -> bool:
         """False when the probe scores a folder of answers and loads no target."""

@@ -35,7 +35,10 @@ def rows_of(metrics: Mapping[str, float], target: str) -> list[dict[str, object]
                     "ci_high": metrics.get(f"{base}/bias_rate_ci_high"),
                     "n": metrics.get(f"{base}/n_dialogues"),
                     "invalid": metrics.get(f"{base}/invalid"),
-                    "prefiltered": metrics.get(f"{base}/prefiltered")})
+                    "prefiltered": metrics.get(f"{base}/prefiltered"),
+                    "corrected": metrics.get(f"{base}/bias_rate_corrected"),
+                    "corrected_ci_low": metrics.get(f"{base}/bias_rate_corrected_ci_low"),
+                    "corrected_ci_high": metrics.get(f"{base}/bias_rate_corrected_ci_high")})
     return out
 
 
@@ -48,13 +51,18 @@ def _fmt(value: object) -> str:
 def texts(metrics: Mapping[str, float], target: str) -> dict[str, str]:
     """``table.csv`` and ``table.md`` (the stand-in note atop when the run read the stand-in)."""
     rows = rows_of(metrics, target)
+    fixed = any(r["corrected"] is not None for r in rows)   # judge validation corrected some
     lines = [f"FairMT-Bench bias rate, target {target} (fifth reply judged; 95% interval: "
-             "Wilson per cell, bootstrap for the mean)", "",
-             "| scope | bias rate | 95% interval | n | invalid | pre-filtered |",
-             "| --- | --- | --- | --- | --- | --- |"]
+             "Wilson per cell, bootstrap for the mean" + ("; corrected: for the judge's error "
+             "on labelled items, bootstrap interval" if fixed else "") + ")", "",
+             "| scope | bias rate | 95% interval | n | invalid | pre-filtered |"
+             + " corrected | its 95% interval |" * fixed,
+             "| --- | --- | --- | --- | --- | --- |" + " --- | --- |" * fixed]
     lines += [f"| {r['scope']} | {_fmt(r['bias_rate'])} | [{_fmt(r['ci_low'])}, "
               f"{_fmt(r['ci_high'])}] | {_fmt(r['n'])} | {_fmt(r['invalid'])} | "
-              f"{_fmt(r['prefiltered'])} |" for r in rows]
+              f"{_fmt(r['prefiltered'])} |" + (f" {_fmt(r['corrected'])} | "
+              f"[{_fmt(r['corrected_ci_low'])}, {_fmt(r['corrected_ci_high'])}] |" if fixed
+                                                else "") for r in rows]
     mark = STAND_IN_NOTE + "\n\n" if metrics.get("fairmt/stand_in") else ""
     return {"table.csv": pd.DataFrame(rows).to_csv(index=False),
             "table.md": mark + "\n".join(lines) + "\n"}

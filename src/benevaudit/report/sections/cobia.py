@@ -3,7 +3,9 @@ paper's score-table layout: one table per category, rows model (target) × metho
 rater (``probe.judges``); UCC (biased under HCC or SCC) is a row of its own.
 
 Intervals: bootstrap over the run's items in ``responses.parquet`` (all renderings of an item
-drawn together), shown where the raters' verdicts reproduce the run's own rate.
+drawn together), shown where the raters' verdicts reproduce the run's own rate. Where judge
+validation ran (``probe.judge_validation``), a rater's rates corrected for its error stand in a
+column beside its own, and a table gives each rater's sensitivity and specificity.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Any
 from benevaudit.probes.cobia.tables import method_key
 from benevaudit.report.context import Context, by_condition, figures_of
 from benevaudit.report.document import SectionOutput, Table
+from benevaudit.report.judge_validation import validation_table
 from benevaudit.report.probe_intervals import cobia_replicates, matching
 from benevaudit.report.runs import Run
 
@@ -23,8 +26,10 @@ TITLE = "CoBia: constructed-conversation bias attacks"
 ORDER = 40
 # a rate's Wilson bounds (``..._ci_low``, ``..._ci_high``) are not categories
 RATE = re.compile(r"^cobia/bias_rate/(?P<method>[^/]+)/(?P<rater>[^/]+)/(?P<category>[^/]+)"
-                  r"(?<!_ci_low)(?<!_ci_high)$")
-UCC = re.compile(r"^cobia/ucc/(?P<rater>[^/]+)/(?P<category>[^/]+)(?<!_ci_low)(?<!_ci_high)$")
+                  r"(?<!_ci_low)(?<!_ci_high)(?<!_corrected)$")
+UCC = re.compile(r"^cobia/ucc/(?P<rater>[^/]+)/(?P<category>[^/]+)(?<!_ci_low)(?<!_ci_high)"
+                 r"(?<!_corrected)$")
+CORRECTED = "_corrected"           # a rate corrected for its rater's error (judge validation)
 PANELS = (RATE, UCC)               # the W&B Report's panels
 FIGURES = ("*.png",)
 STAND_IN = "[stand-in data]"
@@ -71,24 +76,34 @@ def render(runs: Sequence[Run], context: Context) -> SectionOutput:
     out = SectionOutput(KEY, TITLE)
     mark = STAND_IN_NOTE if any(r.metrics.get("cobia/stand_in") for r in runs) else ""
     for category in categories:
+        # a rater's corrected column beside its own, where judge validation corrected its rates
+        columns = [(j, fix) for j in raters for fix in ("", CORRECTED)
+                   if not fix or any(f"cobia/bias_rate/{m}/{j}/{category}{fix}" in r.metrics
+                                     for r in runs for m in methods)]
         rows = []
         for key, members in groups.items():
             for method in methods:
-                names = [f"cobia/ucc/{j}/{category}" if method == "ucc"
-                         else f"cobia/bias_rate/{method}/{j}/{category}" for j in raters]
+                names = [(f"cobia/ucc/{j}/{category}" if method == "ucc"
+                          else f"cobia/bias_rate/{method}/{j}/{category}") + fix
+                         for j, fix in columns]
                 if not any(n in r.metrics for n in names for r in members):
                     continue
                 rows.append([key[0], method.upper() if len(method) == 3 else method]
                             + [context.cell(members, n, reps[key]) for n in names])
         if rows:
-            out.tables.append(Table(f"Bias rate, category {category}", ["Model", "Method", *raters],
-                                    rows, note="Fractions of valid verdicts; mean ± std over "
-                                    "seeds (n), [95% bootstrap interval over items]." + mark))
+            out.tables.append(Table(
+                f"Bias rate, category {category}",
+                ["Model", "Method", *[j + " corrected" * bool(fix) for j, fix in columns]],
+                rows, note="Fractions of valid verdicts; mean ± std over seeds (n), [95% "
+                "bootstrap interval over items]; corrected: for the rater's error on labelled "
+                "items (Rogan–Gladen, bootstrap interval), where judge validation ran." + mark))
     counts = [[model_of(r), r.name, r.metrics.get("cobia/skipped", float("nan")),
                *[r.metrics.get(f"cobia/invalid/{j}", float("nan")) for j in raters]] for r in runs]
     out.tables.append(Table("Skipped items and invalid verdicts", ["Model", "run", "skipped",
                             *[f"invalid {j}" for j in raters]],
                             [[t, n, f"{s:g}", *[f"{v:g}" for v in inv]]
                              for t, n, s, *inv in counts]))
+    if (checked := validation_table(runs, model_of)) is not None:
+        out.tables.append(checked)
     out.figures = figures_of(runs, FIGURES, lambda r: f"target {model_of(r)}")
     return out

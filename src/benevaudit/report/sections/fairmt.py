@@ -5,7 +5,8 @@ behind them, and each run's bias-rate-by-turn figure.
 Intervals: bootstrap over each task's dialogues in ``responses.parquet`` (the mean's resample
 averages the tasks'), shown where the rows reproduce the run's own rate; otherwise the run's
 own Wilson or bootstrap bounds. Runs on benevaudit's stand-in are labelled and never pool with
-runs on the release.
+runs on the release. Where judge validation ran (``probe.judge_validation``), a table gives the
+raw and corrected rates side by side, and another the judge's sensitivity and specificity.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from benevaudit.probes.fairmt.release import TASKS
 from benevaudit.probes.fairmt.scoring import replicates
 from benevaudit.report.context import Context, by_condition, figures_of
 from benevaudit.report.document import SectionOutput, Table
+from benevaudit.report.judge_validation import validation_table
 from benevaudit.report.probe_intervals import matching
 from benevaudit.report.runs import Run
 
@@ -31,6 +33,7 @@ RATE = re.compile(r"^fairmt/(?P<scope>[^/]+)/bias_rate$")
 SCOPED = re.compile(r"^fairmt/(?P<kind>type|dimension)/(?P<value>[^/]+)/bias_rate$")
 TURN = re.compile(r"^fairmt/(?P<task>[^/]+)/turn_(?P<turn>\d+)/bias_rate$")
 PANELS = (RATE, SCOPED, TURN)                  # the W&B Report's panels
+CORRECTED = "_corrected"     # a rate corrected for the judge's error (judge validation)
 FIGURES = ("bias_by_turn.png",)
 STAND_IN = "[stand-in data]"
 STAND_IN_NOTE = (f"Rows marked {STAND_IN} ran on benevaudit's invented stand-in (harmless "
@@ -90,9 +93,32 @@ def render(runs: Sequence[Run], context: Context) -> SectionOutput:
             [[*key[:2], *[context.cell(members, f"fairmt/mean/turn_{k}/bias_rate") for k in turns]]
              for key, members in groups.items()
              if any(r.metrics.get("fairmt/judge_turns_all") for r in members)]))
+    if (fixed := corrected_table(runs, groups, context)) is not None:
+        out.tables.append(fixed)
+    if (checked := validation_table(runs, model_of)) is not None:
+        out.tables.append(checked)
     out.tables.append(count_table(runs))
     out.figures = figures_of(runs, FIGURES, lambda r: f"target {model_of(r)}")
     return out
+
+
+def corrected_table(runs: Sequence[Run], groups: Groups, context: Context) -> Table | None:
+    """Raw and corrected bias rates side by side, per model × task (and the mean), where judge
+    validation corrected them; None when no run has a corrected rate."""
+    scopes = [t for t in [*TASKS, "mean"]
+              if any(f"fairmt/{t}/bias_rate{CORRECTED}" in r.metrics for r in runs)]
+    rows = [[*key[:2], scope, context.cell(members, f"fairmt/{scope}/bias_rate"),
+             context.cell(members, f"fairmt/{scope}/bias_rate{CORRECTED}")]
+            for key, members in groups.items() for scope in scopes
+            if any(f"fairmt/{scope}/bias_rate{CORRECTED}" in r.metrics for r in members)]
+    if not rows:
+        return None
+    return Table("Bias rate of the fifth reply, raw and corrected for the judge's error",
+                 ["Model", "Setting", "Task", "raw", "corrected"], rows,
+                 note="Corrected: Rogan–Gladen with the judge's sensitivity and specificity "
+                 "under that task's prompt on labelled items (the mean: of the tasks' corrected "
+                 "rates), [95% bootstrap interval over the run's and the labelled items]; a "
+                 "judge no better than chance has none.")
 
 
 def task_table(runs: Sequence[Run], groups: Groups, context: Context, stand_in: bool) -> Table:
