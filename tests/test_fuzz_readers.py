@@ -258,21 +258,7 @@ CASES: dict[str, Case] = {
 }
 
 
-# Bugs the fuzz found in readers this file may not change (gold/ has its own owner): a row
-# shorter than EDOS's header reaches edos_label as None; a DiaSafety item whose category or
-# label is a list or an object is hashed. Each fails only with a TypeError until it is mended.
-KNOWN = {"gold edos": "gold/edos.py: a row with fewer fields than the header gives None fields",
-         "gold diasafety": "gold/diasafety.py: a category or label that is not a string"}
-
-
-def fuzzed(name: str) -> Any:
-    if name not in KNOWN:
-        return name
-    return pytest.param(name, marks=pytest.mark.xfail(reason=KNOWN[name], raises=TypeError,
-                                                      strict=False))
-
-
-@pytest.mark.parametrize("name", [fuzzed(n) for n in CASES])
+@pytest.mark.parametrize("name", list(CASES))
 @FUZZ
 @given(data=st.data())
 def test_a_spoilt_file_is_one_line_or_reads_cleanly(name: str, data: st.DataObject) -> None:

@@ -52,7 +52,7 @@ run() {  # a command, or with ECHO_ONLY=1 its shell-quoted words on one line
 }
 done_in() { ls "$1"/*/metrics.json >/dev/null 2>&1 || [ -f "$1/metrics.json" ]; }
 ON_EDOS=(data=edos "data.path=$EDOS" eval.fraction=1 eval.limit="$LIMIT")
-ON_DIA=(data=diasafety "data.path=$DIASAFETY" eval.fraction=1)
+ON_DIA=(data=diasafety "data.path=$DIASAFETY" eval.fraction=1 eval.limit=null)
 EXTERNAL=("external=[edos,diasafety]" "external.edos.data.path=$EDOS"
           "external.diasafety.data.path=$DIASAFETY" external.edos.limit="$LIMIT")
 

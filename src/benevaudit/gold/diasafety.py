@@ -35,6 +35,8 @@ def read_split(file: Path, split: str, categories: set[str]) -> list[Dialogue]:
         if not isinstance(item, dict) or {"context", "response", "category", "label"} - set(item):
             raise InputError(f"{where}: expected an object with context, response, category "
                              "and label")
+        if not all(isinstance(item[k], str) for k in ("category", "label")):
+            raise InputError(f"{where}: category and label must be text")
         if item["category"] not in categories:
             continue
         label = LABELS.get(item["label"])

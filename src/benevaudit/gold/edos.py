@@ -59,6 +59,10 @@ def read_edos(spec: EdosDataSpec) -> list[Dialogue]:
     out: list[Dialogue] = []
     for line, row in enumerate(rows, start=2):
         where = f"{file}:line {line}"
+        short = [c for c in COLUMNS if not isinstance(row.get(c), str)]
+        if short or None in row:
+            raise InputError(f"{where}: the row's fields do not match the header's (a row cut "
+                             "short, or an unquoted comma)")
         label, stratum = edos_label(row["label_sexist"], row["label_vector"], spec, where)
         if label is None and not spec.strata:
             continue
