@@ -184,7 +184,8 @@ def test_report_html_names_the_section_and_the_verdict(runs_root: Path, tmp_path
 
 def test_corpus_detectors_alone_render_no_section(tmp_path: Path) -> None:
     _detect(tmp_path / "runs" / "d", "embedded", 0.3, None)
-    assert [s.key for s in _build(tmp_path / "runs", tmp_path).sections] == ["detection"]
+    assert [s.key for s in _build(tmp_path / "runs", tmp_path).sections] == ["detection",
+                                                                             "what_ran"]
 
 
 def test_wandb_panels_are_the_external_scores(runs_root: Path, tmp_path: Path) -> None:

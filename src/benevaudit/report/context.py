@@ -15,6 +15,7 @@ import pandas as pd
 from benevaudit.report.document import Cell, Figure, aggregate
 from benevaudit.report.intervals import Rows
 from benevaudit.report.runs import Run
+from benevaudit.report.stand_ins import marked
 
 Replicator = Callable[[pd.DataFrame], dict[str, np.ndarray]]
 
@@ -94,7 +95,8 @@ def figures_of(runs: Sequence[Run], patterns: Sequence[str], label: Callable[[Ru
             for path in sorted(run.path.glob(pattern)):
                 if path not in seen and path.suffix.lower() == ".png":
                     seen.add(path)
-                    out.append(Figure(path, f"{label(run)} · run {run.name} · {path.name}"))
+                    caption = f"{marked(label(run), run.record)} · run {run.name} · {path.name}"
+                    out.append(Figure(path, caption))
     return out
 
 

@@ -21,6 +21,7 @@ import yaml
 
 from benevaudit.errors import InputError
 from benevaudit.files import check_parquet_file
+from benevaudit.report.record import RunRecord, from_hydra, read_record
 
 try:  # the C loader reads a thousand configs several times faster
     from yaml import CSafeLoader as _Loader
@@ -49,6 +50,7 @@ class Run:
     choices: dict[str, str] = field(default_factory=dict)
     overrides: list[str] = field(default_factory=list)
     sweep: str = ""                             # the sweep directory's name: the run's W&B group
+    record: RunRecord | None = None             # run.json, or what .hydra/ says of an older run
 
     @property
     def seed(self) -> int | None:
@@ -178,11 +180,21 @@ def _read_hydra(run: Run) -> None:
     run.task = str(run.config.get("task_name") or runtime.get("job", {}).get("name") or "unknown")
 
 
+def _read_record(run: Run) -> None:
+    try:
+        run.record = read_record(run.path)
+    except ValueError as e:
+        run.reason = f"{run.reason}; {e}" if run.reason else str(e)
+    if run.record is None and run.config:
+        run.record = from_hydra(run.task, run.config, run.choices)
+
+
 def read_run(path: Path, name: str) -> Run:
     """One record; problems are recorded in ``status``/``reason``, never raised."""
     run = Run(path=path, name=name)
     _read_metrics(run)
     _read_hydra(run)
+    _read_record(run)
     if run.status == OK and (path / ".hydra").is_dir() and not (path / COMPLETE).is_file():
         # files of a run are whole (written by rename) but a killed run has only some of them
         run.status, run.metrics = INCOMPLETE, {}

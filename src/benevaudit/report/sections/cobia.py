@@ -20,6 +20,7 @@ from benevaudit.report.document import SectionOutput, Table
 from benevaudit.report.judge_validation import validation_table
 from benevaudit.report.probe_intervals import cobia_replicates, matching
 from benevaudit.report.runs import Run
+from benevaudit.report.stand_ins import marked
 
 KEY = "cobia"
 TITLE = "CoBia: constructed-conversation bias attacks"
@@ -44,7 +45,8 @@ def claims(run: Run) -> bool:
 def model_of(run: Run) -> str:
     """The row label: the target, marked when the run read the stand-in, not the release (its
     rows never pool with the release's)."""
-    return run.chosen("target") + (f" {STAND_IN}" if run.metrics.get("cobia/stand_in") else "")
+    label = run.chosen("target") + (f" {STAND_IN}" if run.metrics.get("cobia/stand_in") else "")
+    return marked(label, run.record)
 
 
 def _layout(runs: Sequence[Run]) -> tuple[list[str], list[str], list[str]]:

@@ -19,14 +19,16 @@ from benevaudit.report.document import Cell, SectionOutput, Table
 from benevaudit.report.gold import is_gold
 from benevaudit.report.intervals import detection_replicates, wanted
 from benevaudit.report.runs import Run
+from benevaudit.report.stand_ins import marked
 
 KEY = "detection"
 TITLE = "Detection (Table 3)"
 ORDER = 30
 COLUMNS = ("binary/accuracy", "binary/precision", "binary/recall", "binary/f1",
-           "trigger/TR_N", "trigger/TR_OB", "trigger/TR_BB", "trigger/delta_OB_BB")
+           "trigger/TR_N", "trigger/TR_OB", "trigger/TR_BB", "trigger/delta_OB_BB",
+           "detect/invalid_rate")
 HEADERS = ["Detector", "Accuracy", "Precision", "Recall", "F1", "TR_N", "TR_OB", "TR_BB",
-           "Δ OB−BB"]
+           "Δ OB−BB", "Invalid"]
 FIGURES = ("confusion_matrix*.png", "trigger*.png", "flips*.png", "bootstrap*.png")
 PROBE_RUN = "probe_run/"          # a detect run over a probe run's replies (data=probe_run)
 UNSEEN = re.compile(r"^(?P<head>probe_run/(?P<task>[^/]+)/turn_(?P<turn>\d+))/n_unbiased/"
@@ -43,6 +45,11 @@ def detector_of(run: Run) -> str:
 
 
 def label_of(run: Run) -> str:
+    """:func:`name_of`, marked where the run stood in for the study's model."""
+    return marked(name_of(run), run.record)
+
+
+def name_of(run: Run) -> str:
     """The detector's name, with what sets this run apart from the detector's defaults: a
     judge without demographics, the generation mode, one judge of the group."""
     notes = []
@@ -105,8 +112,8 @@ def render(runs: Sequence[Run], context: Context) -> SectionOutput:
         rows.append([detector] + [context.cell(members, m, reps) for m in COLUMNS])
     table = Table("Table 3: binary detection (B = OB ∪ BB positive) and trigger rates", HEADERS,
                   rows, note="Cells: mean ± std over seeds (n), [95% interval: bootstrap over "
-                  "the run's dialogues, or the run's Wilson interval]. Invalid verdicts are left "
-                  "out of every rate.")
+                  "the run's dialogues, or the run's Wilson interval]. Invalid: the share of "
+                  "dialogues whose verdict could not be read; they are left out of every rate.")
     figures = figures_of(runs, FIGURES, lambda r: f"detector {detector_of(r)}")
     unseen = unseen_table(runs)
     return SectionOutput(KEY, TITLE, tables=[table] + ([unseen] if unseen else []),

@@ -22,7 +22,8 @@ from benevaudit.report.context import Context
 from benevaudit.report.document import Cell, SectionOutput, Table
 from benevaudit.report.gold import GOLD_KINDS, is_gold
 from benevaudit.report.runs import Run
-from benevaudit.report.sections.detection import label_of, scores_detection
+from benevaudit.report.stand_ins import marked
+from benevaudit.report.sections.detection import label_of, name_of, scores_detection
 from benevaudit.report.sections.finetune_audit import model_of, side_and_code
 
 __all__ = ["GOLD_KINDS", "KEY", "ORDER", "TITLE", "claims", "is_gold", "render"]
@@ -89,7 +90,7 @@ def describe(source: Source, by_path: dict[Path, Run]) -> list[str]:
         origin = by_path.get(Path(str(ckpt)).resolve()) if ckpt else None
     trained_on = str(origin.setting("data.kind") or "?") if origin is not None else "?"
     condition = "clean" if code == "—" else f"{side} {code}"
-    return [run.name, model_of(run, by_path), trained_on, condition]
+    return [run.name, marked(model_of(run, by_path), run.record), trained_on, condition]
 
 
 def _value(metrics: Mapping[str, float], key: str) -> str:
@@ -170,8 +171,8 @@ def detector_table(gold: str, rows: Sequence[Source], corpus: Sequence[Run],
         [] if has_bb else ["Precision", "Recall", "F1"])
     body, said = [], []
     for s in rows:
-        label = label_of(s.run)
-        paired = [r for r in corpus if label_of(r) == label
+        label, name = label_of(s.run), name_of(s.run)
+        paired = [r for r in corpus if name_of(r) == name
                   and finite(r.metrics, "trigger/delta_OB_BB") is not None]
         there: Cell | str = context.cell(paired, "trigger/delta_OB_BB") if paired else "—"
         here = context.cell([s.run], "trigger/delta_OB_BB")

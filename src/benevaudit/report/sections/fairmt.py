@@ -25,6 +25,7 @@ from benevaudit.report.document import SectionOutput, Table
 from benevaudit.report.judge_validation import validation_table
 from benevaudit.report.probe_intervals import matching
 from benevaudit.report.runs import Run
+from benevaudit.report.stand_ins import marked
 
 KEY = "fairmt"
 TITLE = "FairMT-Bench: fairness over five turns"
@@ -54,7 +55,8 @@ def answered_by(run: Run) -> str:
 
 def model_of(run: Run) -> str:
     """The row label: the target, marked when the run read the stand-in."""
-    return answered_by(run) + (f" {STAND_IN}" if run.metrics.get("fairmt/stand_in") else "")
+    label = answered_by(run) + (f" {STAND_IN}" if run.metrics.get("fairmt/stand_in") else "")
+    return marked(label, run.record)
 
 
 def settings_of(run: Run) -> str:

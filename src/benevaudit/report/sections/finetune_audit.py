@@ -19,6 +19,7 @@ from benevaudit.report.document import SectionOutput, Table
 from benevaudit.report.gold import is_gold
 from benevaudit.report.intervals import classification_replicates, wanted
 from benevaudit.report.runs import Run
+from benevaudit.report.stand_ins import marked
 
 KEY = "finetune_audit"
 TITLE = "Fine-tuning audit (Table 4)"
@@ -101,7 +102,8 @@ def render(runs: Sequence[Run], context: Context) -> SectionOutput:
                                    wanted)
                 for r in members]
         cells = [context.cell(members, m, reps) for m in COLUMNS]
-        rows.append([key[0], key[1]] + ([key[2]] if len(models) > 1 else []) + cells)
+        rows.append([marked(key[0], members[0].record), key[1]]
+                    + ([key[2]] if len(models) > 1 else []) + cells)
     table = Table("Table 4: macro-F1, per-class recall and BB precision on the test set", headers,
                   rows, note="Cells: mean ± std over seeds (n), [95% bootstrap interval over "
                   "the test dialogues, matched triplets resampled together]. Evaluation side: "

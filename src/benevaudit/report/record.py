@@ -1,0 +1,137 @@
+"""A run's ``run.json`` as the report reads it: one typed record, older layouts migrated here.
+
+Every entrypoint writes ``run.json`` (``outputs/run_record.py``). A run written before it
+existed has only Hydra's ``.hydra/`` files: :func:`read_record` builds the same record from
+them, as schema version 0, so no section patches older runs on its own. A record of a newer
+schema than this reader knows is read for the fields it shares and says so in ``notes``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from benevaudit.outputs.run_record import RUN_RECORD, SCHEMA_VERSION
+
+FROM_HYDRA = 0     # the schema version given to a record built from ``.hydra/`` alone
+
+
+@dataclass(frozen=True)
+class Machine:
+    """Where a run ran: the CPU model, its vector flags, the core count and the GPUs."""
+
+    cpu: str
+    flags: tuple[str, ...]
+    cores: int | None
+    gpus: tuple[str, ...]
+
+    def describe(self) -> str:
+        """``Intel Xeon, 2 cores (avx512_bf16, amx_bf16), no GPU``; empty when unknown."""
+        if not self.cpu:
+            return ""
+        cores = f", {self.cores} cores" if self.cores else ""
+        flags = f" ({', '.join(self.flags)})" if self.flags else ""
+        return f"{self.cpu}{cores}{flags}, " + (", ".join(self.gpus) or "no GPU")
+
+
+NO_MACHINE = Machine("", (), None, ())
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    """What one run was: entrypoint, choices, resolved config, data, versions, machine, times."""
+
+    schema_version: int
+    entrypoint: str
+    status: str
+    choices: dict[str, str]
+    config: dict[str, Any]
+    inputs: dict[str, Any] = field(default_factory=dict)
+    versions: dict[str, str] = field(default_factory=dict)
+    machine: Machine = NO_MACHINE
+    started: str = ""
+    ended: str = ""
+    notes: tuple[str, ...] = ()
+
+
+def _machine(raw: Any) -> Machine:
+    if not isinstance(raw, dict):
+        return NO_MACHINE
+    cpu = _object(raw, "cpu")
+    cores = cpu.get("cores")
+    return Machine(str(cpu.get("model") or ""), tuple(str(f) for f in cpu.get("flags") or ()),
+                   int(cores) if isinstance(cores, int) else None,
+                   tuple(str(g) for g in raw.get("gpu") or ()))
+
+
+def _object(raw: dict[str, Any], key: str) -> dict[str, Any]:
+    value = raw.get(key)
+    return value if isinstance(value, dict) else {}
+
+
+def migrate(raw: dict[str, Any]) -> RunRecord:
+    """A parsed ``run.json`` of any schema version as the current record."""
+    version = raw.get("schema_version")
+    version = version if isinstance(version, int) else SCHEMA_VERSION
+    notes = ((f"run.json schema {version} is newer than this reader's {SCHEMA_VERSION}: "
+              "fields it does not know are ignored",) if version > SCHEMA_VERSION else ())
+    choices, config, inputs = (_object(raw, k) for k in ("choices", "config", "inputs"))
+    return RunRecord(
+        schema_version=version, entrypoint=str(raw.get("entrypoint") or "unknown"),
+        status=str(raw.get("status") or "unknown"),
+        choices={str(k): str(v) for k, v in choices.items() if v is not None},
+        config=config, inputs=inputs,
+        versions={str(k): str(v) for k, v in _object(raw, "versions").items()},
+        machine=_machine(raw.get("machine")), started=str(raw.get("started") or ""),
+        ended=str(raw.get("ended") or ""), notes=notes)
+
+
+def from_hydra(task: str, config: dict[str, Any], choices: dict[str, str]) -> RunRecord:
+    """The record of a run that has no ``run.json``: what its ``.hydra/`` files say."""
+    return RunRecord(schema_version=FROM_HYDRA, entrypoint=task, status="unknown",
+                     choices=dict(choices), config=config,
+                     notes=("no run.json: versions, machine and times unknown",))
+
+
+def read_hydra_config(run_dir: Path) -> dict[str, Any]:
+    """``<run_dir>/.hydra/config.yaml`` as a dict; {} where it is absent or unreadable."""
+    path = run_dir / ".hydra" / "config.yaml"
+    try:
+        loaded = yaml.safe_load(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    except (OSError, yaml.YAMLError):
+        return {}
+    return loaded if isinstance(loaded, dict) else {}
+
+
+def record_or_hydra(run_dir: Path) -> RunRecord | None:
+    """The record of another run (a training run a detector loads): its ``run.json``, else its
+    ``.hydra`` config; None where neither reads."""
+    try:
+        record = read_record(run_dir)
+    except ValueError:
+        record = None
+    if record is None:
+        config = read_hydra_config(run_dir)
+        record = from_hydra(str(config.get("task_name") or "unknown"), config, {}) if config \
+            else None
+    return record
+
+
+def read_record(run_dir: Path) -> RunRecord | None:
+    """``<run_dir>/run.json`` migrated to the current record; None where it is absent.
+
+    A torn or non-object file raises ``ValueError`` naming it."""
+    path = run_dir / RUN_RECORD
+    if not path.is_file():
+        return None
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise ValueError(f"{path}: half written or not JSON ({e})") from e
+    if not isinstance(raw, dict):
+        raise ValueError(f"{path}: not a JSON object")
+    return migrate(raw)
