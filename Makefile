@@ -29,7 +29,8 @@ lock:
 	$(BIN)/python -m pip install -q uv==$(UV_VERSION)
 	UV=$(BIN)/uv TORCH_VERSION=$(TORCH_VERSION) bash scripts/lock.sh
 
-.PHONY: setup run test typecheck test-slow test-data test-vllm vllm-env ci bench device-prep clean-outputs test-fuzz
+.PHONY: setup run test typecheck test-slow test-data test-vllm vllm-env ci bench device-prep clean-outputs test-fuzz \
+  inspect-env test-inspect
 
 setup: $(VENV)/.installed
 
@@ -77,7 +78,20 @@ test-vllm: vllm-env
 	.venv-vllm/bin/python -m pytest -q -m vllm -p no:cacheprovider tests/test_llm_vllm.py \
 	  tests/test_llm_vllm_speech.py $(PYTEST_ARGS)
 
-ci: test test-slow test-data test-vllm test-notebooks docs test-browser test-audio test-langfair
+# Inspect AI lives in its own environment: inspect-ai pins its own ranges (fsspec among them),
+# and the main environment must import and test everything without it. Locked in
+# locks/inspect.txt (make lock); torch first and pinned, as in setup.
+inspect-env:
+	TORCH_VERSION=$(TORCH_VERSION) TORCH_PIP_ARGS="$(TORCH_PIP_ARGS)" bash scripts/setup_inspect.sh
+
+# benevaudit's tasks run by Inspect offline (its mock model provider), and Inspect's logs read
+# back by probe.py and detect.py.
+test-inspect: inspect-env
+	.venv-inspect/bin/python -m pytest -q -m inspect -p no:cacheprovider tests/test_inspect.py \
+	  $(PYTEST_ARGS)
+
+ci: test test-slow test-data test-vllm test-inspect test-notebooks docs test-browser test-audio \
+  test-langfair
 
 bench: setup
 	for b in benchmarks/bench_*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done

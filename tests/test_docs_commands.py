@@ -65,6 +65,8 @@ ALLOWED = {
                "test_the_own_predictions_example_runs (slow tier)",
     "for ": "a SLURM loop (sbatch) around experiments/planted_cues/run.sh, which the same "
             "block runs directly",
+    "inspect eval ": "Inspect AI's command, in .venv-inspect: the inspect tier runs the task "
+                     "(tests/test_inspect.py)",
 }
 # Commands the docs show that would fail as a user types them, in files this test does not own:
 # (file, a piece of the command) -> why. Strict: a fixed command makes its case fail until it
@@ -217,7 +219,8 @@ def stand_in(key: str, value: str, cfg: Any, made: StandIns) -> str | None:
     if key.endswith("data.path"):
         kind = data_kind(cfg, key[: -len(".path")])
         path = {"corpus": "corpus", "edos": "edos", "diasafety": "diasafety",
-                "labelled": "labelled", "cobia": "cobia", "fairmt": "fairmt"}[kind]
+                "labelled": "labelled", "cobia": "cobia", "fairmt": "fairmt",
+                "inspect_log": "folder"}[kind]
         return str(made.get(path))
     if key == "ckpt":
         return str(run / "checkpoints" / "last.ckpt") if value.endswith(".ckpt") else str(run)

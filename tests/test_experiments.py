@@ -38,13 +38,19 @@ RECIPES = {
          "judges=study", "data=corpus", "data.path=/c"]),
     "cobia_embedded": ([], ["probe=cobia", "target=embedded", "logger=none"]),
     "cobia_paper": ([], ["probe=cobia_paper", "target=embedded", "logger=none"]),
+    "fairmt_embedded": (["-m"], ["-m", "probe=fairmt", "target=embedded", "logger=none"]),
+    "fairmt_paper": (["probe.data.path=/f"],
+                     ["probe=fairmt_paper", "target=embedded", "logger=none", "probe.data.path=/f"]),
     "fairdialogue_embedded": (
         ["-m"], ["-m", "probe=fairdialogue_decision,fairdialogue_recommendation",
                  "target=embedded", "logger=none"]),
     "fairdialogue_paper": (
         ["-m", "target=embedded", "probe.mode=text"],
         ["-m", "probe=fairdialogue_decision,fairdialogue_recommendation", "target=embedded",
-         "logger=none", "++probe.sampling.max_tokens=512", "++probe.mode=text"]),
+         "logger=none", "asr=whisper_large_v3", "++probe.sampling.max_tokens=512",
+         "++probe.mode=text", "++probe.spoken_replies={qwen25_omni_7b:true,gpt4o_audio:true}",
+         "++target.audio_out='${oc.select:probe.spoken_replies.${hydra:runtime.choices.target},"
+         "false}'"]),
     "dataset_analysis_embedded": ([], ["data=embedded"]),
     "dataset_analysis_paper": (
         ["data.path=/c"], ["data=corpus", "vendi.embedder=bert-base-uncased", "data.path=/c"]),

@@ -159,3 +159,23 @@ def test_feedback_items_from_bad_run_directories_are_named(tmp_path):
     assert done.returncode == 2
     errors = [line for line in done.stderr.splitlines() if line.startswith("error:")]
     assert len(errors) == 1 and "probe.feedback.items_from" in errors[0], done.stderr
+
+
+def test_feedback_items_are_chosen_per_mode_never_pooled_across_audio_and_text(tmp_path):
+    """One items_from list may name a sweep's audio and text decision runs: a text feedback run
+    reads only the text ones (their saved probe.mode), and a list of the other mode alone is
+    one error line."""
+    from benevaudit.pipelines.probe import run
+
+    text = decision_run(tmp_path, "text", "[No.]")
+    heard = decision_run(tmp_path, "heard", "[No.,No.,No.,No.,Yes.,No.]")   # award-02: a yes
+    (heard / ".hydra").mkdir()
+    (heard / ".hydra" / "config.yaml").write_text("probe:\n  mode: audio\n")
+    metrics = run(probe_config(tmp_path, "limit=2", "probe.tasks=[award]", "probe.rounds=1",
+                               f"probe.feedback.items_from=[{text},{heard}]",
+                               "target.llm.backend=scripted", "+target.llm.responses=[No.]"))
+    assert metrics["fairness/feedback/items_from_runs"] == 1
+    assert metrics["fairness/feedback/age_gender/items"] == 2      # pooled, award-02 would go
+    with pytest.raises(ConfigError, match=r"none of the 1 listed runs ran in probe.mode=text"):
+        run(probe_config(tmp_path, f"probe.feedback.items_from=[{heard}]",
+                         "target.llm.backend=scripted"))

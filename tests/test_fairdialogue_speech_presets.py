@@ -56,7 +56,8 @@ def test_target_audio_out_switches_each_presets_spoken_reply(monkeypatch):
     assert resolved("qwen25_omni_7b", "target.audio_out=true")["llm"]["audio_out"] is True
     spoken = build_from_block({**resolved("gpt4o_audio")["llm"], "cache": None}).model
     assert spoken.request_options() == {"modalities": ["text", "audio"],
-                                        "audio": {"voice": "alloy", "format": "wav"}}
+                                        "audio": {"voice": "alloy", "format": "wav"},
+                                        "spoken_cap": 12}   # the cap sent, in the cache key
     text = build_from_block({**resolved("gpt4o_audio", "target.audio_out=false")["llm"],
                              "cache": None}).model
     assert text.request_options() == {}
@@ -65,3 +66,32 @@ def test_target_audio_out_switches_each_presets_spoken_reply(monkeypatch):
                           "cache": None})
     with pytest.raises(ConfigError, match="the vllm backend returns text only"):
         build_from_block(resolved("qwen2_audio_7b_vllm", "target.audio_out=true")["llm"])
+
+
+def test_the_paper_pin_transcribes_with_whisper_and_lets_each_speaking_model_speak(monkeypatch):
+    """asr=whisper_large_v3 for every job; target.audio_out follows the chosen target option:
+    Qwen2.5-Omni's talker on hf and GPT-4o Audio speak, the text-only endpoints do not."""
+    from hydra import compose, initialize_config_dir
+    from hydra.core.hydra_config import HydraConfig
+
+    from config_fixtures import CONF
+
+    runs = jobs(["probe.py", "-m", "experiment=fairdialogue_paper"])
+    assert len(runs) == 16 and {r.asr.name for r in runs} == {"whisper_large_v3"}
+    speaks = {}
+    hydra = HydraConfig.instance()     # the pin reads ${hydra:runtime.choices.target}
+    monkeypatch.setattr(hydra, "cfg", None)     # restored after: no Hydra app in later tests
+    with initialize_config_dir(str(CONF), version_base="1.3"):
+        for option in ("qwen25_omni_7b", "gpt4o_audio", "gemini_25_flash_lite",
+                       "qwen2_audio_7b", "qwen25_omni_7b_vllm", "vllm_llama31_8b"):
+            cfg = compose("probe", overrides=["experiment=fairdialogue_paper",
+                                              f"target={option}"], return_hydra_config=True)
+            hydra.set_config(cfg)
+            speaks[option] = (cfg.target.audio_out, cfg.target.llm.get("audio_out"))
+        cfg = compose("probe", overrides=["experiment=fairdialogue_paper", "target=qwen25_omni_7b",
+                                          "target.audio_out=false"], return_hydra_config=True)
+        hydra.set_config(cfg)
+        assert cfg.target.llm.audio_out is False          # the command line replaces the pin
+    assert speaks == {"qwen25_omni_7b": (True, True), "gpt4o_audio": (True, True),
+                      "gemini_25_flash_lite": (False, False), "qwen2_audio_7b": (False, False),
+                      "qwen25_omni_7b_vllm": (False, False), "vllm_llama31_8b": (False, None)}

@@ -86,7 +86,15 @@ def test_dir_source_reads_the_users_recordings_and_writes_the_run_manifest(tmp_p
     assert manifest["seconds"].tolist() == [1.5, 3.0]
     assert manifest["sample_rate"].tolist() == [16000, 24000]
     assert len(manifest["sha256"][0]) == 64
-    assert audio_metrics(run) == {"fairness/audio/minutes": pytest.approx(4.5 / 60)}
+    metrics = audio_metrics(run)
+    assert metrics["fairness/audio/minutes"] == pytest.approx(4.5 / 60)
+    # the intelligibility audit without a transcriber: the text, speech span, rate and pitch
+    assert manifest["text"].tolist() == ["Should I receive the award?"] * 2
+    assert manifest["wer"].isna().all() and manifest["transcript"].isna().all()
+    assert metrics["stimulus/pitch_hz/male"] == pytest.approx(220, rel=0.01)
+    assert metrics["stimulus/words_per_second/male"] == pytest.approx(5 / 1.5, rel=0.05)
+    assert metrics["stimulus/words_per_second/female"] == pytest.approx(5 / 3.0, rel=0.05)
+    assert "stimulus/wer" not in metrics
     assert audio_metrics(tmp_path / "text-run") == {}
 
 

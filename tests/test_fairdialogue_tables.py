@@ -76,3 +76,14 @@ def test_table2_under_the_released_scoring(tmp_path):
     out = subprocess.run([sys.executable, str(SCRIPT), str(tmp_path), "--definition", "released"],
                          capture_output=True, text=True, check=True).stdout
     assert "released scoring, PRAG similarity" in out and "0.700" in out
+
+
+def test_a_models_audio_and_text_runs_are_separate_rows(tmp_path):
+    """The spoken study's sweep runs each model heard and stated: never averaged together."""
+    fake_run(tmp_path, "text", "m1", {"fairness/award/gender/gus": 0.2})
+    fake_run(tmp_path, "audio", "m1", {"fairness/award/gender/gus": 0.6,
+                                       "fairness/award/gender/by_wer/le0.1/gus": 0.0})
+    config = tmp_path / "audio" / ".hydra" / "config.yaml"
+    config.write_text(config.read_text() + "probe:\n  mode: audio\n")
+    t2 = load_tables().table2(load_tables().runs([str(tmp_path)]))
+    assert dict(zip(t2["Model"], t2["award GUS"])) == {"m1 (heard)": 0.6, "m1": 0.2}

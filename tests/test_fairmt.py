@@ -53,15 +53,15 @@ def test_the_stand_in_runs_five_turn_waves_and_judges_the_fifth_reply(tmp_path, 
     out = tmp_path / "run"
     assert len(frame) == 12 and list(frame["task"][:2]) == [TASKS[0]] * 2
     assert (frame["reply_5"] == "Fine.").all() and (frame["source_5"] == "judge").all()
-    # judge replies cycle over the distinct requests in row order: yes, no, invalid, ...; the
-    # stand-in's Scattered_Questions and Jailbreak_Tips prompts name no dialogue, so their four
-    # rows (2-5) make one request, sent once, and share its verdict
-    assert list(frame["verdict"][:8]) == ["biased", "not_biased", *["invalid"] * 4, "biased",
-                                          "not_biased"]
+    # judge replies cycle over the requests in row order: yes, no, invalid, ...; the stand-in's
+    # Scattered_Questions and Jailbreak_Tips prompts name no dialogue and the scripted replies
+    # are equal, yet rows 2-5 read four different target requests: four judge requests
+    assert list(frame["verdict"][:8]) == ["biased", "not_biased", "invalid"] * 2 + [
+        "biased", "not_biased"]
     assert metrics["fairmt/stand_in"] == 1.0 and "STAND-IN DATA" in caplog.text
     assert metrics["fairmt/n_dialogues"] == 12 and metrics[f"fairmt/{TASKS[0]}/invalid"] == 0
     assert metrics[f"fairmt/{TASKS[0]}/bias_rate"] == 0.5            # rows 0, 1: yes, no
-    assert metrics[f"fairmt/{TASKS[1]}/invalid"] == 2                 # rows 2, 3: one request
+    assert metrics[f"fairmt/{TASKS[1]}/invalid"] == 1                 # rows 2, 3: maybe, yes
     assert set(frame["type"]) == {"stereotype", "toxicity"}
     assert (out / "fairmt_stand_in" / "FairMT_1K" / f"{TASKS[0]}.json").is_file()
     assert (out / "table.md").read_text().startswith("> **Stand-in data**")

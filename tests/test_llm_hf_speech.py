@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import base64
 import io
+import json
 import math
 import os
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -212,8 +214,43 @@ def test_probe_in_audio_mode_on_the_hf_speech_target(tmp_path: Path, qwen2_audio
 def test_the_cache_key_changes_with_what_shapes_the_reply(qwen2_audio_dir: Path):
     plain = speech_model(qwen2_audio_dir)
     prompted = speech_model(qwen2_audio_dir, system_prompt="Be brief.")
-    assert plain.template_hash != prompted.template_hash
+    appended = speech_model(qwen2_audio_dir, system_prompt="Be brief.", system_turn="append")
+    penalised = speech_model(qwen2_audio_dir, repetition_penalty=1.1)
+    assert len({plain.template_hash, prompted.template_hash, appended.template_hash,
+                penalised.template_hash}) == 4
     assert speech_model(qwen2_audio_dir).template_hash == plain.template_hash
+
+
+def test_a_cards_system_prompt_comes_first_and_the_studys_turn_after_it(
+        qwen2_audio_dir: Path, monkeypatch: pytest.MonkeyPatch):
+    """``system_prompt`` with the study's own system turn: the card's prompt is the system
+    turn, the study's instruction a user turn the model has acknowledged (the card's way)."""
+    model = speech_model(qwen2_audio_dir, system_prompt="The card's prompt.")
+    received: dict[str, Any] = {}
+    real = model.lm.generate
+    monkeypatch.setattr(model.lm, "generate", lambda **kw: received.update(kw) or real(**kw))
+    model.chat([conversation(tone_wav(0.5, 16000))], Sampling(max_tokens=2))
+    text = model.tokenizer.decode(received["input_ids"][0])
+    turns = ["system\nThe card's prompt.<|im_end|>", "user\nAnswer with yes or no.<|im_end|>",
+             "assistant\nSure, I got it.<|im_end|>", "user\nAudio 1: <|audio_bos|>"]
+    at = [text.find(t) for t in turns]
+    assert -1 not in at and at == sorted(at), text
+    assert text.count("<|im_start|>system") == 1
+
+
+def test_the_checkpoints_repetition_penalty_is_not_read(tmp_path: Path, qwen2_audio_dir: Path):
+    """A generation config with a repetition penalty (Qwen2-Audio-7B-Instruct's has 1.1) changes
+    no reply: decoding is greedy, as on vLLM, unless the block sets one."""
+    penalised = tmp_path / "penalised"
+    shutil.copytree(qwen2_audio_dir, penalised)
+    config = json.loads((penalised / "generation_config.json").read_text())
+    config.update(repetition_penalty=5.0, _from_model_config=False)   # read as written
+    (penalised / "generation_config.json").write_text(json.dumps(config))
+    conv, sampling = conversation(tone_wav(1.0, 16000)), Sampling(max_tokens=12)
+    plain = speech_model(qwen2_audio_dir).chat([conv], sampling)[0].text
+    assert speech_model(penalised).chat([conv], sampling)[0].text == plain
+    asked = speech_model(qwen2_audio_dir, repetition_penalty=5.0).chat([conv], sampling)[0].text
+    assert asked != plain           # the tiny model repeats itself; the penalty breaks it
 
 
 @pytest.mark.slow   # about 20 s on 2 cores: the talker, DiT and BigVGAN run twice, then Whisper

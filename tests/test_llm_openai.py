@@ -198,3 +198,55 @@ def test_counts_per_block_where_a_run_has_several(serve, tmp_path) -> None:
     assert counts["llm/requests_sent"] == 8
     assert counts["llm/openai:target/requests_sent"] == 2
     assert counts["llm/scripted:judge/requests_sent"] == 6
+
+
+def test_gpt4o_audio_caps_in_max_completion_tokens_with_room_for_the_speech(serve,
+                                                                            monkeypatch) -> None:
+    """The preset sends the API's ``max_completion_tokens``, never the deprecated
+    ``max_tokens``; a spoken reply's cap is 12 completion tokens a text token (20 audio tokens
+    a second of speech), a text reply's the cap itself. Other servers keep ``max_tokens``."""
+    from omegaconf import OmegaConf
+
+    from benevaudit.llm import build_from_block
+    from recipe_fixtures import jobs
+
+    server = serve(lambda body, n: (200, {}, completion("", {
+        "id": "audio_1", "data": WAV, "expires_at": 1700000000, "transcript": "Yes."})))
+    monkeypatch.setenv("OPENAI_API_KEY", "test")
+    for audio_out, cap in ((True, 32 * 12), (False, 32)):
+        (cfg,) = jobs(["probe.py", "target=gpt4o_audio", f"target.audio_out={audio_out}"])
+        block: Any = OmegaConf.to_container(cfg.target.llm, resolve=True)
+        model = build_from_block({**block, "base_url": server.url, "cache": None})
+        model.chat(CONVS[:1], Sampling(max_tokens=32))
+        assert server.bodies[-1]["max_completion_tokens"] == cap
+        assert "max_tokens" not in server.bodies[-1]
+    build_chat_model("openai", model="m", base_url=server.url).chat(CONVS[:1],
+                                                                    Sampling(max_tokens=32))
+    assert server.bodies[-1]["max_tokens"] == 32 and "max_completion_tokens" not in \
+        server.bodies[-1]
+    build_chat_model("openai", model="m", base_url=server.url, spoken_cap_factor=3,
+                     modalities=["text", "audio"], audio={"voice": "alloy", "format": "wav"}
+                     ).chat(CONVS[:1], Sampling(max_tokens=32))
+    assert server.bodies[-1]["max_tokens"] == 96
+    build_chat_model("openai", model="m", base_url=server.url).chat(CONVS[:1],
+                                                                    Sampling(max_tokens=None))
+    assert not {"max_tokens", "max_completion_tokens"} & set(server.bodies[-1])
+    with pytest.raises(ValueError, match="max_tokens_field='max_new_tokens': expected one of"):
+        build_chat_model("openai", model="m", base_url=server.url,
+                         max_tokens_field="max_new_tokens")
+
+
+def test_a_cards_system_prompt_reaches_the_server_and_the_cache_key(serve, tmp_path) -> None:
+    server = serve(echo)
+    study = [{"role": "system", "content": "Answer briefly."}, *CONVS[0]]
+    card = dict(system_prompt="The card's prompt.", system_turn="user_turn")
+    model = build_chat_model("openai", model="m", base_url=server.url, cache=tmp_path / "c",
+                             **card)
+    assert model.chat([study], Sampling())[0].text == "QUESTION 0?"
+    assert server.bodies[0]["messages"] == [
+        {"role": "system", "content": "The card's prompt."},
+        {"role": "user", "content": "Answer briefly."},
+        {"role": "assistant", "content": "Sure, I got it."}, *CONVS[0]]
+    plain = build_chat_model("openai", model="m", base_url=server.url, cache=tmp_path / "c")
+    assert not plain.chat([study], Sampling())[0].cached     # the prompt is in the key
+    assert server.bodies[1]["messages"] == study

@@ -79,6 +79,39 @@ def test_vllm_hears_the_same_clips_as_hf(engine: Any, checkpoint: Path,
     assert all(c.completion_tokens <= 6 and c.audio is None for c in served)
 
 
+def test_a_cards_system_prompt_frames_the_request_as_on_hf(engine: Any, checkpoint: Path,
+                                                          monkeypatch: pytest.MonkeyPatch
+                                                          ) -> None:
+    """``system_prompt`` on vLLM: the study's system turn becomes the card's instruction turn
+    in the prompt the engine renders, with no repetition penalty, and the prompt tokens and
+    greedy replies are hf's on the same block."""
+    card = {"system_prompt": "The card's prompt.", "system_turn": "user_turn"}
+    served = build_from_block({"backend": "vllm", "model": str(checkpoint), "audio_in": True,
+                               "cache": None, "dtype": "float32", "enforce_eager": True,
+                               "max_model_len": 1024, "limit_mm_per_prompt": {"audio": 1},
+                               **card})    # the engine arguments of ``engine``: it is reused
+    llm, prompts, params = engine.model.llm, [], []
+    generate = llm.generate
+
+    def spy(batch: Any, sampling: Any, **kwargs: Any) -> Any:
+        prompts.extend(batch)
+        params.extend(sampling)
+        return generate(batch, sampling, **kwargs)
+    monkeypatch.setattr(llm, "generate", spy)
+    convs = conversations()
+    replies = served.chat(convs, Sampling(max_tokens=6))
+    assert [p.repetition_penalty for p in params] == [1.0] * 3
+    for p in prompts:
+        at = [p["prompt"].find(t) for t in ("The card's prompt.", "Answer with yes or no.",
+                                             "Sure, I got it.", "<|audio_bos|>")]
+        assert -1 not in at and at == sorted(at), p["prompt"]
+    local = build_from_block({"backend": "hf", "model": str(checkpoint), "audio_in": True,
+                              "device": "cpu", "cache": None, **card}).chat(
+        convs, Sampling(max_tokens=6))
+    assert [c.prompt_tokens for c in replies] == [c.prompt_tokens for c in local]
+    assert [c.completion_tokens for c in replies] == [c.completion_tokens for c in local]
+
+
 def test_vllm_refuses_speech_out() -> None:
     from benevaudit.errors import ConfigError
 

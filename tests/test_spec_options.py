@@ -70,6 +70,9 @@ def test_every_option_of_every_group_validates(primary, group, option, tmp_path)
         (tmp_path / "probe_run").mkdir()
         (tmp_path / "probe_run" / "responses.parquet").write_text("")   # checked present only
         extra.append(f"data.path={tmp_path / 'probe_run'}")
+    if cfg.get("data") is not None and cfg.data.kind == "inspect_log":
+        (tmp_path / "logs").mkdir()                           # a folder of logs: checked present
+        extra.append(f"data.path={tmp_path / 'logs'}")
     if cfg.get("data") is not None:
         extra += gold_overrides(cfg.data.kind, tmp_path)
     for name, block in (cfg.get("external") or {}).items():

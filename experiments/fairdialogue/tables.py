@@ -42,6 +42,8 @@ def runs(paths: list[str]) -> list[tuple[str, dict[str, float]]]:
             config = file.parent / ".hydra" / "config.yaml"
             cfg = yaml.safe_load(config.read_text()) if config.exists() else {}
             model = str((cfg.get("target") or {}).get("name", file.parent.name))
+            if (cfg.get("probe") or {}).get("mode") == "audio":
+                model = f"{model} (heard)"      # as the report marks it; never pooled with text
             found.append((model, json.loads(file.read_text())))
     return found
 

@@ -4,8 +4,10 @@ A target that answers in audio (Qwen2.5-Omni's talker, GPT-4o Audio) is scored o
 said: ``replies`` saves each reply's WAV under the run (``audio_out/<task>/<item>__<group>.wav``)
 and ``whisper`` transcribes it with transformers' automatic-speech-recognition pipeline
 (``asr=whisper_large_v3``; ``asr=none`` keeps the API's own transcript or the text reply).
-:mod:`benevaudit.metrics.wer` sets Whisper's transcripts beside the API's. Importing this
-package is cheap: transformers loads only when a transcriber is built.
+:mod:`benevaudit.metrics.wer` sets Whisper's transcripts beside the API's. ``replies.Hearing``
+is one Whisper for a whole run: FairDialogue's spoken stimuli (its intelligibility audit), then
+the spoken replies. Importing this package is cheap: transformers loads only when a transcriber
+is built.
 
 Room ``asr`` (layer 1) may import only the core and ``llm`` (its audio decoding).
 """

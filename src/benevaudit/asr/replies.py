@@ -61,6 +61,34 @@ def transcriber_of(asr: AsrSpec) -> Transcribe:
     return Transcriber(asr).transcribe
 
 
+class Hearing:
+    """One Whisper for a whole run (the spoken stimuli, then the spoken replies), loaded on
+    first use: ``transcribe`` is a :data:`Transcribe`, ``normalise`` Whisper's English text
+    normaliser for word error rates."""
+
+    def __init__(self, asr: AsrSpec) -> None:
+        self.asr, self.name = asr, asr.name
+        self._model: Any = None
+
+    def model(self) -> Any:
+        if self._model is None:
+            from benevaudit.asr.whisper import Transcriber  # transformers loads only now
+
+            self._model = Transcriber(self.asr)
+        return self._model
+
+    def transcribe(self, clips: Sequence[Clip]) -> list[str]:
+        return list(self.model().transcribe(clips)) if clips else []
+
+    def normalise(self, text: str) -> str:
+        return str(self.model().normalise(text))
+
+
+def hearing_of(asr: AsrSpec | None) -> Hearing | None:
+    """The run's :class:`Hearing` under ``asr=whisper``; None without a transcriber."""
+    return Hearing(asr) if asr is not None and asr.kind == "whisper" else None
+
+
 def add_spoken(rows: list[dict[str, Any]], replies: Sequence[Completion], run_dir: Path,
                asr: AsrSpec | None, transcribe: Transcribe | None = None) -> None:
     """Fill :data:`COLUMNS` of ``rows`` (one per reply, in order) and set each ``answer`` to

@@ -52,6 +52,7 @@ class Transcriber:
         self.spec = spec
         self.pipe = load_pipeline(spec)
         self.rate = int(self.pipe.feature_extractor.sampling_rate)
+        self._normaliser: Any = None       # Whisper's English normaliser, built on first use
 
     def generate_kwargs(self) -> dict[str, Any]:
         """Greedy, one beam, transcription (not translation) in ``asr.language`` if given."""
@@ -59,6 +60,18 @@ class Transcriber:
         if self.spec.language:
             kwargs["language"] = self.spec.language
         return kwargs
+
+    def normalise(self, text: str) -> str:
+        """``text`` as Whisper's word error rates compare it: the tokenizer's English
+        normaliser (lower case, numbers as digits, contractions and fillers, and British
+        spellings mapped to American where the checkpoint ships its spelling table)."""
+        # heavy; loads with the pipeline
+        from transformers.models.whisper.english_normalizer import EnglishTextNormalizer
+
+        if self._normaliser is None:
+            spelling = getattr(self.pipe.tokenizer, "english_spelling_normalizer", None) or {}
+            self._normaliser = EnglishTextNormalizer(spelling)
+        return str(self._normaliser(text))
 
     def transcribe(self, clips: Sequence[Clip]) -> list[str]:
         """One transcript per clip, in order (stripped of Whisper's leading space)."""

@@ -23,6 +23,7 @@ from benevaudit.llm.base import ChatModel, Completion, Conversation, Message, Sa
 from benevaudit.llm.cache import CachedChatModel
 from benevaudit.llm.registry import BACKENDS, SPEECH_BACKENDS, backend_class, backend_kwargs
 from benevaudit.llm.spec import LLMSpec
+from benevaudit.llm.system_prompt import SystemPrompt
 
 _BUILT: list[CachedChatModel] = []
 
@@ -85,8 +86,10 @@ def build_from_block(block: LLMSpec | Mapping[str, Any],
     if spec.backend is None:
         raise ConfigError(f"an llm block needs a 'backend' (one of {sorted(BACKENDS)}); "
                           f"got keys {sorted(spec.model_fields_set)}")
-    if dry_run.active() is not None:
-        return dry_run.DryRunChatModel(spec.model or "dry_run", spec.chat_template, spec.backend)
+    if dry_run.active() is not None:   # recorded as sent: a card's system prompt included
+        system = SystemPrompt.of(spec.system_prompt, spec.system_turn)
+        return dry_run.DryRunChatModel(spec.model or "dry_run", spec.chat_template, spec.backend,
+                                       frame=system.frame if system else list)
     spec.check_speech()
     if "cache" in spec.model_fields_set:   # the block's own request cache, or null for none
         cache = spec.cache

@@ -12,7 +12,9 @@ built from an earlier reply carries the placeholder and is marked ``depends_on``
 A request's identity (``id``, ``unit``, ``method``, ...) comes from the pipeline: tags that hold
 for a block of requests (:func:`scope`), identities of requests by their messages or in send
 order (:func:`expect`). A request whose messages extend an earlier request and its placeholder
-reply (a feedback round, a follow-up question) inherits that request's identity.
+reply (a feedback round, a follow-up question) inherits that request's identity. An expected
+identity may name the request it waits for with ``reads``: that request's identity as recorded
+(one request serving several items, such as a turn that dialogues share, is read by each).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from __future__ import annotations
 import json
 import logging
 from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, nullcontext
 from contextvars import ContextVar
 from pathlib import Path
@@ -37,6 +39,7 @@ from benevaudit.llm.prefix_floor import PrefixTrie
 log = logging.getLogger(__name__)
 PLACEHOLDER = "{reply}"
 DERIVED = ("judge", "unit")   # identity keys a request reading another's reply adds to its own
+NAMING = ("after", "reads")   # identity keys naming the request waited for: depends_on says it
 # The log models record into within ``recording``: per thread and task, gone after the block.
 _RECORDING: ContextVar[RequestLog | None] = ContextVar("dry_run_request_log", default=None)
 
@@ -121,7 +124,9 @@ class RequestLog:
         """The request whose reply this one waits for: the latest earlier chat request of the
         same identity (the previous message of a self-chat, the previous feedback round), else
         of the identity it derives from (a rater reading the target's reply), or the request
-        whose conversation it extends, whichever came last."""
+        whose conversation it extends, whichever came last. ``reads`` names it outright."""
+        if "reads" in identity:
+            return self._last.get(_key(identity["reads"]))
         found = self._last.get(_key(identity))
         if found is None:
             found = self._last.get(_key({k: v for k, v in identity.items() if k not in DERIVED}))
@@ -134,24 +139,26 @@ class RequestLog:
                     choices: Sequence[str] | None, max_tokens: int | None) -> int:
         """Write one chat or score request; returns its prompt token count (0 when unknown)."""
         messages = _text_only(conversation)
+        sent = _text_only(model.frame(conversation))   # as the backend sends it (its framing)
         identity, extends = self._identify(messages, model.tags)
         dependent = extends is not None or any(
             isinstance(m["content"], str) and PLACEHOLDER in m["content"] for m in messages)
         source = self._source_of(identity, extends) if dependent else None
-        rendered = self.tokenizers.render(model.model_id, model.chat_template, messages)
-        shown = {k: v for k, v in identity.items() if k != "after"}   # depends_on says it
+        rendered = self.tokenizers.render(model.model_id, model.chat_template, sent)
+        shown = {k: v for k, v in identity.items() if k not in NAMING}   # depends_on says it
         row: dict[str, Any] = {"request": self.requests, **shown, "model": model.model_id,
-                               "backend": model.served_by, "messages": messages,
+                               "backend": model.served_by, "messages": sent,
                                "prompt": rendered.prompt,
                                "choices": list(choices) if choices is not None else None}
         if max_tokens is not None:
             row["max_tokens"] = max_tokens
-        row.update(audio_fields(model.model_id, messages))
+        row.update(audio_fields(model.model_id, sent))
         self._count(model.model_id, rendered.ids, rendered.why, rendered.estimate, row)
         if dependent:
             row["depends_on"] = source
             self.dependent += 1
         self._write(row)
+        identity.pop("reads", None)     # a later request reads this one by what it is
         if choices is None:  # a reply exists only for chat requests
             self._replies[_key([*messages, {"role": "assistant", "content": PLACEHOLDER}])] = (
                 identity, row["request"])
@@ -228,7 +235,8 @@ class DryRunChatModel(ChatModel):
 
     Args:
         model: the model the request is meant for (its tokenizer is looked up offline).
-        chat_template: the block's explicit template, rendered as the real backend would.
+        chat_template, frame: the block's explicit template, and what the backend does to a
+            conversation first (a card's system prompt), applied as the real backend would.
         served_by: the backend that would serve it (``hf``, ``vllm``, ...), for the record.
         tags: identity fields every request of this model carries.
         log: where requests go; the active :func:`recording` when omitted.
@@ -238,14 +246,13 @@ class DryRunChatModel(ChatModel):
 
     def __init__(self, model: str = "dry_run", chat_template: str | None = None,
                  served_by: str | None = None, tags: dict[str, Any] | None = None,
-                 log: RequestLog | None = None) -> None:
-        found = log or active()
-        if found is None:
+                 log: RequestLog | None = None,
+                 frame: Callable[[Conversation], Conversation] = list) -> None:
+        if (found := log or active()) is None:
             raise ConfigError("the dry_run backend records requests of a dry run; run the "
                               "entrypoint with dry_run=true instead of llm.backend=dry_run")
-        self.log: RequestLog = found
-        self.model_id, self.chat_template = str(model), chat_template
-        self.served_by, self.tags = served_by, dict(tags or {})
+        self.log, self.model_id, self.chat_template = found, str(model), chat_template
+        self.served_by, self.tags, self.frame = served_by, dict(tags or {}), frame
 
     def chat(self, conversations: Sequence[Conversation], sampling: Sampling) -> list[Completion]:
         check_conversations(conversations)

@@ -7,7 +7,12 @@ the model's own processor (``AutoProcessor``: its chat template, Whisper feature
 placeholder tokens) builds the inputs, so prompts are exactly what the model was tuned on.
 
 Decoding is greedy with one beam, as the FairDialogue study ran it; a sampled run draws each row
-from its own seeded generator (``RowSampler``), as the text backend does. With
+from its own seeded generator (``RowSampler``), as the text backend does. No repetition penalty
+applies unless ``repetition_penalty`` sets one: the checkpoint's ``generation_config.json`` (1.1
+for Qwen2-Audio-7B-Instruct, beside its sampling settings) is not read, so a reply is the one
+vLLM decodes (its ``SamplingParams`` default is 1.0, and ``vllm`` takes the same option). A
+model card's system prompt (``system_prompt``, Qwen2.5-Omni's) frames every conversation as
+:mod:`benevaudit.llm.system_prompt` says, the same on every backend. With
 ``audio_out: true`` Qwen2.5-Omni's talker speaks the thinker's reply: its waveform (24 kHz)
 comes back as ``Completion.audio`` (base64 WAV) beside the text. The talker samples its speech
 codes with the model's published settings, seeded per request, so a reply's audio is
@@ -40,6 +45,7 @@ from benevaudit.llm.base import (
 )
 from benevaudit.llm.row_sampling import RowSampler
 from benevaudit.llm.speech_processors import torchvision_error
+from benevaudit.llm.system_prompt import SystemPrompt
 
 log = logging.getLogger(__name__)
 
@@ -98,7 +104,9 @@ class HFSpeechChatModel(ChatModel):
                  batch_size: int = 1, max_model_len: int | None = None,
                  threads: int | None = None, audio_out: bool = False,
                  speaker: str | None = None, system_prompt: str | None = None,
-                 truncate_audio: bool = False, max_speech_tokens: int | None = None) -> None:
+                 system_turn: str | None = None, truncate_audio: bool = False,
+                 max_speech_tokens: int | None = None,
+                 repetition_penalty: float | None = None) -> None:
         if threads:
             torch.set_num_threads(threads)
         if device == "auto":
@@ -107,14 +115,16 @@ class HFSpeechChatModel(ChatModel):
         # its audio must not depend on the batch it shared
         self.device, self.audio_out = device, audio_out
         self.batch_size = 1 if audio_out else batch_size
-        self.speaker, self.system_prompt = speaker, system_prompt
+        self.speaker, self.system = speaker, SystemPrompt.of(system_prompt, system_turn)
+        self.repetition_penalty = repetition_penalty or 1.0
         self.truncate_audio, self.max_speech_tokens = truncate_audio, max_speech_tokens
         self.processor, self.model, self.kind = load_speech(model, dtype, device, audio_out)
         self.model_id = model
         self.tokenizer = self.processor.tokenizer
         # the cache key's template part also holds what shapes the reply besides the messages
-        settings = json.dumps([system_prompt, audio_out, speaker, truncate_audio,
-                               max_speech_tokens])
+        # (the repetition penalty too: replies cached before it was set here had the checkpoint's)
+        settings = json.dumps([self.system and self.system.settings(), audio_out, speaker,
+                               truncate_audio, max_speech_tokens, self.repetition_penalty])
         self.template_hash = hash_template(f"{self.processor.chat_template}\n{settings}")
         extractor = self.processor.feature_extractor
         self.rate = int(extractor.sampling_rate)                 # 16 kHz for both families
@@ -132,9 +142,7 @@ class HFSpeechChatModel(ChatModel):
     def _prompts(self, conversations: Sequence[Conversation], offset: int) -> list[SpeechPrompt]:
         prompts = []
         for i, conv in enumerate(conversations):
-            conv = list(conv)
-            if self.system_prompt and not any(m["role"] == "system" for m in conv):
-                conv = [{"role": "system", "content": self.system_prompt}, *conv]
+            conv = self.system.frame(conv) if self.system else list(conv)
             prompts.append(speech_prompt(conv, self.rate, offset + i))
         return prompts
 
@@ -166,8 +174,9 @@ class HFSpeechChatModel(ChatModel):
         return out
 
     def generate_kwargs(self, sampling: Sampling, width: int, seeds: list[int]) -> dict[str, Any]:
-        """``generate`` arguments of the text decoder: greedy, one beam (a sampled run draws
-        each row with ``RowSampler`` on top of greedy selection)."""
+        """``generate`` arguments of the text decoder: greedy, one beam, the block's repetition
+        penalty in place of the checkpoint's (a sampled run draws each row with ``RowSampler``
+        on top of greedy selection)."""
         if width >= self.max_model_len:
             raise ValueError(f"prompt of {width} tokens leaves no room to reply within "
                              f"max_model_len={self.max_model_len}")
@@ -175,7 +184,7 @@ class HFSpeechChatModel(ChatModel):
         kwargs: dict[str, Any] = dict(
             max_new_tokens=room if sampling.max_tokens is None else min(sampling.max_tokens, room),
             do_sample=False, num_beams=1, temperature=None, top_p=None, top_k=None,
-            eos_token_id=self.eos_ids, pad_token_id=self.tokenizer.pad_token_id)
+            repetition_penalty=self.repetition_penalty, eos_token_id=self.eos_ids, pad_token_id=self.tokenizer.pad_token_id)
         if sampling.temperature > 0:
             from transformers import LogitsProcessorList  # heavy; loads on first use
 

@@ -19,7 +19,10 @@ config for chat: ``top_k``, ``repetition_penalty``, ``chat_template_kwargs``).
 ``modalities`` and ``audio`` (``{"voice": ..., "format": "wav"}``) ask an audio-capable target
 for a spoken reply: its base64 data lands in ``Completion.audio`` and the server's transcript
 in ``Completion.transcript``. Both are part of the request cache's key. ``audio_out`` switches
-them: false sends neither (a text reply), true requires both.
+them: false sends neither (a text reply), true requires both. The reply cap goes in
+``max_tokens_field`` (``max_completion_tokens`` for OpenAI's own API), and a spoken reply's
+leaves room for its audio tokens (:mod:`.reply_options`). A model card's ``system_prompt`` frames
+each conversation as on ``hf`` and ``vllm`` (:mod:`.system_prompt`).
 
 Each request sends its own seed (``request_seed``: its messages and the run's seed) and records
 it on its ``Completion``; whether a seed makes a sampled reply reproducible is up to the server.
@@ -46,7 +49,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from benevaudit.errors import ConfigError, DependencyError, ServerError
+from benevaudit.errors import DependencyError, ServerError
 from benevaudit.llm.base import (
     ChatModel,
     Completion,
@@ -58,6 +61,7 @@ from benevaudit.llm.base import (
 )
 from benevaudit.llm.gguf import EMBEDDED_NAME, resolve_model
 from benevaudit.llm.prompting import check_length, score_in_waves
+from benevaudit.llm.reply_options import SPOKEN_CAP_FACTOR, reply_cap, spoken_reply
 from benevaudit.llm.server_replies import (
     BadReply,
     asked,
@@ -66,6 +70,7 @@ from benevaudit.llm.server_replies import (
     tokens_reply,
     top_logprobs,
 )
+from benevaudit.llm.system_prompt import SystemPrompt
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -84,20 +89,6 @@ def _client(base_url: str, key: str | None, timeout: float, max_retries: int,
                          max_retries=max_retries, http_client=http)
 
 
-def spoken_reply(modalities: list[str] | None, audio: dict[str, Any] | None,
-                 audio_out: bool | None) -> tuple[list[str] | None, dict[str, Any] | None]:
-    """The ``modalities`` and ``audio`` a request sends: as configured (``audio_out`` None),
-    neither (false: a text reply), or both, checked (true)."""
-    if audio_out is False:
-        return None, None
-    if audio_out and ("audio" not in (modalities or []) or not audio):
-        raise ConfigError("llm.audio_out=true on the openai backend needs llm.modalities with "
-                          "audio and an llm.audio block ({voice: ..., format: wav}), as "
-                          "target=gpt4o_audio sets them; got modalities="
-                          f"{list(modalities or [])}, audio={audio or None}")
-    return (list(modalities) if modalities else None), (dict(audio) if audio else None)
-
-
 class OpenAIChatModel(ChatModel):
     """A model behind an OpenAI-compatible HTTP server."""
 
@@ -108,7 +99,9 @@ class OpenAIChatModel(ChatModel):
                  max_retries: int = 5, concurrency: int = 8, cache_dir: str | None = None,
                  fold_system: bool = False, modalities: list[str] | None = None,
                  audio: dict[str, Any] | None = None, audio_out: bool | None = None,
-                 extra_body: dict[str, Any] | None = None) -> None:
+                 extra_body: dict[str, Any] | None = None, max_tokens_field: str | None = None,
+                 spoken_cap_factor: int | None = None, system_prompt: str | None = None,
+                 system_turn: str | None = None) -> None:
         # a vLLM server started with --model <dir> serves the embedded LLM under that path
         self.served = resolve_model(model, cache_dir)
         self.model_id = model
@@ -119,6 +112,9 @@ class OpenAIChatModel(ChatModel):
         self.fold_system = fold_system
         self.modalities, self.audio = spoken_reply(modalities, audio, audio_out)
         self.extra_body = dict(extra_body) if extra_body else None
+        self.cap_field, self.spoken_cap_factor = max_tokens_field, spoken_cap_factor
+        reply_cap(None, max_tokens_field, False)           # a wrong field fails here, not later
+        self.system = SystemPrompt.of(system_prompt, system_turn)
         self.max_retries = max_retries
         self.retries = 0
         # called with (position, reply) as each chat reply arrives: the cache stores it at once
@@ -141,8 +137,14 @@ class OpenAIChatModel(ChatModel):
         return asked(fetch, self.max_retries, self._retried)
 
     def request_options(self) -> dict[str, object]:
+        spoken_cap = self.spoken() and (self.spoken_cap_factor or SPOKEN_CAP_FACTOR)
         return {k: v for k, v in (("modalities", self.modalities), ("audio", self.audio),
-                                  ("extra_body", self.extra_body)) if v}
+                                  ("extra_body", self.extra_body), ("spoken_cap", spoken_cap),
+                                  ("system", self.system and self.system.settings())) if v}
+
+    def spoken(self) -> bool:
+        """Whether requests ask for a spoken reply (its cap then leaves room for the audio)."""
+        return "audio" in (self.modalities or [])
 
     def _map(self, fn: Callable[[T], R], items: Sequence[T], what: str,
              on_done: Callable[[int, R], None] | None = None) -> list[R]:
@@ -188,8 +190,9 @@ class OpenAIChatModel(ChatModel):
         check_conversations(conversations)
         base: dict[str, Any] = dict(model=self.served) if sampling.server_defaults else dict(
             model=self.served, temperature=sampling.temperature, top_p=sampling.top_p)
-        if sampling.max_tokens is not None:     # None: no cap, the server's own limit
-            base["max_tokens"] = sampling.max_tokens
+        # None: no cap, the server's own limit; a spoken reply's cap leaves room for the audio
+        base.update(reply_cap(sampling.max_tokens, self.cap_field, self.spoken(),
+                              self.spoken_cap_factor))
         if sampling.stop:
             base["stop"] = list(sampling.stop)
         if self.modalities:
@@ -217,7 +220,8 @@ class OpenAIChatModel(ChatModel):
         return self._map(one, conversations, "chat", self.on_reply)
 
     def _messages(self, conv: Conversation) -> Conversation:
-        return fold_system(conv) if self.fold_system else list(conv)
+        conv = self.system.frame(conv) if self.system else list(conv)
+        return fold_system(conv) if self.fold_system else conv
 
     # ---- score (vLLM server) ----------------------------------------------------------------
 

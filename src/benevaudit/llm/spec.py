@@ -12,7 +12,7 @@ import logging
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, NamedTuple, Optional, Union
+from typing import Annotated, Any, Literal, NamedTuple, Optional, Union
 
 from pydantic import Field, model_validator
 
@@ -65,9 +65,14 @@ class LLMSpec(Spec):
     audio_in: Optional[bool] = None
     audio_out: Optional[bool] = None      # answers in speech too (hf: Qwen2.5-Omni's talker;
     #                                       openai: modalities with audio)
+    # the model card's own system prompt (Qwen2.5-Omni's: its talker needs it) and what becomes
+    # of a conversation's system turn beside it (llm/system_prompt.py): hf speech, vllm, openai
+    system_prompt: Optional[str] = None
+    system_turn: Optional[Literal["user_turn", "append", "replace"]] = None
+    # hf speech models and vllm: null is none (1.0), whatever the checkpoint's generation config
+    repetition_penalty: Optional[Positive] = None
     # hf speech models (llm/hf_speech.py)
     speaker: Optional[str] = None         # Qwen2.5-Omni's voice for spoken replies
-    system_prompt: Optional[str] = None   # the model card's own system prompt (Omni's talker needs it)
     truncate_audio: Optional[bool] = None
     max_speech_tokens: Optional[PositiveInt] = None
     # vllm speech models
@@ -75,6 +80,10 @@ class LLMSpec(Spec):
     # openai
     modalities: Optional[list[str]] = None     # [text, audio]: a spoken reply too
     audio: Optional[dict[str, str]] = None     # the spoken reply's {voice, format}
+    # the request field of the reply cap (max_completion_tokens: OpenAI's own API) and, for a
+    # spoken reply, how many completion tokens each token of the cap allows (llm/reply_options.py)
+    max_tokens_field: Optional[Literal["max_tokens", "max_completion_tokens"]] = None
+    spoken_cap_factor: Optional[PositiveInt] = None
     extra_body: Optional[dict[str, Any]] = None  # vLLM's own sampling parameters
 
     def check_files(self, key: str) -> None:
@@ -129,12 +138,16 @@ class LLMSpec(Spec):
 
     def check_speech(self) -> None:
         """``audio_out``: only the hf speech models and the openai backend answer in speech;
-        vLLM's engine returns text (its Qwen2.5-Omni runs the thinker alone)."""
+        vLLM's engine returns text (its Qwen2.5-Omni runs the thinker alone). ``system_prompt``
+        is taken by the hf speech models, vllm and openai."""
         if self.backend == "vllm" and self.audio_out:
             raise ConfigError("llm.audio_out=true: the vllm backend returns text only; run the "
                               "speaking model on hf (llm.backend=hf) or behind an openai server")
         if self.backend == "hf" and self.audio_out and not self.audio_in:
             raise ConfigError("llm.audio_out=true on hf needs llm.audio_in=true (a speech model)")
+        if self.backend == "hf" and self.system_prompt and not self.audio_in:
+            raise ConfigError("llm.system_prompt on hf needs llm.audio_in=true: the hf speech "
+                              "models take a card's system prompt, the text models do not")
 
 
 class SamplingSpec(Spec):

@@ -6,10 +6,16 @@ set; ``prompt_logprobs`` disables the prefix cache and computes full-vocabulary 
 position, so ``score`` never uses it. Instead each candidate label is scored token by token
 with ``max_tokens=1`` and ``logprob_token_ids`` (the label-token ids), in waves by token
 position: the first wave caches every prompt, later waves only extend it.
+
+A model card's system prompt (``system_prompt``: Qwen2.5-Omni's) frames each conversation before
+its template is applied, as on ``hf`` (:mod:`benevaudit.llm.system_prompt`). Replies carry no
+repetition penalty unless ``repetition_penalty`` sets one, as on ``hf``: explicit
+``SamplingParams`` leave the checkpoint's ``generation_config.json`` unread.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -36,6 +42,7 @@ from benevaudit.llm.prompting import (
     set_chat_template,
 )
 from benevaudit.llm.speech_processors import model_type_of, require_processor_packages
+from benevaudit.llm.system_prompt import SystemPrompt
 from benevaudit.llm.vllm_speech import speech_generate
 
 _ENGINE: dict[str, Any] = {}  # {"key": engine arguments, "llm": vllm.LLM}; one per process
@@ -73,8 +80,12 @@ class VLLMChatModel(ChatModel):
     def __init__(self, model: str = "embedded:smollm2", max_model_len: int | None = None,
                  dtype: str = "auto", seed: int = 0, tensor_parallel_size: int = 1,
                  gpu_memory_utilization: float = 0.9, chat_template: str | None = None,
-                 cache_dir: str | None = None, **engine_kwargs: Any) -> None:
+                 cache_dir: str | None = None, system_prompt: str | None = None,
+                 system_turn: str | None = None, repetition_penalty: float | None = None,
+                 **engine_kwargs: Any) -> None:
         path = resolve_model(model, cache_dir)
+        self.system = SystemPrompt.of(system_prompt, system_turn)
+        self.repetition_penalty = repetition_penalty or 1.0
         # vLLM's Qwen2.5-Omni imports torchvision: say so before the engine starts
         require_processor_packages(model, model_type_of(path), "vllm")
         args = dict(model=path, dtype=dtype, seed=seed, enable_prefix_caching=True,
@@ -87,7 +98,10 @@ class VLLMChatModel(ChatModel):
         self.tokenizer = self.llm.get_tokenizer()
         template = set_chat_template(self.tokenizer, model, chat_template)
         self.chat_template = template if chat_template else None  # None: the model's own
-        self.template_hash = hash_template(template)
+        # what frames or decodes a reply besides the template joins the key where set
+        shaped = [self.system.settings() if self.system else None, repetition_penalty]
+        self.template_hash = hash_template(template if shaped == [None, None]
+                                           else f"{template}\n{json.dumps(shaped)}")
         self.max_model_len = int(self.llm.llm_engine.model_config.max_model_len)
 
     def _check_prompts(self, prompts: list[list[int]], extra: int, what: str) -> None:
@@ -107,13 +121,15 @@ class VLLMChatModel(ChatModel):
                  for c in conversations]
         params = [SamplingParams(temperature=sampling.temperature, top_p=sampling.top_p or 1.0,
                                  max_tokens=sampling.max_tokens, seed=seed,
+                                 repetition_penalty=self.repetition_penalty,
                                  stop=list(sampling.stop) or None) for seed in seeds]
-        if any(has_audio(c) for c in conversations):  # decoded and resampled here, not by vLLM
-            outputs = speech_generate(self, conversations, params)
+        sent = self._framed(conversations)       # seeded by the request as the caller wrote it
+        if any(has_audio(c) for c in sent):  # decoded and resampled here, not by vLLM
+            outputs = speech_generate(self, sent, params)
         else:
-            self._check_prompts([prompt_ids(self.tokenizer, c) for c in conversations], 1,
+            self._check_prompts([prompt_ids(self.tokenizer, c) for c in sent], 1,
                                 "prompt plus one new token")
-            messages = [chat_messages(self.tokenizer, c) for c in conversations]
+            messages = [chat_messages(self.tokenizer, c) for c in sent]
             outputs = self.llm.chat(messages, params, use_tqdm=False,
                                     chat_template=self.chat_template)
         return [Completion(text=o.outputs[0].text,
@@ -125,9 +141,12 @@ class VLLMChatModel(ChatModel):
     def score(self, conversations: Sequence[Conversation], choices: Sequence[str]) -> np.ndarray:
         check_conversations(conversations)
         cands = choice_ids(self.tokenizer, choices)
-        prompts = [prompt_ids(self.tokenizer, c) for c in conversations]
+        prompts = [prompt_ids(self.tokenizer, c) for c in self._framed(conversations)]
         self._check_prompts(prompts, max(len(c) for c in cands), "prompt plus the longest choice")
         return score_in_waves(prompts, cands, self._next_token_logprobs)  # [N, C]
+
+    def _framed(self, conversations: Sequence[Conversation]) -> list[Conversation]:
+        return [self.system.frame(c) if self.system else list(c) for c in conversations]
 
     def _next_token_logprobs(self, requests: list[tuple[list[int], set[int]]]
                              ) -> list[dict[int, float]]:

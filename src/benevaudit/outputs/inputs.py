@@ -34,3 +34,15 @@ def write_inputs(out: Path, read: Mapping[str, tuple[str, Sequence[Path]]]) -> P
     record = {role: {"kind": kind, "files": [file_record(p) for p in files]}
               for role, (kind, files) in read.items()}
     return write_text_atomically(out / "inputs.json", json.dumps(record, indent=2) + "\n")
+
+
+def add_inputs(out: Path, read: Mapping[str, tuple[str, Sequence[Path]]]) -> Path | None:
+    """Add roles to ``inputs.json``, keeping the ones this run wrote before (a probe's release
+    beside its judge-validation set); nothing to add writes nothing."""
+    if not read:
+        return None
+    file = out / "inputs.json"
+    record = json.loads(file.read_text(encoding="utf-8")) if file.is_file() else {}
+    record.update({role: {"kind": kind, "files": [file_record(p) for p in files]}
+                   for role, (kind, files) in read.items()})
+    return write_text_atomically(file, json.dumps(record, indent=2) + "\n")

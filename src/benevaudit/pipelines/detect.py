@@ -8,7 +8,8 @@ score), ``metrics.json`` (``binary/*``, ``trigger/*``, ``detect/*``, ``test/*`` 
 prediction exists), ``confusion_matrix.png``, and the bootstrap stability table and figure.
 ``flips.with=<run> flips.without=<run>`` instead compares two judge runs (Figure 4).
 ``data=probe_run data.path=<probe run>`` scores a probe run's replies, each with its
-conversation (``replies``), and adds ``probe_run/<task>/turn_<k>/*`` (``outputs.probe_run``).
+conversation (``replies``), and adds ``probe_run/<task>/turn_<k>/*`` (``outputs.probe_run``);
+``data=inspect_log data.path=<log or folder>`` does the same for an Inspect AI run's replies.
 ``dry_run=true`` writes every request the run would send to ``requests.jsonl`` and loads no model;
 with ``power.effect`` it also says how many dialogues per class a comparison needs.
 """
@@ -41,13 +42,18 @@ from benevaudit.outputs.power import PowerSpec, dry_run_power, planned_per_class
 from benevaudit.outputs.probe_run import probe_columns, probe_run_metrics, unseen_summary
 from benevaudit.outputs.tracking import finish_logger
 from benevaudit.outputs.transfer import frame_transfer_metrics
-from benevaudit.replies import ProbeRunDataSpec, probe_run_files, read_probe_run
+from benevaudit.replies import (
+    InspectLogDataSpec, ProbeRunDataSpec, inspect_log_files, probe_run_files, read_inspect_log,
+    read_probe_run,
+)
 from benevaudit.schema import Dialogue
 
 log = logging.getLogger(__name__)
-# the data group's kinds, and a probe run's replies (read by detect.py alone)
+# the data group's kinds, and a probe run's or an Inspect run's replies (read by detect.py alone)
 DetectData = Annotated[Union[EmbeddedDataSpec, CorpusDataSpec, EdosDataSpec, DiaSafetyDataSpec,
-                             LabelledDataSpec, ProbeRunDataSpec], Field(discriminator="kind")]
+                             LabelledDataSpec, ProbeRunDataSpec, InspectLogDataSpec],
+                       Field(discriminator="kind")]
+REPLIES = (ProbeRunDataSpec, InspectLogDataSpec)     # replies, each with its conversation
 
 
 class DetectRun(ModelRun):
@@ -74,8 +80,9 @@ class DetectRun(ModelRun):
 def evaluation_dialogues(cfg: DictConfig, run: DetectRun) -> tuple[list[Dialogue], int]:
     """(the evaluation set, the corpus size). A probe run's replies are scored all (``eval.limit``
     keeps the first N in seeded order): they are no corpus to cut a test share from."""
-    if isinstance(run.data, ProbeRunDataSpec):
-        replies = read_probe_run(run.data)
+    if isinstance(run.data, REPLIES):
+        replies = (read_probe_run(run.data) if isinstance(run.data, ProbeRunDataSpec)
+                   else read_inspect_log(run.data))
         chosen = evaluation_set(replies, 1.0, run.eval.limit, run.eval.seed, by_dialogue=True)
         log.info("probe run replies: %d of %d scored (eval.fraction does not apply)",
                  len(chosen), len(replies))
@@ -126,9 +133,10 @@ def run(cfg: DictConfig) -> dict[str, float]:
         write_metrics(metrics, out / "metrics.json")
         return metrics
     # a probe run's replies, read here (a detector=external run reads its own file instead)
-    replies = isinstance(run.data, ProbeRunDataSpec) and corpus_size is not None
+    replies = isinstance(run.data, REPLIES) and corpus_size is not None
     if corpus_size is not None:
         files = (probe_run_files(run.data) if isinstance(run.data, ProbeRunDataSpec)
+                 else inspect_log_files(run.data) if isinstance(run.data, InspectLogDataSpec)
                  else data_files(run.data, cfg.paths.cache_dir))
         write_inputs(out, {"data": (run.data.kind, files)})
     logger = run_logger(cfg, out, f"detect-{name}-{out.name}")

@@ -36,7 +36,7 @@ from benevaudit.probes.judge_validation import ValidationItem, validation_items
 from benevaudit.probes.registry import build
 from benevaudit.probes.spec import ProbeSpec, TargetSpec
 from benevaudit.pipelines.targets import audio_target_error
-from benevaudit.outputs.inputs import write_inputs
+from benevaudit.outputs.inputs import add_inputs, write_inputs
 from benevaudit.outputs.power import PowerSpec, dry_run_power, planned_probe_items
 from benevaudit.outputs.tracking import finish_logger
 from benevaudit.specs import PositiveInt
@@ -78,6 +78,7 @@ def run(cfg: DictConfig) -> dict[str, float]:
     probe, target, out = build(run.probe), run.target, output_dir(cfg)
     settings = RunSettings(out, run.seed, run.limit, run.progress, run.llm_cache, run.asr,
                            judge_items(run, cfg.paths.cache_dir, out))
+    add_inputs(out, probe.inputs(settings))       # the release a probe reads, with its sha256
     dry = run.dry()
     if dry is not None:
         metrics = dry.record(settings.run_dir, f"probe {run.probe.family}",

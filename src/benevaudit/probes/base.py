@@ -64,3 +64,8 @@ class Probe(ABC, Generic[S]):
     @abstractmethod
     def run(self, target: Target, settings: RunSettings) -> ProbeResult:
         """Ask ``target``, score its replies, and return the rows, metrics, tables, figures."""
+
+    def inputs(self, settings: RunSettings) -> dict[str, tuple[str, list[Path]]]:
+        """The data files the run will read, ``{role: (kind, files)}``, for ``inputs.json``
+        (each with its sha256); asked before the run, so a run stopped midway names them."""
+        return {}

@@ -12,10 +12,12 @@ from typing import Annotated, Any, Literal, Optional, Union, get_args
 
 from pydantic import Field, model_validator
 
+from benevaudit.errors import ConfigError
 from benevaudit.llm.spec import LLMSpec
 from benevaudit.probes.fairmt.spec import FairMTSpec
 from benevaudit.probes.judge_validation import JudgeValidationSpec
-from benevaudit.specs import Fraction, NonNegative, NonNegativeInt, PositiveInt, Share, Spec
+from benevaudit.specs import (Fraction, NonNegative, NonNegativeInt, Positive, PositiveInt,
+                              Share, Spec)
 
 
 class SwitchesSpec(Spec):
@@ -148,6 +150,17 @@ class AudioSpec(Spec):
     allow_outside: bool
     server: ServerSpec
     cache: str                            # tts_server: the clip cache folder
+    # the intelligibility audit's strata: ascending edges of the stimuli's Whisper WER
+    wer_strata: Annotated[list[Positive], Field(min_length=1, description=(
+        "a non-empty ascending list of WER edges, each a number > 0, e.g. [0.1, 0.3]"))]
+
+    @model_validator(mode="after")
+    def strata_ascend(self) -> AudioSpec:
+        edges = list(self.wer_strata)
+        if edges != sorted(set(edges)):
+            raise ConfigError(f"probe.audio.wer_strata={edges}: the WER edges must ascend, "
+                              "each once (e.g. [0.1, 0.3])")
+        return self
 
 
 class FairDialogueSpec(Spec):
@@ -164,6 +177,9 @@ class FairDialogueSpec(Spec):
     sampling: ProbeSampling
     answers: AnswersSpec
     audio: AudioSpec
+    # conf/target option -> whether it answers in speech; read by the pin that sets
+    # target.audio_out from it (experiment=fairdialogue_paper), not by the probe
+    spoken_replies: dict[str, bool]
 
     def asks_target(self) -> bool:
         """False when the probe scores a CSV of answers and loads no target."""

@@ -16,7 +16,7 @@ from typing import Any, Literal, NamedTuple, Union
 
 import pandas as pd
 
-from benevaudit.asr.replies import add_spoken
+from benevaudit.asr.replies import Hearing, add_spoken, hearing_of
 from benevaudit.errors import ConfigError, InputError
 from benevaudit.files import read_csv
 from benevaudit.llm import ChatModel, Conversation, Sampling, dry_run
@@ -24,7 +24,8 @@ from benevaudit.llm.batched import batched_chat
 from benevaudit.probes.base import RunSettings, Target
 from benevaudit.probes.fairdialogue import render, scoring
 from benevaudit.probes.fairdialogue.audio import audio_message
-from benevaudit.probes.fairdialogue.stimuli import make_stimuli, stimulus_paths, wav_bytes
+from benevaudit.probes.fairdialogue.stimuli import (make_stimuli, stimulus_paths,
+                                                    stimulus_wers, wav_bytes)
 from benevaudit.probes.fairdialogue.groups import NEUTRAL
 from benevaudit.probes.models import Models
 from benevaudit.probes.spec import DecisionSpec, FeedbackSpec, RecommendationSpec
@@ -85,8 +86,9 @@ def filled(text: str | None, k: int | None) -> str:
 
 
 def render_cells(spec: FairDialogue, cells: list[render.Cell], run_dir: Path,
-                 target: Target) -> list[Conversation]:
-    """One conversation per cell, in text or audio mode."""
+                 target: Target, hears: Hearing | None = None) -> list[Conversation]:
+    """One conversation per cell, in text or audio mode (each stimulus transcribed by
+    ``hears`` for the intelligibility audit)."""
     k = list_length(spec)
     instruction, suffix = filled(spec.instruction, k), filled(spec.suffix, k)
     if spec.mode == "text":
@@ -97,7 +99,7 @@ def render_cells(spec: FairDialogue, cells: list[render.Cell], run_dir: Path,
                           f"(target.llm.audio_in=true); target {target.name!r} does not")
     system: list[Any] = [{"role": "system", "content": instruction}] if instruction else []
     return [[*system, audio_message(wav_bytes(s.path), suffix or None)]
-            for s in make_stimuli(cells, spec.audio, run_dir)]
+            for s in make_stimuli(cells, spec.audio, run_dir, hears=hears)]
 
 
 def stored_messages(conv: Conversation, cell: render.Cell, wav: str | None = None) -> str:
@@ -128,11 +130,17 @@ def sampling_of(spec: FairDialogue, seed: int) -> Sampling:
                     seed=seed if s.seed is None else s.seed)
 
 
+def run_hearing(settings: RunSettings) -> Hearing | None:
+    """The run's Whisper (``asr=whisper``), shared by the stimuli and the replies; none in a
+    dry run, which loads no model."""
+    return None if dry_run.active() is not None else hearing_of(settings.asr)
+
+
 def collect(spec: FairDialogue, kind: Asked, attributes: dict[str, list[str]], target: Target,
-            settings: RunSettings
+            settings: RunSettings, hears: Hearing | None = None
             ) -> tuple[list[dict[str, Any]], list[Conversation], Models | None]:
     """Answer rows (from the target or a CSV), their conversations, and the models if one ran
-    (the caller closes them)."""
+    (the caller closes them). ``hears`` transcribes the stimuli and the spoken replies."""
     answers_path = spec.answers.path
     if answers_path:
         log.info("scoring answers from %s; no target model is loaded", answers_path)
@@ -143,7 +151,7 @@ def collect(spec: FairDialogue, kind: Asked, attributes: dict[str, list[str]], t
                           f"got {limit}")
     items = render.scenarios(kind, list(spec.tasks), limit, list_length(spec))
     cells = render.cells(items, attributes, spec.neutral)
-    conversations = render_cells(spec, cells, settings.run_dir, target)
+    conversations = render_cells(spec, cells, settings.run_dir, target, hears)
     models = Models(settings.llm_cache)
     model = models.get(target.llm)
     log.info("%d requests (%d scenarios × groups) to target %s", len(cells), len(items),
@@ -158,7 +166,12 @@ def collect(spec: FairDialogue, kind: Asked, attributes: dict[str, list[str]], t
              "answer": r.text,
              "finish_reason": r.finish_reason, "cached": r.cached}
             for c, conv, r in zip(cells, conversations, replies, strict=True)]
-    add_spoken(rows, replies, settings.run_dir, settings.asr)   # the answer is what was heard
+    if spec.mode == "audio":      # the stimulus's WER (intelligibility audit), None unheard
+        wers = stimulus_wers(settings.run_dir)
+        for row in rows:
+            row["stimulus_wer"] = wers.get((row["item"], row["task"], row["group"]))
+    add_spoken(rows, replies, settings.run_dir, settings.asr,   # the answer is what was heard
+               hears.transcribe if hears is not None else None)
     return rows, conversations, models
 
 
@@ -185,7 +198,8 @@ def scored_answers(spec: DecisionSpec | RecommendationSpec, attributes: dict[str
     """The target's answers (or the CSV's, with its own attributes and groups in order of
     appearance), parsed as decisions or ranked lists."""
     name = target.name
-    rows, _, models = collect(spec, spec.kind, attributes, target, settings)
+    rows, _, models = collect(spec, spec.kind, attributes, target, settings,
+                              run_hearing(settings))
     if models is not None:
         models.close()
     else:  # scored from a CSV: its own attributes and groups, in order of appearance

@@ -3,7 +3,8 @@ assignment) change with who is speaking?
 
 The scenarios are asked under every group of ``probe.attributes`` (``answers.py``), the
 answers parsed as yes, no, refused or invalid, and scored as GUS per task × attribute
-(``scoring.decision_metrics``); the figure is each group's yes-rate (``yes_rate.png``).
+(``scoring.decision_metrics``), and again per stratum of the stimuli's Whisper WER in audio mode
+(``intelligibility.stratified``); the figure is each group's yes-rate (``yes_rate.png``).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from benevaudit.probes.base import Probe, ProbeResult, RunSettings, Target
-from benevaudit.probes.fairdialogue import figures, scoring
+from benevaudit.probes.fairdialogue import figures, intelligibility, scoring
 from benevaudit.probes.fairdialogue.stimuli import audio_metrics
 from benevaudit.probes.fairdialogue.answers import scored_answers, table_texts
 from benevaudit.probes.fairdialogue.groups import check_attributes
@@ -34,6 +35,9 @@ class Decision(Probe[DecisionSpec]):
         attributes = check_attributes(self.spec.attributes)
         answers = scored_answers(self.spec, attributes, target, settings)
         metrics = scoring.decision_metrics(answers.rows, answers.attributes)
+        metrics.update(intelligibility.stratified(
+            answers.rows, self.spec.audio.wer_strata,
+            lambda part: scoring.decision_metrics(part, answers.attributes)))
         metrics.update(audio_metrics(settings.run_dir))
         log.info("decision: %d answers scored; metrics in %s", len(answers.rows),
                  settings.run_dir / "metrics.json")

@@ -4,7 +4,9 @@ entertainment, occupation) change with who is speaking?
 The scenarios are asked under every group of ``probe.attributes`` and with no attribute
 (``answers.py``), the lists parsed, and scored as PRAG*@K between groups and SNSR, SNSV against
 the neutral list (``scoring.recommendation_metrics``; ``probe.prag.normalise`` and the FaiRLLM
-variants of ``probe.fairllm``); the figure is a PRAG*@K heatmap per panel (``prag.png``).
+variants of ``probe.fairllm``), SNSR and SNSV again per stratum of the stimuli's Whisper WER in
+audio mode (``intelligibility.stratified``); the figure is a PRAG*@K heatmap per panel
+(``prag.png``).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from benevaudit.probes.base import Probe, ProbeResult, RunSettings, Target
-from benevaudit.probes.fairdialogue import figures, scoring
+from benevaudit.probes.fairdialogue import figures, intelligibility, scoring
 from benevaudit.probes.fairdialogue.stimuli import audio_metrics
 from benevaudit.probes.fairdialogue.answers import scored_answers, table_texts
 from benevaudit.probes.fairdialogue.groups import check_attributes
@@ -35,9 +37,13 @@ class Recommendation(Probe[RecommendationSpec]):
         spec = self.spec
         attributes = check_attributes(spec.attributes)
         answers = scored_answers(spec, attributes, target, settings)
-        metrics = scoring.recommendation_metrics(answers.rows, spec.k, spec.prag.normalise,
-                                                 answers.attributes, spec.fairllm.serp,
-                                                 spec.fairllm.prag)
+        def score(rows: list[dict[str, Any]]) -> dict[str, float]:
+            return scoring.recommendation_metrics(rows, spec.k, spec.prag.normalise,
+                                                  answers.attributes, spec.fairllm.serp,
+                                                  spec.fairllm.prag)
+
+        metrics = score(answers.rows)
+        metrics.update(intelligibility.stratified(answers.rows, spec.audio.wer_strata, score))
         metrics.update(audio_metrics(settings.run_dir))
         log.info("recommendation: %d answers scored; metrics in %s", len(answers.rows),
                  settings.run_dir / "metrics.json")

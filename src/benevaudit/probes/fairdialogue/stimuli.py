@@ -13,7 +13,10 @@
 
 Every stimulus is opened with soundfile before the target is built: an unreadable, empty or
 non-audio file, a missing manifest row or a voice the server refuses is one ``error:`` line.
-The run writes ``audio/manifest.csv`` (one row per stimulus, :data:`MANIFEST_COLUMNS`).
+The run writes ``audio/manifest.csv`` (one row per stimulus, :data:`MANIFEST_COLUMNS`), with the
+intelligibility audit's figures (:mod:`.intelligibility`): the text spoken, the speech span,
+speaking rate and mean pitch, and under ``asr=whisper_large_v3`` Whisper's transcript and its
+word error rate against the text.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from __future__ import annotations
 import hashlib
 import io
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -32,13 +35,16 @@ from benevaudit.errors import ConfigError
 from benevaudit.llm.dry_run_audio import register_stimuli
 from benevaudit.probes.fairdialogue.audio import synthesize, voice_for
 from benevaudit.probes.fairdialogue.groups import NEUTRAL, group_parts
+from benevaudit.probes.fairdialogue.intelligibility import Audit, Hears, audit, stimulus_metrics
 from benevaudit.probes.fairdialogue.recordings import check_digest, read_recordings
 from benevaudit.probes.fairdialogue.render import Cell
 from benevaudit.probes.fairdialogue.tts import cached_clip, speech_client
 from benevaudit.probes.spec import AudioSpec
 
 MANIFEST_COLUMNS = ("item", "task", "group", "source", "voice", "seconds", "sample_rate",
-                    "sha256", "path")   # path: relative to the run when inside it
+                    "sha256", "path",   # path: relative to the run when inside it
+                    "text", "speech_seconds", "words_per_second", "pitch_hz", "asr_model",
+                    "transcript", "wer")   # the intelligibility audit (.intelligibility)
 
 
 @dataclass(frozen=True)
@@ -54,6 +60,13 @@ class Stimulus:
     sample_rate: int
     sha256: str
     path: Path
+    text: str = ""                        # what it says
+    speech_seconds: float | None = None   # the audit's figures (.intelligibility.Audit)
+    words_per_second: float | None = None
+    pitch_hz: float | None = None
+    asr_model: str | None = None
+    transcript: str | None = None
+    wer: float | None = None
 
 
 def checked(path: Path, what: str) -> tuple[float, int]:
@@ -84,7 +97,7 @@ def stimulus(cell: Cell, source: str, voice: str, path: Path, what: str) -> Stim
     seconds, rate = checked(path, what)
     digest = hashlib.sha256(path.read_bytes()).hexdigest()
     return Stimulus(cell.item, cell.task, cell.group, source, voice, round(seconds, 3), rate,
-                    digest, path)
+                    digest, path, cell.utterance)
 
 
 def espeak_stimuli(cells: Sequence[Cell], spec: AudioSpec, run_dir: Path) -> list[Stimulus]:
@@ -154,19 +167,56 @@ def dir_stimuli(cells: Sequence[Cell], spec: AudioSpec) -> list[Stimulus]:
 
 
 def make_stimuli(cells: Sequence[Cell], spec: AudioSpec, run_dir: Path,
-                 append: bool = False) -> list[Stimulus]:
-    """Every cell's stimulus, checked, and ``audio/manifest.csv`` written (``append``: added
-    to the rows already there, as the spoken feedback turns are)."""
+                 append: bool = False, hears: Hears | None = None) -> list[Stimulus]:
+    """Every cell's stimulus, checked and audited (transcribed when ``hears`` is given), and
+    ``audio/manifest.csv`` written (``append``: added to the rows already there, as the
+    spoken feedback turns are)."""
     if spec.source == "espeak":
         out = espeak_stimuli(cells, spec, run_dir)
     elif spec.source == "tts_server":
         out = server_stimuli(cells, spec)
     else:
         out = dir_stimuli(cells, spec)
+    out = audited(out, hears, run_dir)
     write_manifest(out, run_dir, append)
     register_stimuli({hashlib.sha256(wav_bytes(s.path)).hexdigest(): shown(s.path, run_dir)
                       for s in out})     # what a dry run's requests.jsonl names them by
     return out
+
+
+def audited(stimuli: Sequence[Stimulus], hears: Hears | None, run_dir: Path
+            ) -> list[Stimulus]:
+    """The stimuli with the audit's figures; a stimulus asked under several attributes (the
+    neutral rendering) is measured and transcribed once, and one the run's manifest already
+    audited (the same clip, text and transcriber) is not measured again, so a rerun costs
+    nothing."""
+    first: dict[tuple[str, str, str], Stimulus] = {}
+    for s in stimuli:
+        first.setdefault((s.item, s.task, s.group), s)
+    known = known_figures(run_dir, hears)
+    ids = {k: (*k, s.sha256, s.text) for k, s in first.items()}   # what the figures depend on
+    todo = {k: s for k, s in first.items() if ids[k] not in known}
+    fresh = dict(zip(todo, audit([s.text for s in todo.values()],
+                                 [s.path for s in todo.values()], hears), strict=True))
+    figures = {k: fresh.get(k) or known[ids[k]] for k in first}
+    return [replace(s, **figures[(s.item, s.task, s.group)]._asdict()) for s in stimuli]
+
+
+def known_figures(run_dir: Path, hears: Hears | None) -> dict[tuple[str, ...], Audit]:
+    """The audit figures of the run's manifest by (item, task, group, sha256, text), where
+    they were made by the same transcriber (or none)."""
+    table = read_manifest(run_dir)
+    if table is None or "pitch_hz" not in table.columns:
+        return {}
+    name = hears.name if hears is not None else ""
+
+    def number(value: str) -> float:
+        return float(value) if value != "" else float("nan")
+
+    return {(r["item"], r["task"], r["group"], r["sha256"], r["text"]): Audit(
+        number(r["speech_seconds"]), number(r["words_per_second"]), number(r["pitch_hz"]),
+        r["transcript"] if name else None, name or None, number(r["wer"]) if name else None)
+        for r in table.to_dict("records") if r["asr_model"] == name}
 
 
 def write_manifest(stimuli: Sequence[Stimulus], run_dir: Path, append: bool = False) -> None:
@@ -201,6 +251,16 @@ def stimulus_paths(run_dir: Path) -> dict[tuple[str, str, str], str]:
     return {(r.item, r.task, r.group): str(r.path) for r in table.itertuples()}
 
 
+def stimulus_wers(run_dir: Path) -> dict[tuple[str, str, str], float]:
+    """``{(item, task, group): WER of its stimulus}`` where the manifest has one."""
+    table = read_manifest(run_dir)
+    if table is None or "wer" not in table.columns:
+        return {}
+    wers = pd.to_numeric(table["wer"], errors="coerce")
+    return {(r.item, r.task, r.group): float(w) for r, w in zip(table.itertuples(), wers)
+            if w == w}
+
+
 def audio_metrics(run_dir: Path) -> dict[str, float]:
     """``fairness/audio/minutes``: distinct speech the run's manifest lists (Table 1 of the
     study counts ~1,700 minutes); nothing in text mode."""
@@ -208,17 +268,17 @@ def audio_metrics(run_dir: Path) -> dict[str, float]:
     if table is None:
         return {}
     seconds = table.drop_duplicates("sha256")["seconds"].astype(float).sum()
-    return {"fairness/audio/minutes": float(seconds / 60.0)}
+    return {"fairness/audio/minutes": float(seconds / 60.0), **stimulus_metrics(table)}
 
 
 PUSHBACK_TASK = "feedback"
 
 
-def spoken_pushbacks(pushbacks: Sequence[str], groups: Sequence[str],
-                     spec: AudioSpec, run_dir: Path) -> dict[tuple[str, int], Path]:
+def spoken_pushbacks(pushbacks: Sequence[str], groups: Sequence[str], spec: AudioSpec,
+                     run_dir: Path, hears: Hears | None = None) -> dict[tuple[str, int], Path]:
     """Table 3's feedback turns spoken in each group's voice, the first turn's: ``{(group,
     round): wav}``. A ``dir`` source lists them as task ``feedback``, item ``pushback-<round>``."""
     cells = [Cell(PUSHBACK_TASK, "", g, f"pushback-{r}", text)
              for g in groups for r, text in enumerate(pushbacks, start=1)]
-    made = make_stimuli(cells, spec, run_dir, append=True)
+    made = make_stimuli(cells, spec, run_dir, append=True, hears=hears)
     return {(s.group, int(s.item.rsplit("-", 1)[1])): s.path for s in made}

@@ -6,6 +6,11 @@ Each file is a list of dialogues ``{"0-turn Conv": {"prompt", "response"}, …, 
 dialogues. A dialogue is joined to the release by its five prompts, compared stripped; one
 that matches nothing is an error naming its file and position (never its text). Where a turn
 carries ``evaluation`` its verdict is read from it; elsewhere the judge runs.
+
+``probe.answers.inspect_log`` reads an Inspect AI run of ``benevaudit/fairmt`` instead (a log
+file or a folder of logs, through Inspect's log API): each sample joins the dialogue its id
+names, its five assistant messages are the replies, and the evaluations the Inspect judge
+wrote (the scorer's ``row``) are read as given, as the release's ``evaluation`` is.
 """
 
 from __future__ import annotations
@@ -16,7 +21,8 @@ from typing import Any
 
 from benevaudit.contained import check_inside
 from benevaudit.errors import ConfigError, InputError
-from benevaudit.probes.fairmt.release import KEYS_10K, TASKS, Dialogue, read_json_list
+from benevaudit.probes.fairmt.release import KEYS_10K, TASKS, TURNS, Dialogue, read_json_list
+from benevaudit.replies import read_samples
 
 FORMAT = ("a JSON list of dialogues, each {\"0-turn Conv\": {\"prompt\": ..., \"response\": "
           "...}, ..., \"4-turn Conv\": {\"prompt\", \"response\", \"evaluation\" (optional)}}")
@@ -91,4 +97,33 @@ def read_answers(folder: Path, task: str, release: list[Dialogue], which: str,
         out.append(Answer(found[len(used)], tuple(t["response"] for t in turns),
                           tuple(t.get("evaluation") for t in turns)))
         used.append(position)
+    return out
+
+
+def log_answers(path: str, release: list[Dialogue], limit: int | None) -> list[Answer]:
+    """The answered dialogues of an Inspect log of ``benevaudit/fairmt`` (the first ``limit``
+    per task, in log order), joined to ``release`` by the sample id (the dialogue's id). A
+    sample of no dialogue of ``release``, one with other than five replies, or a dialogue
+    answered twice (a second epoch) is an error naming the log and the sample."""
+    by_id = {d.id: d for d in release}
+    out: list[Answer] = []
+    seen: set[str] = set()
+    for sample in read_samples(path, "probe.answers.inspect_log"):
+        where = f"{sample.log}: sample {sample.id} (epoch {sample.epoch})"
+        dialogue = by_id.get(sample.id)
+        if dialogue is None:
+            raise InputError(f"{where}: names no dialogue of probe.tasks in FairMT-"
+                             f"{{1k,10k}} (probe.data.set); expected a log of benevaudit/fairmt")
+        if sample.id in seen:
+            raise InputError(f"{where}: the dialogue is answered twice (several epochs?); "
+                             "score one epoch per run")
+        replies = sample.replies
+        if len(replies) != TURNS:
+            raise InputError(f"{where}: {len(replies)} assistant replies, expected {TURNS}")
+        seen.add(sample.id)
+        if limit is None or sum(a.dialogue.task == dialogue.task for a in out) < limit:
+            row: dict[str, Any] = next((sc["metadata"]["row"] for sc in sample.scores.values()
+                                        if isinstance(sc["metadata"].get("row"), dict)), {})
+            out.append(Answer(dialogue, tuple(replies),
+                              tuple(row.get(f"evaluation_{k}") for k in range(1, TURNS + 1))))
     return out

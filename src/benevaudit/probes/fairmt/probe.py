@@ -16,6 +16,7 @@ and checked before a model loads.
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -23,16 +24,19 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from benevaudit.contained import check_inside
 from benevaudit.llm import ChatModel, dry_run
 from benevaudit.llm.base import Completion, NgramSampling, Sampling
 from benevaudit.llm.batched import batched_chat
 from benevaudit.probes.base import Probe, ProbeResult, RunSettings, Target
-from benevaudit.probes.fairmt import judge_error, tables
-from benevaudit.probes.fairmt.answers import Answer, answer_tasks, read_answers
+from benevaudit.probes.fairmt import judge_error, sharing, tables
+from benevaudit.probes.fairmt.answers import Answer, answer_tasks, log_answers, read_answers
 from benevaudit.probes.fairmt.judging import (
     Judging, judge_sampling, read_judging, refused, verdict_of,
 )
-from benevaudit.probes.fairmt.release import STAGES, TURNS, Dialogue, load_task, locate
+from benevaudit.probes.fairmt.release import (
+    STAGES, TURNS, Dialogue, load_task, locate, release_files,
+)
 from benevaudit.probes.fairmt.scoring import bias_metrics
 from benevaudit.probes.fairmt.scripts import read_generation
 from benevaudit.probes.fairmt.spec import FairMTSpec
@@ -54,6 +58,7 @@ class Plan:
     systems: dict[str, str]            # dialogue id -> the judge's system prompt
     target_system: str | None          # the target's system prompt (None: none)
     turns: list[int]                   # judged turns, 1-based
+    served: sharing.Served             # which dialogue's turn-k request serves each dialogue
 
 
 class FairMT(Probe[FairMTSpec]):
@@ -80,12 +85,31 @@ class FairMT(Probe[FairMTSpec]):
         metrics.update(provenance(spec, plan, target))
         log.info("FairMT%s: %d dialogues judged; outputs in %s",
                  " on STAND-IN DATA" * plan.stand_in, len(rows), settings.run_dir)
-        name = (target.name if plan.answers is None
-                else f"answers:{Path(str(spec.answers.path)).name}")
+        name = (target.name if plan.answers is None else
+                f"answers:{Path(str(spec.answers.inspect_log or spec.answers.path)).name}")
         figure = partial(tables.turn_figure, tables.by_turn(metrics),
                          f"FairMT-Bench bias rate by turn ({name})")
         return ProbeResult(rows, metrics, tables.texts(metrics, name),
                            {"bias_by_turn.png": figure})
+
+
+    def inputs(self, settings: RunSettings) -> dict[str, tuple[str, list[Path]]]:
+        """The clone's files the run reads (``release``) and an answers folder's files
+        (``answers``); the stand-in, written by the run itself, is not an input."""
+        spec = self.spec
+        if not spec.data.path:
+            return {}
+        root = locate(spec.data.path)
+        tasks: list[str] = list(dict.fromkeys(spec.tasks))
+        out: dict[str, tuple[str, list[Path]]] = {}
+        if spec.answers.path:
+            folder = Path(spec.answers.path).expanduser()
+            tasks = answer_tasks(folder, tasks)
+            check_inside(folder, [f"{t}.json" for t in tasks], "probe.answers.path")
+            out["answers"] = ("fairmt_answers", [folder / f"{t}.json" for t in tasks])
+        paper = spec.judge_prompt == "paper"
+        return {"release": (f"fairmt_{spec.data.set}",
+                            release_files(root, tasks, spec.data.set, paper)), **out}
 
 
 def root_of(spec: FairMTSpec, run_dir: Path) -> tuple[Path, bool]:
@@ -105,7 +129,12 @@ def prepare(spec: FairMTSpec, target: Target, settings: RunSettings) -> Plan:
     root, stand_in = root_of(spec, settings.run_dir)
     tasks: list[str] = list(dict.fromkeys(spec.tasks))
     answers = None
-    if spec.answers.path:
+    if spec.answers.inspect_log:       # an Inspect run of benevaudit/fairmt
+        release = [d for t in tasks for d in load_task(root, t, spec.data.set, None)]
+        answers = log_answers(spec.answers.inspect_log, release, settings.limit)
+        tasks = [t for t in tasks if any(a.dialogue.task == t for a in answers)]
+        dialogues = [a.dialogue for a in answers]
+    elif spec.answers.path:
         folder = Path(spec.answers.path).expanduser()
         tasks = answer_tasks(folder, tasks)
         answers = [a for t in tasks for a in read_answers(
@@ -125,7 +154,7 @@ def prepare(spec: FairMTSpec, target: Target, settings: RunSettings) -> Plan:
              "none" if skip else f"the release's ({len(generation.system)} characters)",
              spec.judge_prompt, turns)
     return Plan(stand_in, dialogues, answers, judging, systems,
-                None if skip else generation.system, turns)
+                None if skip else generation.system, turns, sharing.served(dialogues))
 
 
 def target_sampling(spec: FairMTSpec, seed: int) -> Sampling:
@@ -137,7 +166,8 @@ def target_sampling(spec: FairMTSpec, seed: int) -> Sampling:
 def converse(plan: Plan, model: ChatModel, spec: FairMTSpec, settings: RunSettings
              ) -> list[dict[str, Any]]:
     """The five turns in waves: every dialogue's turn k in one batched call, each reply
-    appended to its history before turn k + 1 (so the cache resumes a run wave by wave)."""
+    appended to its history before turn k + 1 (so the cache resumes a run wave by wave); a
+    turn that dialogues share is one request (``sharing``)."""
     sampling = target_sampling(spec, settings.seed)
     head = [{"role": "system", "content": plan.target_system}] if plan.target_system else []
     histories = [list(head) for _ in plan.dialogues]
@@ -146,8 +176,8 @@ def converse(plan: Plan, model: ChatModel, spec: FairMTSpec, settings: RunSettin
         for history, d in zip(histories, plan.dialogues, strict=True):
             history.append({"role": "user", "content": d.turns[k]})
         with dry_run.scope(turn=k + 1):
-            if k == 0:
-                dry_run.expect([{"id": d.id, "task": d.task} for d in plan.dialogues], histories)
+            senders, identities = sharing.expected_wave(plan.dialogues, plan.served, k + 1)
+            dry_run.expect(identities, [histories[i] for i in senders])
             wave = batched_chat(model, [list(h) for h in histories], sampling,
                                 progress=settings.progress, desc=f"turn {k + 1}")
         for history, mine, reply in zip(histories, replies, wave, strict=True):
@@ -177,10 +207,9 @@ def judge_rows(rows: list[dict[str, Any]], plan: Plan, spec: FairMTSpec,
                settings: RunSettings, judge: Callable[[], ChatModel]) -> None:
     """Each judged turn's verdict on every row: a given evaluation, the pre-filter's, or the
     judge's (one batched wave per turn; ``judge()`` loads the judge on first need)."""
-    sampling = judge_sampling(spec.judge, settings.seed)
     for k in plan.turns:
         asked = []
-        for row, d in zip(rows, plan.dialogues, strict=True):
+        for i, (row, d) in enumerate(zip(rows, plan.dialogues, strict=True)):
             script = plan.judging.scripts[d.task]
             given, reply = row.pop(f"given_{k}", None), row[f"reply_{k}"]
             pre = given is None and spec.prefilter and refused(reply, script.phrases)
@@ -189,22 +218,41 @@ def judge_rows(rows: list[dict[str, Any]], plan: Plan, spec: FairMTSpec,
             row[f"evaluation_{k}"] = given if given is not None else (
                 script.prefilter_verdict if pre else None)
             if given is None and not pre:
-                asked.append((row, d))
+                asked.append(i)
         if asked:
-            conversations = [[{"role": "system", "content": plan.systems[d.id]},
-                              {"role": "user", "content": row[f"reply_{k}"]}] for row, d in asked]
-            dry_run.expect([{"id": d.id, "task": d.task, "turn": k, "judge": "bias"}
-                            for _, d in asked], conversations)
-            out = batched_chat(judge(), conversations, sampling, progress=settings.progress,
-                               desc=f"judge turn {k}")
-            for (row, _), reply in zip(asked, out, strict=True):
-                row[f"evaluation_{k}"] = reply.text
+            replies = [rows[i][f"reply_{k}"] for i in asked]
+            for i, out in zip(asked, ask_judge(plan, spec, settings, judge, k, asked, replies),
+                              strict=True):
+                rows[i][f"evaluation_{k}"] = out.text
         for row in rows:
             row[f"verdict_{k}"] = verdict_of(row[f"evaluation_{k}"])
     for row in rows:
         for k in range(1, TURNS + 1):
             row.pop(f"given_{k}", None)
         row["verdict"], row["evaluation"] = row[f"verdict_{TURNS}"], row[f"evaluation_{TURNS}"]
+
+
+def ask_judge(plan: Plan, spec: FairMTSpec, settings: RunSettings,
+              judge: Callable[[], ChatModel], k: int, asked: list[int],
+              replies: list[str]) -> list[Completion]:
+    """The judge's replies at turn ``k`` to the dialogues ``asked`` (positions), one batched
+    wave; each request reads the reply of the turn-k request that served its dialogue."""
+    dialogues = [plan.dialogues[i] for i in asked]
+    systems = [plan.systems[d.id] for d in dialogues]
+    conversations = [[{"role": "system", "content": system}, {"role": "user", "content": reply}]
+                     for system, reply in zip(systems, replies, strict=True)]
+    identities: list[dict[str, Any]] = [
+        {"id": d.id, "task": d.task, "turn": k, "judge": "bias"} for d in dialogues]
+    keys = None                          # replies made elsewhere: the same text, one request
+    if plan.answers is None:
+        keys = sharing.judge_keys(systems, [plan.served[k - 1][i] for i in asked])
+        for ident, i in zip(identities, asked, strict=True):
+            ident["reads"] = sharing.target_identity(plan.dialogues, plan.served, k, i)
+    sent = sharing.firsts(keys if keys is not None else
+                          [json.dumps(c, sort_keys=True) for c in conversations])
+    dry_run.expect([identities[j] for j in sent], [conversations[j] for j in sent])
+    return batched_chat(judge(), conversations, judge_sampling(spec.judge, settings.seed),
+                        progress=settings.progress, desc=f"judge turn {k}", keys=keys)
 
 
 def provenance(spec: FairMTSpec, plan: Plan, target: Target) -> dict[str, float]:

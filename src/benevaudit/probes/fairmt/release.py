@@ -42,6 +42,7 @@ TURNS = 5
 KEYS_1K = tuple(str(i) for i in range(TURNS))
 KEYS_10K = tuple(f"{i}-turn Conv" for i in range(TURNS))
 GENERATOR = "generate_answer.py"
+PAPER_SCRIPT = "evaluation_perturbation_prompt.py"    # holds the paper's judge prompt
 
 
 @dataclass(frozen=True)
@@ -143,3 +144,16 @@ def load_task(root: Path, task: str, which: str, limit: int | None) -> list[Dial
         out.append(Dialogue(f"{task}/1k/{position}", task, position, turns, found[0].type,
                             found[0].dimension))
     return out
+
+
+def release_files(root: Path, tasks: list[str], which: str, paper: bool) -> list[Path]:
+    """Every file of the clone a run over ``tasks`` reads: each task's 1K file (``which`` 1k),
+    its 10K files (1K joins them for type and dimension), its evaluation script, the
+    generation script, and under the paper's prompt the script that holds it."""
+    files = [f for t in tasks for f in (
+        ([root / "FairMT_1K" / f"{t}.json"] if which == "1k" else [])
+        + [file for _, _, file in tenk_files(root, t)] + [root / "code" / SCRIPTS[t]])]
+    files.append(root / "code" / GENERATOR)
+    if paper:
+        files.append(root / "code" / PAPER_SCRIPT)
+    return sorted(set(files))

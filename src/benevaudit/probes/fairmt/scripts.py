@@ -27,9 +27,8 @@ from typing import Any
 
 from benevaudit.errors import InputError
 from benevaudit.files import read_text
-from benevaudit.probes.fairmt.release import GENERATOR, KEYS_10K, SCRIPTS
+from benevaudit.probes.fairmt.release import GENERATOR, KEYS_10K, PAPER_SCRIPT, SCRIPTS
 
-PAPER_SCRIPT = "evaluation_perturbation_prompt.py"
 _RE = object()      # the ``re`` module, as the evaluator sees it
 
 

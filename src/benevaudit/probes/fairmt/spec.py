@@ -36,18 +36,23 @@ class FairMTSampling(Spec):
 
 
 class FairMTJudge(Spec):
-    """The judge: its decoding and its ``llm`` block (GPT-4 Turbo in the paper)."""
+    """The judge: its decoding and its ``llm`` block (GPT-4 Turbo in the paper).
+    ``server_defaults`` sends no temperature, top_p or seed on the ``openai`` backend, as the
+    release's judge call passes none (backends with no server decode with the values here)."""
 
     temperature: NonNegative
     top_p: Share
     max_tokens: Optional[PositiveInt]     # null: no cap, as the release's calls
+    server_defaults: bool
     llm: LLMSpec
 
 
 class FairMTAnswers(Spec):
-    """A folder of ``<Task>.json`` replies made elsewhere, scored instead of asking a target."""
+    """A folder of ``<Task>.json`` replies made elsewhere, or an Inspect AI log of
+    ``benevaudit/fairmt`` (``inspect_log``), scored instead of asking a target."""
 
     path: Optional[str]
+    inspect_log: Optional[str] = None     # a log file or folder of logs; None: not an Inspect run
 
 
 class FairMTSpec(Spec):
@@ -69,8 +74,8 @@ class FairMTSpec(Spec):
     judge_validation: JudgeValidationSpec   # the judge, under each task's prompt, on labelled items
 
     def asks_target(self) -> bool:
-        """False when the probe scores a folder of answers and loads no target."""
-        return not self.answers.path
+        """False when the probe scores a folder of answers (or a log) and loads no target."""
+        return not (self.answers.path or self.answers.inspect_log)
 
     def speaks(self) -> bool:
         return False

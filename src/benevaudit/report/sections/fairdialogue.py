@@ -4,7 +4,9 @@ the average over tasks; Table 3, RST and ANR per group under negative feedback. 
 audio mode is marked ``(heard)``; one run in both modes gets the "heard vs stated" table
 (:mod:`benevaudit.report.fairdialogue_heard`), and spoken replies transcribed by Whisper beside
 the API's own transcripts get their word error rate per group
-(:mod:`benevaudit.report.fairdialogue_asr`).
+(:mod:`benevaudit.report.fairdialogue_asr`). Audio runs add the intelligibility audit
+(:mod:`benevaudit.report.fairdialogue_stimuli`): each group's stimuli (Whisper's WER against
+the text, speaking rate, pitch), and GUS and SNSR within strata of stimulus WER.
 
 ``report.fairdialogue.definition`` picks Table 2's scoring: ``paper`` (eq. 1–4, the default) or
 ``released`` (the authors' released scoring, its SNSR/SNSV under
@@ -29,6 +31,7 @@ from benevaudit.report.probe_intervals import (feedback_replicates, gus_replicat
 from benevaudit.report.fairdialogue_asr import WER, wer_table
 from benevaudit.report.fairdialogue_heard import comparison, mode_of
 from benevaudit.report.fairdialogue_intervals import released_replicates
+from benevaudit.report.fairdialogue_stimuli import STIMULUS, STRATUM, stimuli_table, strata_table
 from benevaudit.report.runs import Run
 from benevaudit.specs import Spec
 
@@ -39,7 +42,7 @@ SCORE = re.compile(r"^fairness/(?P<task>[^/]+)/(?P<attribute>[^/]+)/(?P<measure>
 FEEDBACK = re.compile(r"^fairness/feedback/(?P<attribute>[^/]+)/(?P<group>[^/]+)/(?P<m>rst|anr)$")
 RELEASED = re.compile(r"^fairness/(?P<task>[^/]+)/(?P<attribute>[^/]+)/released/"
                       r"(?:(?P<gus>gus)|(?P<similarity>prag|serp)/(?P<sns>snsr|snsv))$")
-PANELS = (SCORE, FEEDBACK, RELEASED, WER)    # the W&B Report's panels
+PANELS = (SCORE, FEEDBACK, RELEASED, WER, STRATUM, STIMULUS)    # the W&B Report's panels
 FIGURES = ("*.png",)
 Definition = Literal["paper", "released"]
 Similarity = Literal["prag", "serp"]
@@ -201,7 +204,8 @@ def render(runs: Sequence[Run], context: Context) -> SectionOutput:
     out = SectionOutput(KEY, TITLE)
     for table in (table2(runs, context), table3(runs, context),
                   comparison(runs, context, _replicates),
-                  wer_table(runs, context, model_label)):
+                  wer_table(runs, context, model_label), stimuli_table(runs, context),
+                  strata_table(runs, context, model_label)):
         if table is not None:
             out.tables.append(table)
     out.figures = figures_of(runs, FIGURES, lambda r: f"target {r.chosen('target')}")
