@@ -293,3 +293,23 @@ def test_a_judge_ensemble_run_draws_each_judge_with_the_run_metrics(tmp_path):
                       f"judge_b macro-F1 {metrics['judges/judge_b/test/macro_f1']:.3f}",
                       f"ensemble macro-F1 {metrics['test/macro_f1']:.3f}"]
     assert (tmp_path / "run" / "confusion_judges.png").stat().st_size > 5000
+
+
+def test_fig4_a_direction_without_flips_says_so(tmp_path):
+    """Six dialogues where the verdict never changes: each panel says "no flips" rather than
+    showing empty axes; with one N->BB flip only the other direction says it."""
+    from benevaudit.outputs.figures.detection import flips_png
+
+    rows = [(f"d{i}", "N", "none", "N", "N") for i in range(6)]
+    frame = pd.DataFrame(rows, columns=["id", "label", "user_ability", "without", "with"])
+    for n, (flipped, expected) in enumerate((([], ["no flips", "no flips"]),
+                                              ([0], [None, "no flips"]))):
+        data = frame.copy()
+        data.loc[flipped, "with"] = "BB"
+        with_df = data.rename(columns={"with": "pred"}).drop(columns="without")
+        without_df = data.rename(columns={"without": "pred"}).drop(columns="with")
+        (tmp_path / str(n)).mkdir()
+        flips_png(flip_table(with_df, without_df), run_dir(tmp_path / str(n)) / "flips.png",
+                  "flips")
+        said = [("no flips" if "no flips" in texts_of(ax) else None) for ax in SAVED[-1].axes]
+        assert said == expected

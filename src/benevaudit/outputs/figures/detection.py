@@ -73,7 +73,7 @@ def flips_png(table: pd.DataFrame, path: Path, title: str) -> Path:
     """Figure 4: per user ability group, one bar of flips per direction, split into wrong and
     corrective (and ``other``: true OB, both verdicts wrong, only when there are any), each part
     labelled in white with its share of the bar where the label fits inside it as drawn, and
-    the total at the bar's end.
+    the total at the bar's end; a direction with no flips at all says "no flips".
 
     ``table`` is :func:`benevaudit.metrics.flips.flip_table`'s.
     """
@@ -102,6 +102,9 @@ def flips_png(table: pd.DataFrame, path: Path, title: str) -> Path:
         for g, total in enumerate(totals):
             ax.text(total + 0.015 * span, y[g], str(int(total)), va="center", fontsize=6)
         ax.set_xlim(0, span * 1.15)
+        if not totals.sum():           # a small run may flip nothing: say so, not blank axes
+            ax.text(0.5, 0.5, "no flips", transform=ax.transAxes, ha="center", va="center",
+                    fontsize=8, color="0.35")
         ax.set_yticks(y, [g.replace("with ", "").replace(" disability", "") for g in groups],
                       fontsize=7)
         ax.set_title(f"{src} → {dst}", fontsize=8)
