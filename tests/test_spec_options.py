@@ -49,11 +49,21 @@ def needs(primary: str, tmp: Path) -> list[str]:
 
 
 def run_spec(primary: str, tmp: Path, *overrides: str):
+    """The entrypoint's validated spec, resolved as in a run: with Hydra's runtime config set
+    (a pin may read ``${hydra:runtime.choices.<group>}``), and unset again after."""
+    from hydra.core.hydra_config import HydraConfig
+
+    given = [f"paths.root_dir={tmp}", f"paths.output_dir={tmp / 'run'}", *overrides]
     with initialize_config_dir(str(CONF), version_base="1.3"):
-        cfg = compose(primary, overrides=[f"paths.root_dir={tmp}",
-                                          f"paths.output_dir={tmp / 'run'}", *overrides])
+        runtime = compose(primary, overrides=given, return_hydra_config=True)
+        cfg = compose(primary, overrides=given)
     module = importlib.import_module(f"benevaudit.pipelines.{primary}")
-    return validated(getattr(module, RUNS[primary]), cfg)
+    hydra, before = HydraConfig.instance(), HydraConfig.instance().cfg
+    hydra.set_config(runtime)
+    try:
+        return validated(getattr(module, RUNS[primary]), cfg)
+    finally:
+        hydra.cfg = before
 
 
 @pytest.mark.parametrize("primary,group,option", CASES,

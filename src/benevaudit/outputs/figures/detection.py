@@ -70,13 +70,11 @@ def judges_confusion_png(labels: Sequence[str | None], preds: dict[str, Sequence
 
 
 def flips_png(table: pd.DataFrame, path: Path, title: str) -> Path:
-    """Figure 4: per user ability group, one bar of flips per direction, split into wrong and
-    corrective (and ``other``: true OB, both verdicts wrong, only when there are any), each part
-    labelled in white with its share of the bar where the label fits inside it as drawn, and
-    the total at the bar's end; a direction with no flips at all says "no flips".
-
-    ``table`` is :func:`benevaudit.metrics.flips.flip_table`'s.
-    """
+    """Figure 4 from :func:`benevaudit.metrics.flips.flip_table`'s ``table``: per user ability
+    group, one bar of flips per direction, split into wrong and corrective (and ``other``: true
+    OB, both verdicts wrong, only when there are any), each part labelled in white with its
+    share where the label fits inside it as drawn, the total at the bar's end; a direction
+    with no flips at all says "no flips"."""
     groups = [g for g in dict.fromkeys(table["user_ability"]) if g != ALL]
     kinds = [k for k in KINDS if k != "other" or table.loc[table["kind"] == k, "count"].sum() > 0]
     fig, axes = plt.subplots(1, len(DIRECTIONS), figsize=(7.2, 1.3 + 0.42 * len(groups)),
