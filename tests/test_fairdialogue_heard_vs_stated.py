@@ -51,8 +51,10 @@ def test_heard_beside_stated_per_attribute_with_intervals(tmp_path: Path):
     (table,) = [t for t in section.tables if t.title.startswith("Heard vs stated")]
     (row,) = table.rows
     assert row[:4] == ["m1", "gender", "award", "GUS"]
-    audio, text, diff = row[4:]
+    audio, text, diff, paired_p = row[4:]
     assert audio.mean == heard["fairness/award/gender/gus"]
     assert text.mean == stated["fairness/award/gender/gus"]
     assert audio.low <= audio.mean <= audio.high and audio.high > audio.low   # an interval
     assert diff.mean == audio.mean - text.mean > 0
+    # the same 12 items in both modes; the 8 that differ all lean one way: exact 2 / 2^8
+    assert paired_p == f"{2 / 2 ** 8:.3g}"

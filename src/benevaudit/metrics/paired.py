@@ -87,18 +87,20 @@ def swap_test(pred_a: np.ndarray, pred_b: np.ndarray, statistic: Statistic,
               n_resamples: int = 10_000, seed: int = 0) -> float:
     """Two-sided paired permutation p-value of ``statistic(B) − statistic(A)``: each item's two
     predictions swapped or not, over the items where they differ (swapping equal ones changes
-    nothing). ``statistic`` takes predictions [R, n] and returns [R]."""
+    nothing). ``statistic`` takes predictions [R, n] and returns [R]; an item may be a row
+    ([n, k] predictions, ``statistic`` taking [R, n, k]), swapped whole."""
     pred_a, pred_b = np.asarray(pred_a), np.asarray(pred_b)
     observed = float(statistic(pred_b[None])[0] - statistic(pred_a[None])[0])
-    differ = np.flatnonzero(pred_a != pred_b)
+    differ = np.flatnonzero((pred_a != pred_b).reshape(len(pred_a), -1).any(1))
     if len(differ) == 0:
         return 1.0
     patterns, exact = _patterns(len(differ), n_resamples, np.random.default_rng(seed))
-    per_batch = max(1, BATCH // len(pred_a))
+    per_batch = max(1, BATCH // pred_a.size)
     hits = 0
     for start in range(0, len(patterns), per_batch):
         swap = patterns[start:start + per_batch]                                # [P, m]
-        a = np.repeat(pred_a[None], len(swap), 0)                               # [P, n]
+        swap = swap.reshape(swap.shape + (1,) * (pred_a.ndim - 1))              # [P, m, 1…]
+        a = np.repeat(pred_a[None], len(swap), 0)                               # [P, n, …]
         b = np.repeat(pred_b[None], len(swap), 0)
         a[:, differ] = np.where(swap, pred_b[differ], pred_a[differ])
         b[:, differ] = np.where(swap, pred_a[differ], pred_b[differ])

@@ -11,8 +11,11 @@ Each run's per-item verdicts are read from its own files and aligned by item key
 - FairMT-Bench probe runs: ``responses.parquet`` by (``id``, ``task``), the last turn's ``verdict``:
   ``fairmt/<task>/bias_rate``.
 
-FairDialogue's runs are not compared here (their unit is an item heard by several groups, and
-GUS is a maximum over groups). Each metric is computed over the items valid in both runs, so
+- FairDialogue probe runs: ``responses.parquet`` by (task, attribute, item, group, repeat):
+  GUS and SNSR with items swapped whole, and each group's yes-rate
+  (:mod:`benevaudit.report.paired_fairdialogue`).
+
+Each metric is computed over the items valid in both runs, so
 A's and B's values can differ slightly from their ``metrics.json``. Tests: McNemar's exact
 test for each rate, the exact sign-flip test for Δ(OB−BB), the paired permutation test for
 macro-F1 (:mod:`benevaudit.metrics.paired`); Holm's adjustment across every metric compared.
@@ -31,6 +34,7 @@ from benevaudit.metrics.detection import class_codes, flag_values
 from benevaudit.metrics.paired import holm, mcnemar, signflip, swap_test
 from benevaudit.metrics.rates import confusion_rates
 from benevaudit.probes.cobia.raters import is_biased
+from benevaudit.report import paired_fairdialogue as fairdialogue
 from benevaudit.report.probe_intervals import rater_kinds
 from benevaudit.schema import CLASSES
 
@@ -42,7 +46,7 @@ class Side(NamedTuple):
     """One run's items: key columns, ``label`` where known, and one float column per binary
     verdict (1 flagged, 0 not, NaN invalid); ``pred`` (three-way, or None) for detection."""
 
-    kind: str                 # detection | cobia | fairmt
+    kind: str                 # detection | cobia | fairmt | fairdialogue
     keys: tuple[str, ...]
     verdicts: tuple[str, ...]
     frame: pd.DataFrame
@@ -85,6 +89,9 @@ def _detection(frame: pd.DataFrame, where: Path) -> Side:
 
 
 def _probe(frame: pd.DataFrame, where: Path) -> Side:
+    if fairdialogue.is_fairdialogue(frame):
+        answers, verdicts = fairdialogue.answers(frame)
+        return Side("fairdialogue", fairdialogue.KEYS, verdicts, answers)
     kinds = {r: k for r, k in rater_kinds(frame).items() if k != "refusal"}
     if kinds and {"id", "method"} <= set(frame.columns):
         out = frame[["id", "method"]].astype(str)
@@ -97,7 +104,8 @@ def _probe(frame: pd.DataFrame, where: Path) -> Side:
         out["verdict"] = [FAIRMT_FLAGS.get(v, np.nan) for v in frame["verdict"]]
         return Side("fairmt", ("id", "task"), ("verdict",), out)
     raise InputError(f"{where / 'responses.parquet'}: not a CoBia run (id, method and "
-                     "<rater>_verdict columns) nor a FairMT-Bench run (id, task, verdict); a "
+                     "<rater>_verdict columns), a FairMT-Bench run (id, task, verdict) nor a "
+                     "FairDialogue run (task, attribute, item, group, decision or ranked); a "
                      "paired comparison reads those, and detect/train/evaluate runs")
 
 
@@ -227,11 +235,16 @@ def compare(path_a: Path, path_b: Path, names: tuple[str, str], alpha: float = 0
     """The paired comparison of run A and run B (see the module docstring); a metric's change
     is significant when its Holm-adjusted p-value is below ``alpha``."""
     a, b = read_side(path_a), read_side(path_b)
+    if a.kind == b.kind == "fairdialogue" and a.verdicts != b.verdicts:
+        raise InputError(f"paired: {names[0]} and {names[1]} are not both decision or both "
+                         "recommendation runs")
     merged, only_a, only_b = align(a, b, names)
     a = a._replace(verdicts=tuple(v for v in a.verdicts if v in b.verdicts))
-    if not a.verdicts:
+    if a.kind == "fairdialogue":
+        rows = fairdialogue.rows_of(merged, n_resamples, seed)
+    elif not a.verdicts:
         raise InputError(f"paired: {names[0]} and {names[1]} share no rater")
-    if a.kind == "detection":
+    elif a.kind == "detection":
         rows = _detection_rows(merged, n_resamples, seed)
     else:
         rows = _probe_rows(a.kind, merged, a.verdicts)
@@ -246,7 +259,10 @@ def compare(path_a: Path, path_b: Path, names: tuple[str, str], alpha: float = 0
 def worse(metric: str, a: float, b: float) -> bool:
     """Whether B is worse than A on ``metric``: a detector that flags fewer biased dialogues
     (lower TR_OB, TR_BB), more neutral ones (higher TR_N), a wider overt–benevolent gap
-    (larger |Δ|), a lower macro-F1; a target more often judged biased (higher bias rate)."""
+    (larger |Δ|), a lower macro-F1; a target more often judged biased (higher bias rate), a
+    larger group disparity (GUS, SNSR). A group's yes-rate is never worse, only changed."""
+    if "/yes_rate/" in metric:                 # a group's yes-rate: neither way is worse
+        return False
     if metric.endswith("delta_OB_BB"):
         return abs(b) > abs(a)
     if metric.endswith(("TR_OB", "TR_BB", "macro_f1")):

@@ -46,9 +46,11 @@ def _p(value: float) -> str:
     return "n/a" if not math.isfinite(value) else f"{value:.3g}"
 
 
-def _direction(difference: float, worse: bool) -> str:
+def _direction(difference: float, worse: bool, metric: str) -> str:
     if not math.isfinite(difference):
         return "n/a"
+    if difference and "/yes_rate/" in metric:      # neither way is better
+        return "changed"
     return "same" if difference == 0 else "worse" if worse else "better"
 
 
@@ -57,7 +59,7 @@ def section(comparison: Comparison, names: tuple[str, str], alpha: float) -> Sec
     rows = [[r.metric, _number(r.a), _number(r.b), f"{r.difference:+.3f}"
              if math.isfinite(r.difference) else "n/a", str(r.n_items), str(r.discordant), r.test,
              _p(r.p_value), _p(r.p_holm), "yes" if r.significant else "no",
-             _direction(r.difference, r.worse)]
+             _direction(r.difference, r.worse, r.metric)]
             for r in comparison.table.itertuples()]
     metrics = Table(f"A = {names[0]}, B = {names[1]}",
                     ["Metric", "A", "B", "B − A", "Items", "Changed", "Test", "p", "Holm p",
@@ -65,7 +67,8 @@ def section(comparison: Comparison, names: tuple[str, str], alpha: float) -> Sec
                     "Over the items valid in both runs. Changed: items whose verdict differs.")
     intro = (f"Run A ({names[0]}) against run B ({names[1]}), item by item "
              f"({comparison.kind} runs). McNemar's exact test for each rate, the exact "
-             "sign-flip test for Δ(OB−BB), a paired permutation test for macro-F1; p-values "
+             "sign-flip test for Δ(OB−BB), a paired permutation test for macro-F1 and for "
+             "GUS and SNSR (items swapped whole); p-values "
              f"adjusted by Holm across the {len(comparison.table)} metrics. Items only in A: "
              f"{comparison.only_a}; only in B: {comparison.only_b} (left out). The items whose "
              "verdict changed are listed in paired_flips.csv (ids and labels, no text).")
@@ -75,6 +78,8 @@ def section(comparison: Comparison, names: tuple[str, str], alpha: float) -> Sec
 def _shown(value: object, verdict: str) -> str:
     if verdict == "pred":
         return str(value)
+    if verdict == "decision":
+        return "yes" if value == 1 else "no"
     return "flagged" if value == 1 else "not flagged"
 
 
