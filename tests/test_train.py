@@ -160,3 +160,28 @@ def test_a_run_without_model_dir_is_located_by_its_best_checkpoint(tmp_path):
     assert locate(str(run)) == (run / "checkpoints" / "best-12.ckpt", run)
     with pytest.raises(FileNotFoundError, match="not a run directory"):
         locate(str(tmp_path))
+
+
+def test_evaluate_records_the_settings_it_adopted_from_its_training_run(trained, tmp_path):
+    """run.json holds what ran: the training run's seed and data, not the composed ones, and
+    names the run they came from."""
+    import shutil
+
+    import yaml
+
+    from benevaudit.pipelines import evaluate
+    from benevaudit.report.record import read_record
+
+    run = tmp_path / "train"
+    shutil.copytree(trained[0], run)
+    saved = json.loads((run / "run.json").read_text())["config"]
+    (run / ".hydra").mkdir()                              # as a Hydra run leaves it
+    (run / ".hydra" / "config.yaml").write_text(yaml.safe_dump(saved))
+    trained_seed = saved["seed"]
+    out = tmp_path / "eval"
+    evaluate.run(compose_for("evaluate", out, f"ckpt={run}", f"seed={trained_seed + 7}"))
+    record = read_record(out / "evaluate")
+    assert record is not None and record.config["seed"] == trained_seed
+    assert "seed" in record.adopted and record.adopted_from == str(run)
+    assert record.config["data"]["kind"] == json.loads(
+        (run / "run.json").read_text())["config"]["data"]["kind"]

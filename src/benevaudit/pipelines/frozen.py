@@ -19,7 +19,7 @@ from benevaudit.encoders.spec import ModelSpec
 from benevaudit.errors import ConfigError, InputError
 from benevaudit.generation.embedded import load_dialogues
 from benevaudit.generation.spec import DataSpec
-from benevaudit.pipelines.config import output_dir, validated
+from benevaudit.pipelines.config import adopt, output_dir, validated
 from benevaudit.precision import resolve_precision, torch_device
 from benevaudit.gold import is_gold
 from benevaudit.schema import SPLITS, Dialogue
@@ -28,6 +28,7 @@ from benevaudit.splits import SplitSpec, apply_split, by_split
 
 log = logging.getLogger(__name__)
 F = TypeVar("F", bound="FrozenRun")
+ADOPTED = ("seed", "data", "split", "model")    # what a training run may set (``adopted``)
 
 
 class FrozenRun(RunSpec):
@@ -96,6 +97,17 @@ def adopted(spec: F, run: Path | None) -> F:
                                    "split": trained.split, "model": model})
 
 
+def changed(composed: FrozenRun, ran: FrozenRun) -> dict[str, Any]:
+    """The blocks of :data:`ADOPTED` that ``ran`` holds otherwise than ``composed``, as plain
+    values (what ``run.json`` records in their place)."""
+    out = {}
+    for key in ADOPTED:
+        value = getattr(ran, key)
+        if value != getattr(composed, key):
+            out[key] = value.model_dump(mode="json") if isinstance(value, Spec) else value
+    return out
+
+
 def gold_splits(dialogues: list[Dialogue], split: SplitSpec, wanted: str
                 ) -> dict[str, list[Dialogue]]:
     """A gold set met by a trained classifier: its own ``wanted`` split where
@@ -134,7 +146,9 @@ def open_frozen(run_spec: type[F], cfg: DictConfig, wanted: str = "test") -> Fro
     precision = resolve_precision(spec.trainer.precision, spec.trainer.accelerator)
     out = output_dir(cfg)
     weights, train_run = locate(str(spec.ckpt))
-    spec = adopted(spec, train_run)
+    composed, spec = spec, adopted(spec, train_run)
+    if train_run is not None:
+        adopt(out, train_run, changed(composed, spec))
     dialogues = load_dialogues(spec.data, cfg.paths.cache_dir)
     splits = (gold_splits(dialogues, spec.split, wanted) if is_gold(spec.data)
               else by_split(apply_split(dialogues, spec.split, spec.seed)))

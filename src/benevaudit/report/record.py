@@ -56,6 +56,10 @@ class RunRecord:
     started: str = ""
     ended: str = ""
     notes: tuple[str, ...] = ()
+    # the run whose settings this one took over what was composed, and their keys (schema 2;
+    # ("", ()) where none were, or the record is older)
+    adopted_from: str = ""
+    adopted: tuple[str, ...] = ()
 
 
 def _machine(raw: Any) -> Machine:
@@ -79,7 +83,8 @@ def migrate(raw: dict[str, Any]) -> RunRecord:
     version = version if isinstance(version, int) else SCHEMA_VERSION
     notes = ((f"run.json schema {version} is newer than this reader's {SCHEMA_VERSION}: "
               "fields it does not know are ignored",) if version > SCHEMA_VERSION else ())
-    choices, config, inputs = (_object(raw, k) for k in ("choices", "config", "inputs"))
+    choices, config, inputs, adopted = (_object(raw, k)
+                                        for k in ("choices", "config", "inputs", "adopted"))
     return RunRecord(
         schema_version=version, entrypoint=str(raw.get("entrypoint") or "unknown"),
         status=str(raw.get("status") or "unknown"),
@@ -87,7 +92,9 @@ def migrate(raw: dict[str, Any]) -> RunRecord:
         config=config, inputs=inputs,
         versions={str(k): str(v) for k, v in _object(raw, "versions").items()},
         machine=_machine(raw.get("machine")), started=str(raw.get("started") or ""),
-        ended=str(raw.get("ended") or ""), notes=notes)
+        ended=str(raw.get("ended") or ""), notes=notes,
+        adopted_from=str(adopted.get("from") or ""),
+        adopted=tuple(str(k) for k in adopted.get("keys") or ()))
 
 
 def from_hydra(task: str, config: dict[str, Any], choices: dict[str, str]) -> RunRecord:
