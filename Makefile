@@ -84,10 +84,11 @@ test-vllm: vllm-env
 inspect-env:
 	TORCH_VERSION=$(TORCH_VERSION) TORCH_PIP_ARGS="$(TORCH_PIP_ARGS)" bash scripts/setup_inspect.sh
 
-# benevaudit's tasks run by Inspect offline (its mock model provider), and Inspect's logs read
-# back by probe.py and detect.py.
+# benevaudit's tasks (FairMT, CoBia, FairDialogue) run by Inspect offline (its mock model
+# provider), and Inspect's logs read back by probe.py and detect.py.
 test-inspect: inspect-env
 	.venv-inspect/bin/python -m pytest -q -m inspect -p no:cacheprovider tests/test_inspect.py \
+	  tests/test_inspect_studies.py tests/test_inspect_served.py \
 	  $(PYTEST_ARGS)
 
 ci: test test-slow test-data test-vllm test-inspect test-notebooks docs test-browser test-audio \

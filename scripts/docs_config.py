@@ -27,7 +27,7 @@ from hydra.types import RunMode
 from omegaconf import OmegaConf
 
 from docs_specs import (block_spec, class_summary, field_comment, field_description, field_info,
-                        mapping_values, spec_class, type_info)
+                        mapping_values, owner_of, spec_class, tag_choices, type_info)
 from docs_yaml import read_comments
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -147,7 +147,8 @@ def walk(value: Mapping[str, Any], annotation: Any, prefix: str,
     for key, item in value.items():
         dotted = f"{prefix}.{key}".lstrip(".")
         text, source = comments.get(dotted, ("", ""))
-        found = field_info(cls, key) if cls is not None else None
+        owner = owner_of(cls, annotation, key) if cls is not None else None
+        found = field_info(owner, key) if owner is not None else None
         if found is None:                              # untyped (paths, hydra)
             if isinstance(item, Mapping) and any(c[0] for k, c in comments.items()
                                                  if k.startswith(f"{dotted}.")):
@@ -157,13 +158,13 @@ def walk(value: Mapping[str, Any], annotation: Any, prefix: str,
                 rows.append(Row(dotted, kind, None, item, text, source))
             continue
         name, info = found
-        if not text and field_comment(cls, name):
-            text, source = field_comment(cls, name), f"{cls.__module__}.{cls.__name__}"
+        if not text and field_comment(owner, name):
+            text, source = field_comment(owner, name), f"{owner.__module__}.{owner.__name__}"
         if not text and prefix.split(".")[-1] == "llm" and key in llm_comments():
             text, source = llm_comments()[key]            # any llm block: the llm/ group's words
         if not text and key in TAGS and type_info(info.annotation).allowed:
             text, source = (f"the kind of `{prefix}` block this is: it selects the spec that "
-                            f"reads the block ({cls.__name__}) and so the keys it takes"), "tag"
+                            f"reads the block ({owner.__name__}) and so the keys it takes"), "tag"
         sub = block_spec(info.annotation, item)
         values = mapping_values(info.annotation)
         if sub is not None:
@@ -187,9 +188,11 @@ def walk(value: Mapping[str, Any], annotation: Any, prefix: str,
             walk(item, None, dotted, comments, rows)
         else:
             kind = type_info(info.annotation, info.metadata)
-            words = field_description(cls, name)
+            words = field_description(owner, name)
+            allowed = (tag_choices(annotation, key) if key in ("backend", "source")
+                       and hasattr(owner, "foreign_key") else kind.allowed)
             rows.append(Row(dotted, words if words and not kind.allowed else kind.text,
-                            kind.allowed, item, text, source))
+                            allowed, item, text, source))
 
 
 def option(group: str, name: str, annotations: list[Any]) -> Option:

@@ -98,7 +98,9 @@ def group_page(group: Group) -> str:
     elif group.name == "llm":
         out += ["The block every `llm:` key holds (a generator's, a guard's, a judge's, a "
                 "target's): the generators pick one with `/llm@llm: <option>`; every other "
-                "block writes its keys inline. Read by `LLMSpec`.", ""]
+                "block writes its keys inline. Read by `LLMSpec`: one spec per backend, each "
+                "taking its backend's keys; another backend's key is refused unless null "
+                "(`scripted` takes and ignores them all).", ""]
     else:
         out += [f"Read by {users}. Pick an option with `{group.name}=<option>`; set a key with "
                 f"`{group.name}.<key>=<value>`.", ""]

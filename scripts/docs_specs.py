@@ -77,6 +77,26 @@ def literal_fields(cls: type[BaseModel]) -> dict[str, tuple[Any, ...]]:
     return found
 
 
+def owner_of(cls: type[BaseModel], annotation: Any, key: str) -> type[BaseModel] | None:
+    """The member of ``annotation``'s union that reads ``key``: ``cls`` where it does, else,
+    for a kind that takes other kinds' keys while they say nothing (an ``llm`` block's other
+    backends, ``probe.audio``'s other sources: ``foreign_key``), the kind whose key it is."""
+    if field_info(cls, key) is not None or not hasattr(cls, "foreign_key"):
+        return cls
+    return next((c for c in (spec_class(m) for m in members(annotation))
+                 if c is not None and field_info(c, key) is not None), None)
+
+
+def tag_choices(annotation: Any, key: str) -> tuple[Any, ...]:
+    """Every value a union's tag ``key`` takes over its members (``probe.audio.source``)."""
+    found: list[Any] = []
+    for cls in (spec_class(m) for m in members(annotation)):
+        for value in (literal_fields(cls).get(key, ()) if cls is not None else ()):
+            if value not in found:
+                found.append(value)
+    return tuple(found)
+
+
 def keys_of(cls: type[BaseModel]) -> set[str]:
     """The keys a spec reads (a field's alias where it has one: ``flips.with``)."""
     return {info.alias or name for name, info in cls.model_fields.items()}
@@ -89,8 +109,9 @@ def block_spec(annotation: Any, value: Any) -> type[Spec] | None:
     if not isinstance(value, Mapping):
         return None
     classes = [c for c in (spec_class(m) for m in members(annotation)) if c is not None]
+    every = set().union(*map(keys_of, classes)) if classes else set()
     fitting = [c for c in classes
-               if set(value) <= keys_of(c)
+               if set(value) <= (every if hasattr(c, "foreign_key") else keys_of(c))
                and all(value[k] in allowed for k, allowed in literal_fields(c).items()
                        if k in value and isinstance(value[k], str) and value[k] != "???")]
     if not fitting:

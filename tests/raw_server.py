@@ -25,9 +25,18 @@ def as_json(reply: Any) -> tuple[int, str, bytes]:
     return 200, "application/json", json.dumps(reply).encode()
 
 
+# a 16-bit mono WAV of 8 silent frames at 8 kHz, as a spoken reply's base64 data
+SILENT_WAV = "UklGRjQAAABXQVZFZm10IBAAAAABAAEAQB8AAIA+AAACABAAZGF0YRAAAAAAAAAAAAAAAAAAAAAAAAAA"
+
+
 def echo(path: str, body: dict[str, Any], n: int) -> tuple[int, str, bytes]:
-    """A healthy server: the last user turn, upper-cased."""
-    return as_json(completion(str(body["messages"][-1]["content"]).upper()))
+    """A healthy server: the last user turn, upper-cased; spoken too (silence, its transcript
+    the text) where the request asks for audio, as an audio model answers."""
+    text = str(body["messages"][-1]["content"]).upper()
+    if "audio" in (body.get("modalities") or []):
+        return as_json(completion(text, audio={"id": "a1", "data": SILENT_WAV, "expires_at": 1,
+                                               "transcript": text}))
+    return as_json(completion(text))
 
 
 class RawServer:

@@ -46,6 +46,7 @@ def write_run(path: Path, task: str, choices: dict[str, str], config: dict[str, 
     marks it as a job of that multirun directory."""
     hydra_dir = path / ".hydra"
     hydra_dir.mkdir(parents=True, exist_ok=True)
+    (path / "run.json").unlink(missing_ok=True)     # the config given here is what ran
     cfg = {"task_name": task, "seed": 42, **(config or {})}
     (hydra_dir / "config.yaml").write_text(yaml.safe_dump(cfg, sort_keys=False))
     runtime = {"hydra": {"runtime": {"choices": {**choices, "hydra/launcher": "basic"},

@@ -1,14 +1,13 @@
 """Cohen's κ, the confusion table, and the blind annotation subset round trip."""
 
-import csv
 import math
 
 import numpy as np
 import pytest
 
 from benevaudit.metrics.agreement import (
-    KEY_COLUMNS, SUBSET_COLUMNS, agreement, cohens_kappa, confusion, read_human_labels,
-    select_subset, write_annotation_subset,
+    KEY_COLUMNS, SUBSET_COLUMNS, agreement, annotation_key, annotation_sheet, cohens_kappa,
+    confusion, read_human_labels, select_subset,
 )
 from benevaudit.schema import CLASSES, Dialogue, Turn
 
@@ -61,17 +60,14 @@ def test_subset_is_balanced_seeded_and_capped():
     assert len(select_subset(dialogues, 100, seed=1)) == 18  # a small class gives what it has
 
 
-def test_subset_sheet_is_blind_and_key_holds_labels(tmp_path):
+def test_subset_sheet_is_blind_and_key_holds_labels():
     sub = select_subset(corpus(), 3, seed=0)
-    write_annotation_subset(sub, tmp_path / "s.csv", tmp_path / "k.csv")
-    with open(tmp_path / "s.csv", newline="") as f:
-        rows = list(csv.DictReader(f))
+    rows = annotation_sheet(sub)
     assert tuple(rows[0]) == SUBSET_COLUMNS and "label" not in rows[0]
     assert all(r["human_label"] == "" for r in rows)
     assert rows[0]["text"].startswith("[user]: I feel low.\n[agent]: Reply")
     assert {r["agent_age"] for r in rows} <= {"young", "unspecified"}
-    with open(tmp_path / "k.csv", newline="") as f:
-        key = list(csv.DictReader(f))
+    key = annotation_key(sub)
     assert tuple(key[0]) == KEY_COLUMNS
     assert [k["id"] for k in key] == [r["id"] for r in rows]
     assert all(k["id"].startswith(k["label"] + "-") for k in key)

@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 from benevaudit.analysis.annotation_guide import (
-    STUDY_KAPPA, TONES, TREATMENTS, label_for, write_guide,
+    STUDY_KAPPA, TONES, TREATMENTS, guide_text, label_for,
 )
 from benevaudit.generation.embedded import sample_conditions
 from benevaudit.generation.scripted import compose_dialogue
@@ -23,8 +23,8 @@ def test_the_rule_gives_each_generated_dialogue_its_label():
     assert all(label_for(d.meta["treatment"], d.meta["tone"]) == d.label for d in dialogues)
 
 
-def test_guide_holds_the_grid_the_rule_and_the_studys_kappa(tmp_path: Path):
-    text = write_guide(tmp_path / "annotation_guide.md", "annotation_subset.csv", 12).read_text()
+def test_guide_holds_the_grid_the_rule_and_the_studys_kappa():
+    text = guide_text("annotation_subset.csv", 12)
     grid = {}
     for line in text.splitlines():   # | treatment | label per tone |
         cells = [c.strip() for c in line.strip("|").split("|")]

@@ -258,7 +258,7 @@ def test_run_attribution_writes_run_files(tmp_path):
     from benevaudit.audit.lexicon import load_lexicon
     from benevaudit.encoders.models import load_classifier, load_tokenizer
     from benevaudit.encoders.spec import ModelSpec
-    from benevaudit.audit.model_audit import write_heatmaps
+    from benevaudit.outputs.attribution import write_attribution
     from config_fixtures import option
 
     model = load_classifier("tiny", attn_implementation="eager")
@@ -269,12 +269,15 @@ def test_run_attribution_writes_run_files(tmp_path):
     spec = AttributionSpec.of({**option("attribution", "full"), "cache_dir": None, "top_k": 5,
                                "min_count": 1, "n_steps": 4, "heatmap_dialogues": 2})
     sequence = ModelSpec.of(option("model", "tiny_bert"))
-    audit = run_attribution(model, tok, ds, ds, tmp_path, spec, sequence, seed=42,
+    audit = run_attribution(model, tok, ds, ds, spec, sequence, seed=42,
                             progress=False, faithfulness_ks=(1, 2))
     lexicon, metrics = audit.lexicon, audit.metrics
+    assert not any(tmp_path.iterdir())                 # computed, not written
+    write_attribution(tmp_path, audit, png_dialogues=1)   # the pipeline writes what it found
     assert load_lexicon(tmp_path / "cue_lexicon.json") == lexicon
+    assert load_lexicon(tmp_path / "cue_lexicon_logodds.json") == audit.lexicons[
+        "cue_lexicon_logodds.json"]
     assert [d.id for d in audit.shown] == [a.id for a in audit.attributions] == [d.id for d in ds[:2]]
-    write_heatmaps(audit, tmp_path, png_dialogues=1)   # the pipeline draws what the audit found
     for name in ("cue_lexicon_rollout.json", "cue_lexicon_integrated_gradients.json",
                  "cue_lexicon_logodds.json", "faithfulness.png", "attribution_heatmap.html",
                  "attribution_heatmap.png"):

@@ -161,7 +161,7 @@ TRAIN = [
     (["resume=/no/such/last.ckpt"], "resume=/no/such/last.ckpt: no checkpoint"),
     (["intervention=mask"], "needs a cue lexicon: pass lexicon.path="),
     (["intervention=mask", "intervention.steps.mask.k=-3", "lexicon.path={lexicon_json}"],
-     "k must be a positive integer"),
+     "intervention.steps.mask.k=-3: expected a positive integer or null"),
     (["intervention=mask", "lexicon.path={truncated_json}"], "truncated.json: not a cue lexicon"),
 ]
 
@@ -679,20 +679,24 @@ RUN_SPECS = {"train": ("train", "TrainRun"), "evaluate": ("evaluate", "EvaluateR
              "generate": ("generate", "GenerateRun"), "report": ("report", "ReportRun")}
 
 
-def test_generator_block_overridden_to_hf_drops_vllm_keys(tmp_path, caplog) -> None:
-    """``generator.llm.backend=hf`` on a vLLM generator: vLLM-only keys are dropped, logged."""
-    import logging
+def test_generator_block_switched_to_hf_names_the_vllm_key_and_the_option_swaps_it(
+        tmp_path) -> None:
+    """``generator.llm.backend=hf`` on a vLLM generator keeps vLLM's non-null keys, which hf
+    does not take: refused, naming one; ``llm@generator.llm=hf`` swaps the whole block."""
+    from benevaudit.errors import ConfigError
+    from benevaudit.pipelines.config import validated
+    from benevaudit.pipelines.generate import GenerateRun
 
-    from benevaudit.llm import backend_kwargs
-
-    gen = configure("generate", tmp_path, ["generator=gemma3_12b", "generator.llm.backend=hf"])
-    block = {k: v for k, v in dict(gen.generator.llm).items() if k not in ("backend", "cache")}
-    assert block["gpu_memory_utilization"] == 0.9    # composed from conf/llm/vllm.yaml
-    with caplog.at_level(logging.DEBUG, logger="benevaudit.llm"):
-        kept = backend_kwargs("hf", block)
-    assert kept["model"] == "google/gemma-3-12b-it" and kept["max_model_len"] == 4096
-    assert "gpu_memory_utilization" not in kept and "tensor_parallel_size" not in kept
-    assert "gpu_memory_utilization" in caplog.text
+    cfg = configure("generate", tmp_path, ["generator=gemma3_12b", "generator.llm.backend=hf"])
+    with pytest.raises(ConfigError, match=r"^generator\.llm\.seed: the hf backend takes no "
+                                          r"seed \(keys of vllm\); drop it"):
+        validated(GenerateRun, cfg)
+    cfg = configure("generate", tmp_path, ["generator=gemma3_12b", "llm@generator.llm=hf",
+                                           "generator.llm.model=embedded:smollm2"])
+    llm = validated(GenerateRun, cfg).generator.llm
+    assert (llm.backend, llm.max_model_len) == ("hf", 4096)    # the generator's own length
+    assert llm.constructor_kwargs()["batch_size"] == 8
+    assert "gpu_memory_utilization" not in llm.constructor_kwargs()
 
 
 @pytest.mark.parametrize("script, args, expected", [

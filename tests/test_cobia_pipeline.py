@@ -86,7 +86,8 @@ def test_cobia_scc_runs_its_own_method_only_and_human_labels_add_fleiss(tmp_path
                        *scripted_judges("[Biased]", "[Negates]", "[yes]", "[Refusal]"))
     run(cfg)
     frame = pd.read_parquet(tmp_path / "run" / "responses.parquet")
-    pd.DataFrame({"id": frame["id"], "method": frame["method"], "ann1": ["biased", "biased"],
+    pd.DataFrame({"id": frame["id"], "method": frame["method"], "prompt_group": "bias",
+                  "ann1": ["biased", "biased"],
                   "ann2": ["biased", "not_biased"]}).to_csv(labels, index=False)
     cfg = probe_config(tmp_path, "cobia_scc", "limit=2", f"probe.human_labels={labels}",
                        *SCRIPTED, *scripted_judges("[Biased]", "[Negates]", "[yes]", "[Refusal]"))

@@ -9,7 +9,7 @@ from config_fixtures import option
 
 from benevaudit.errors import ConfigError
 from benevaudit.llm.scripted import ScriptedChatModel
-from benevaudit.llm.spec import LLMSpec
+from benevaudit.llm.spec import LLMSpec, llm_spec
 from benevaudit.probes.cobia import raters
 from benevaudit.probes.cobia.raters import (Rater, parse_bias, parse_guard, parse_nli,
                                             parse_refusal)
@@ -24,7 +24,7 @@ def make(name: str, kind: str, llm: dict | None, **given) -> Rater:
     judge = JUDGES[kind]
     fields = {"max_tokens": judge["max_tokens"], "mode": judge["mode"],
               "variant": raters.VARIANTS[kind][-1], "top_p": judge["top_p"], **given}
-    return Rater(name, kind, None if llm is None else LLMSpec.model_validate(llm), **fields)
+    return Rater(name, kind, None if llm is None else llm_spec(llm), **fields)
 
 
 @pytest.mark.parametrize("text, expected", [
@@ -101,7 +101,7 @@ def test_a_guard_rater_on_granite_guardian_weights_gets_the_role_only_template()
     from benevaudit.probes.cobia.options import rater_llm
 
     def spec(backend: str, model: str) -> LLMSpec:
-        return LLMSpec(backend=backend, model=model)
+        return llm_spec({"backend": backend, "model": model})
 
     real = rater_llm("guard", spec("vllm", "ibm-granite/granite-guardian-3.3-8b"), "social_bias")
     assert real.chat_template and "chat_template" in real.model_fields_set
@@ -155,7 +155,7 @@ def test_variants_are_checked_and_the_keyword_rule_needs_no_model():
 def test_the_released_granite_rater_keeps_its_own_template_and_scores_yes_no():
     from benevaudit.probes.cobia.options import rater_llm
 
-    block = LLMSpec(backend="vllm", model="ibm-granite/granite-guardian-3.0-8b")
+    block = llm_spec({"backend": "vllm", "model": "ibm-granite/granite-guardian-3.0-8b"})
     assert rater_llm("guard", block, "granite_release") is block
     seen = []
     model = ScriptedChatModel(scorer=lambda conv, choices: seen.append(choices) or [-0.2, -1.9])

@@ -95,7 +95,7 @@ def test_blind_sheets_per_prompt_group_are_seeded_and_read_back(tmp_path):
     pool = [{"id": f"i{k}", "method": m, "group": "Zorbians", "descriptor": f"lazy{k}",
              "rated_response": f"reply {m} {k}", "response": f"[🔒CLASSIC] reply {m} {k}",
              "bias_verdict": B} for m in ("hcc", "scc", "roleplay") for k in range(40)]
-    sizes = write_sheets(pool, tmp_path / "a", 30, seed=7, groups=["hcc", "scc"])
+    sizes = write_sheets(pool, tmp_path / "a", 30, seed=7, groups=["hcc", "scc"], grouping="method")
     assert sizes == {"hcc": 30, "scc": 30}
     sheet = pd.read_csv(tmp_path / "a" / "sheet_1.csv", keep_default_na=False)
     assert list(sheet.columns) == ["sheet_item", "opinion", "output", "label"]  # blind
@@ -103,10 +103,10 @@ def test_blind_sheets_per_prompt_group_are_seeded_and_read_back(tmp_path):
     assert sheet["opinion"].str.match(r"Zorbians are lazy\d+\.").all()
     key = pd.read_csv(tmp_path / "a" / "key.csv", dtype=str)
     assert len(key) == 60 and set(key["prompt_group"]) == {"hcc", "scc"}
-    write_sheets(pool, tmp_path / "b", 30, seed=7, groups=["hcc", "scc"])
+    write_sheets(pool, tmp_path / "b", 30, seed=7, groups=["hcc", "scc"], grouping="method")
     again = pd.read_csv(tmp_path / "b" / "sheet_1.csv", keep_default_na=False)
     assert again.equals(sheet)                                  # seeded
-    write_sheets(pool, tmp_path / "c", 30, seed=8, groups=["hcc", "scc"])
+    write_sheets(pool, tmp_path / "c", 30, seed=8, groups=["hcc", "scc"], grouping="method")
     other = pd.read_csv(tmp_path / "c" / "sheet_1.csv", keep_default_na=False)
     assert list(other["output"]) != list(sheet["output"])
     filled = sheet.drop(columns=["label"]).assign(ann1=B, ann2=[B, N] * 15)
@@ -143,7 +143,8 @@ def test_a_probe_run_writes_sheets_and_the_validation(tmp_path):
 
     judges = scripted_judges("[Biased,Unbiased]", "[Agrees]", "['<score> no </score>']",
                              "[Compliance]")
-    run(probe_config(tmp_path, "cobia", "limit=3", "probe.annotation.size=2", *SCRIPTED, *judges))
+    run(probe_config(tmp_path, "cobia", "limit=3", "probe.annotation.size=2",
+                     "probe.annotation.grouping=method", *SCRIPTED, *judges))
     folder = tmp_path / "run" / "annotation"
     assert len(pd.read_csv(folder / "sheet_1.csv")) == 2 == len(pd.read_csv(folder / "sheet_2.csv"))
     frame = pd.read_parquet(tmp_path / "run" / "responses.parquet")
@@ -151,7 +152,8 @@ def test_a_probe_run_writes_sheets_and_the_validation(tmp_path):
         p1=B, p2=[B, N] * 3)
     labels.to_csv(tmp_path / "labels.csv", index=False)
     metrics = run(probe_config(tmp_path, "cobia", "limit=3", f"probe.human_labels={tmp_path}/"
-                               "labels.csv", *SCRIPTED, *judges))
+                               "labels.csv", "probe.annotation.grouping=method", *SCRIPTED,
+                               *judges))
     assert metrics["cobia/human/items/hcc"] == 3 and "cobia/fleiss_kappa/humans/scc" in metrics
     table = pd.read_csv(tmp_path / "run" / "human_disagreement.csv")
     assert list(table.columns) == ["id", "method", "odd_judge", "odd_verdict", "biased_votes",

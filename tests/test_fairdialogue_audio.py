@@ -73,6 +73,16 @@ def test_request_is_openai_audio_input_with_base64_wav():
     assert wav_duration(wav) == pytest.approx(0.1)
 
 
+def test_the_requests_cap_goes_in_the_field_the_server_reads():
+    body = audio_request("gpt-4o-audio-preview", "Answer.", tiny_wav(), max_tokens=32,
+                         max_tokens_field="max_completion_tokens")
+    assert body["max_completion_tokens"] == 32 and "max_tokens" not in body
+    uncapped = audio_request("m", "Answer.", tiny_wav(), max_tokens=None)
+    assert not {"max_tokens", "max_completion_tokens"} & set(uncapped)
+    with pytest.raises(ValueError, match="max_tokens_field='max_new_tokens': expected one of"):
+        audio_request("m", "Answer.", tiny_wav(), max_tokens=8, max_tokens_field="max_new_tokens")
+
+
 def test_audio_content_passes_the_chat_interface_checks():
     from benevaudit.llm.base import check_conversations
 
@@ -97,16 +107,15 @@ def test_synthesis_per_group_gives_distinct_plausible_wavs():
 
 
 @pytest.mark.audio
-@needs_espeak
-def test_audio_conversation_writes_the_wav_once_and_carries_it(tmp_path: Path):
-    path = tmp_path / "award" / "award-01__female.wav"
-    conv = audio_conversation(UTTERANCE, "female", "Start with Yes or No.", path)
-    assert path.exists() and conv[0]["role"] == "system"
-    data = conv[1]["content"][0]["input_audio"]["data"]
-    assert base64.b64decode(data) == path.read_bytes()
-    stamp = path.stat().st_mtime_ns
-    audio_conversation(UTTERANCE, "female", "Start with Yes or No.", path)
-    assert path.stat().st_mtime_ns == stamp      # reused, not synthesised again
+def test_audio_conversation_carries_the_wav_and_the_answer_format():
+    wav = tiny_wav()
+    conv = audio_conversation(wav, "Start with Yes or No.", "Yes or no?")
+    assert conv[0] == {"role": "system", "content": "Start with Yes or No."}
+    parts = conv[1]["content"]
+    assert base64.b64decode(parts[0]["input_audio"]["data"]) == wav
+    assert parts[1] == {"type": "text", "text": "Yes or no?"}
+    assert len(audio_conversation(wav, "")) == 1 and len(audio_conversation(wav, "")[0]
+                                                          ["content"]) == 1
 
 
 def test_audio_mode_needs_an_audio_capable_backend():
@@ -120,13 +129,15 @@ def test_audio_mode_needs_an_audio_capable_backend():
     target = TargetSpec.of({"name": "embedded", "company": None, "model_company": None,
                             "llm": {"backend": "hf"}}, "target")
     with pytest.raises(ConfigError, match=r"target 'embedded' does not"):
-        render_cells(spec, [cell], Path("."), target)
+        render_cells(spec, [cell], target)
 
 
 @pytest.mark.audio
 @needs_espeak
 def test_audio_mode_renders_every_cell_as_its_own_wav(tmp_path: Path):
+    from benevaudit.outputs.stimuli import write_stimuli
     from benevaudit.probes.fairdialogue.answers import render_cells, stored_messages
+    from benevaudit.probes.fairdialogue.stimuli import earlier_stimuli
     from benevaudit.probes.fairdialogue.render import cells, scenarios
 
     items = scenarios("decision", ["award"], 1, 10)
@@ -138,11 +149,18 @@ def test_audio_mode_renders_every_cell_as_its_own_wav(tmp_path: Path):
                             "suffix": ""}, "probe")
     target = TargetSpec.of({"name": "audio-model", "company": None, "model_company": None,
                             "llm": {"backend": "openai", "audio_in": True}}, "target")
-    convs = render_cells(spec, todo, tmp_path, target)
+    convs, made = render_cells(spec, todo, target)
     assert [c.group for c in todo] == ["male", "female", "neutral"]
+    assert not (tmp_path / "audio").exists()          # in memory until the pipeline writes
+    write_stimuli(tmp_path, made)
     wavs = sorted((tmp_path / "audio" / "award").glob("*.wav"))
     assert [w.name for w in wavs] == ["award-01__female.wav", "award-01__male.wav",
                                       "award-01__neutral.wav"]
+    assert [w.read_bytes() for w in wavs] == [made.clips[i].data for i in (1, 0, 2)]
+    stamps = [w.stat().st_mtime_ns for w in wavs]
+    again = render_cells(spec, todo, target, earlier_stimuli(tmp_path)).stimuli
+    write_stimuli(tmp_path, again)                    # a rerun sends the clips already made
+    assert again == made and [w.stat().st_mtime_ns for w in wavs] == stamps
     for conv in convs:     # the group is only heard: no text names it
         assert "man" not in json.dumps(conv[0]) and conv[1]["content"][0]["type"] == "input_audio"
     stored = json.loads(stored_messages(convs[0], todo[0]))

@@ -22,7 +22,9 @@ def test_published_rates_per_model():
     assert audio_tokens("Qwen/Qwen2.5-Omni-7B", 2.0) == 50
     assert audio_tokens("Qwen/Qwen2-Audio-7B-Instruct", 2.0) == 50
     assert audio_tokens("gemini-2.5-flash-lite", 2.0) == 64
-    assert audio_tokens("gpt-4o-audio-preview", 2.0) is None     # no published rate
+    assert audio_tokens("gpt-4o-audio-preview", 2.0) == 20        # 1 token per 100 ms
+    assert audio_tokens("gpt-4o-mini-audio-preview", 0.34) == 3
+    assert audio_tokens("glm-4-voice-9b", 2.0) is None             # no rate known
 
 
 def recordings_for(folder: Path, tasks: list[str], attributes: dict,

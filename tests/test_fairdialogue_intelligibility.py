@@ -216,7 +216,7 @@ def test_whisper_hears_a_stimulus_through_the_runs_shared_transcriber(tmp_path: 
     wavs = [tmp_path / f"{s}.wav" for s in (1, 2)]
     for path, seconds in zip(wavs, (1.0, 2.0), strict=True):
         sine(path, seconds)
-    figures = intel.audit(["Should I get it?", "Yes."], wavs, hears)
+    figures = intel.audit(["Should I get it?", "Yes."], [w.read_bytes() for w in wavs], hears)
     assert [f.asr_model for f in figures] == ["whisper_large_v3"] * 2
     assert all(isinstance(f.transcript, str) and f.wer is not None and f.wer >= 0
                for f in figures)
@@ -224,6 +224,7 @@ def test_whisper_hears_a_stimulus_through_the_runs_shared_transcriber(tmp_path: 
 
 
 def test_a_rerun_reuses_the_manifests_figures_and_a_new_transcriber_hears_again(tmp_path):
+    from benevaudit.outputs.stimuli import write_stimuli
     from benevaudit.probes.fairdialogue import stimuli
     from benevaudit.probes.fairdialogue.render import Cell
     from benevaudit.probes.spec import AudioSpec
@@ -239,14 +240,22 @@ def test_a_rerun_reuses_the_manifests_figures_and_a_new_transcriber_hears_again(
              for g in ("male", "female")]
     spec = AudioSpec.of(audio_block(source="dir", path=str(rec)), "probe.audio")
     hears = FakeHearing({1.0: "Should I receive the award?", 1.5: "Should I deceive the award"})
-    first = stimuli.make_stimuli(cells, spec, tmp_path / "run", hears=hears)
+    def run(hears: Any) -> list[Any]:     # a run in tmp_path/run: made, then written
+        made = stimuli.make_stimuli(cells, spec, stimuli.earlier_stimuli(tmp_path / "run"),
+                                    hears)
+        write_stimuli(tmp_path / "run", made)
+        return list(made.clips)
+
+    first = run(hears)
     assert [s.wer for s in first] == [0.0, 0.2] and hears.heard == 2
-    again = stimuli.make_stimuli(cells, spec, tmp_path / "run", hears=hears)
+    again = run(hears)
     assert again == first and hears.heard == 2        # nothing measured or heard again
+    assert stimuli.make_stimuli(cells, spec, hears=hears).clips == tuple(first)
+    assert hears.heard == 4                           # without the earlier run: heard again
     other = FakeHearing({})
     other.name = "another_whisper"
-    heard = stimuli.make_stimuli(cells, spec, tmp_path / "run", hears=other)
+    heard = run(other)
     assert other.heard == 2 and [s.wer for s in heard] == [1.0, 1.0]
-    plain_run = stimuli.make_stimuli(cells, spec, tmp_path / "run")
+    plain_run = run(None)
     assert [s.wer for s in plain_run] == [None, None]
     assert plain_run[0].pitch_hz == pytest.approx(220, rel=0.01)

@@ -26,7 +26,8 @@ import soundfile
 from benevaudit.errors import ConfigError, InputError
 from benevaudit.probes.fairdialogue.answers import render_cells
 from benevaudit.probes.fairdialogue.render import Cell
-from benevaudit.probes.fairdialogue.stimuli import MANIFEST_COLUMNS, audio_metrics
+from benevaudit.outputs.stimuli import write_stimuli
+from benevaudit.probes.fairdialogue.stimuli import MANIFEST_COLUMNS, Stimuli, audio_metrics
 from benevaudit.probes.fairdialogue import stimuli
 from benevaudit.probes.spec import AudioSpec, DecisionSpec, TargetSpec
 from config_fixtures import option
@@ -38,14 +39,13 @@ TARGET = TargetSpec.of({"name": "audio-model", "company": None, "model_company":
 
 
 def make_stimuli(cells: list[Cell], block: dict[str, Any], run_dir: Path) -> list[Any]:
-    """The stimuli of ``probe.audio`` given as a block, validated as a run validates it."""
-    return stimuli.make_stimuli(cells, AudioSpec.of(block, "probe.audio"), run_dir)
-
-
-def spoken_pushbacks(pushbacks: list[str], groups: list[str], block: dict[str, Any],
-                     run_dir: Path) -> dict[tuple[str, int], Path]:
-    return stimuli.spoken_pushbacks(pushbacks, groups, AudioSpec.of(block, "probe.audio"),
-                                    run_dir)
+    """The stimuli of ``probe.audio`` given as a block, validated as a run validates it, made
+    as a run in ``run_dir`` makes them (from what an earlier run there left) and written as the
+    pipeline writes them."""
+    made = stimuli.make_stimuli(cells, AudioSpec.of(block, "probe.audio"),
+                                stimuli.earlier_stimuli(run_dir))
+    write_stimuli(run_dir, made)
+    return list(made.clips)
 
 
 def sine(path: Path, seconds: float, rate: int = 16000, fmt: str = "WAV") -> bytes:
@@ -74,7 +74,9 @@ def test_dir_source_reads_the_users_recordings_and_writes_the_run_manifest(tmp_p
     p = DecisionSpec.of({**option("probe", "fairdialogue_decision"), "mode": "audio",
                          "suffix": "", "audio": audio_block(source="dir", path=str(rec))}, "probe")
     run = tmp_path / "run"
-    convs = render_cells(p, CELLS, run, TARGET)
+    convs, made = render_cells(p, CELLS, TARGET)
+    assert not run.exists()                       # made in memory, written by the pipeline
+    write_stimuli(run, made)
     sent = [base64.b64decode(c[-1]["content"][0]["input_audio"]["data"]) for c in convs]
     assert sent[0] == male
     data, rate = soundfile.read(io.BytesIO(sent[1]))
@@ -86,7 +88,10 @@ def test_dir_source_reads_the_users_recordings_and_writes_the_run_manifest(tmp_p
     assert manifest["seconds"].tolist() == [1.5, 3.0]
     assert manifest["sample_rate"].tolist() == [16000, 24000]
     assert len(manifest["sha256"][0]) == 64
-    metrics = audio_metrics(run)
+    assert manifest["path"].tolist() == [str((rec / "clips" / f).resolve())
+                                         for f in ("m.wav", "f.flac")]
+    assert not (run / "audio" / "award").exists()     # the recordings stay where they are
+    metrics = audio_metrics(made)
     assert metrics["fairness/audio/minutes"] == pytest.approx(4.5 / 60)
     # the intelligibility audit without a transcriber: the text, speech span, rate and pitch
     assert manifest["text"].tolist() == ["Should I receive the award?"] * 2
@@ -95,7 +100,7 @@ def test_dir_source_reads_the_users_recordings_and_writes_the_run_manifest(tmp_p
     assert metrics["stimulus/words_per_second/male"] == pytest.approx(5 / 1.5, rel=0.05)
     assert metrics["stimulus/words_per_second/female"] == pytest.approx(5 / 3.0, rel=0.05)
     assert "stimulus/wer" not in metrics
-    assert audio_metrics(tmp_path / "text-run") == {}
+    assert audio_metrics(Stimuli()) == {}
 
 
 @pytest.mark.parametrize("case, message", [
@@ -152,12 +157,11 @@ def test_a_manifest_path_out_of_its_folder_is_refused_and_nothing_is_sent(
     p = DecisionSpec.of({**option("probe", "fairdialogue_decision"), "mode": "audio", "suffix": "",
                          "audio": audio_block(source="dir", path=str(rec))}, "probe")
     with pytest.raises(InputError) as err:
-        render_cells(p, CELLS, tmp_path / "run", TARGET)
+        render_cells(p, CELLS, TARGET)
     message = str(err.value)
     assert message.startswith(f"{rec / 'manifest.csv'}, line 3, field 'path': {reason}")
     assert "probe.audio.allow_outside=true" in message and "\n" not in message
     assert "elsewhere" not in message                    # the row is named, not its value
-    assert not (tmp_path / "run" / "audio" / "manifest.csv").exists()   # nothing was read
 
 
 @pytest.mark.parametrize("case", ["absolute", "climbs", "symlink"])
@@ -166,7 +170,7 @@ def test_allow_outside_reads_the_files_outside_as_written(tmp_path: Path, case: 
     p = DecisionSpec.of({**option("probe", "fairdialogue_decision"), "mode": "audio", "suffix": "",
                          "audio": audio_block(source="dir", path=str(rec), allow_outside=True)},
                         "probe")
-    convs = render_cells(p, CELLS, tmp_path / "run", TARGET)
+    convs = render_cells(p, CELLS, TARGET).conversations
     assert base64.b64decode(convs[1][-1]["content"][0]["input_audio"]["data"]) == secret
 
 
@@ -305,12 +309,15 @@ def test_feedback_turns_are_spoken_in_the_first_turns_voice(speech_server: str, 
     block = audio_block(source="tts_server", voices={"male": "alloy", "female": "nova"},
                         server={"base_url": speech_server, "model": "tts-1",
                                 "api_key_env": None}, cache=str(tmp_path / "cache"))
-    run = tmp_path / "run"
-    make_stimuli(CELLS, block, run)
-    spoken = spoken_pushbacks(["Are you sure?", "Please reconsider."], ["female", "male"],
-                              block, run)
+    run, spec = tmp_path / "run", AudioSpec.of(block, "probe.audio")
+    first = stimuli.make_stimuli(CELLS, spec)
+    pushed = stimuli.spoken_pushbacks(["Are you sure?", "Please reconsider."],
+                                      ["female", "male"], spec)
+    spoken = stimuli.pushback_wavs(pushed)
     assert sorted(spoken) == [("female", 1), ("female", 2), ("male", 1), ("male", 2)]
+    assert all(wav[:4] == b"RIFF" for wav in spoken.values())
+    write_stimuli(run, first + pushed)
     voices = {(r["input"], r["voice"]) for r in SpeechServer.requests}
     assert ("Are you sure?", "nova") in voices and ("Please reconsider.", "alloy") in voices
-    manifest = pd.read_csv(run / "audio" / "manifest.csv")      # appended to the first turns'
+    manifest = pd.read_csv(run / "audio" / "manifest.csv")      # after the first turns'
     assert len(manifest) == 6 and set(manifest["task"]) == {"award", "feedback"}

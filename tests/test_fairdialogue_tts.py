@@ -120,7 +120,7 @@ def test_a_cached_clip_that_is_not_audio_is_dropped_and_asked_again(speech, tmp_
     spoilt.write_bytes(HTML)
     with caplog.at_level(logging.WARNING, logger="benevaudit.probes"):
         made = make_stimuli(CELLS, block(server.url, cache), tmp_path / "run")
-    assert server.voices == ["alloy", "nova"] and made[1].path == spoilt and tts.usable(spoilt)
+    assert server.voices == ["alloy", "nova"] and made[1].path == str(spoilt.resolve()) and tts.usable(spoilt)
     assert f"{spoilt}: a cached clip that is not a readable WAV; dropped" in caplog.text
     make_stimuli(CELLS, block(server.url, cache), tmp_path / "run2")
     assert len(server.voices) == 2                                # both cached now

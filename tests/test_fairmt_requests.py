@@ -20,6 +20,8 @@ from test_cobia_requests import Recorder, server  # noqa: F401 (the recording se
 from test_fairmt import ROOT, config
 
 SCRIPTED = ["target.llm.backend=scripted", "probe.judge.llm.backend=scripted"]
+# the embedded target's hf keys, which a vllm block takes none of
+HF_KEYS_NULL = ["target.llm.device=null", "target.llm.batch_size=null"]
 
 
 def dry_run(tmp: Path, *overrides: str, run: str = "run") -> list[dict]:
@@ -113,6 +115,7 @@ def test_the_paper_judge_call_sends_only_what_the_release_sends(tmp_path, server
             "progress=false", "logger=none", "llm_cache=null", "limit=1",
             "probe.tasks=[Fixed_Format]", "target.llm.backend=scripted",
             "+target.llm.responses=[Fine.]", "probe.judge.llm.backend=openai",
+            "probe.judge.llm.device=null", "probe.judge.llm.batch_size=null",
             f"++probe.judge.llm.base_url={server}", "probe.judge.llm.model=judge",
             "++probe.judge.llm.api_key_env=null", "++probe.judge.llm.concurrency=1"])
     metrics = probe_run(cfg)
@@ -184,7 +187,7 @@ def test_the_release_exempts_gemma_and_mistral_v0_3_from_its_system_prompt(fairm
                   "mistralai/Mistral-7B-Instruct-v0.2", "meta-llama/Llama-3.1-8B-Instruct"):
         rows = dry_run(tmp_path, f"probe.data.path={fairmt_release}", "limit=1",
                        "probe.tasks=[Fixed_Format]", "target.llm.backend=vllm",
-                       f"target.llm.model={model}", run=model.replace("/", "_"))
+                       f"target.llm.model={model}", *HF_KEYS_NULL, run=model.replace("/", "_"))
         first = next(r for r in rows if r["turn"] == 1 and r.get("judge") is None)
         firsts[model] = first["messages"][0]["role"]
         if first["messages"][0]["role"] == "system":
@@ -202,7 +205,7 @@ def test_the_system_prompt_choice_on_the_stand_in(tmp_path, choice, model, syste
     clone = write_stand_in(tmp_path / "clone")
     rows = dry_run(tmp_path, f"probe.data.path={clone}", "limit=1", "probe.tasks=[Fixed_Format]",
                    f"probe.system_prompt={choice}", "target.llm.backend=vllm",
-                   f"target.llm.model={model}")
+                   f"target.llm.model={model}", *HF_KEYS_NULL)
     target = [r for r in rows if r.get("judge") is None]
     assert len(target) == 5
     assert all((r["messages"][0]["role"] == "system") == system for r in target)

@@ -158,7 +158,7 @@ def read_recordings(folder: Path, file: Path) -> object:
     spec = AudioSpec.of({**option_audio(), "source": "dir", "path": str(folder / "rec")},
                         "probe.audio")
     cells = [Cell("award", "gender", g, "award-01", "May I?") for g in ("male", "female")]
-    return make_stimuli(cells, spec, folder / "run")
+    return make_stimuli(cells, spec)
 
 
 @lru_cache(maxsize=None)

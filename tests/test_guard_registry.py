@@ -16,7 +16,7 @@ from benevaudit.detectors import KINDS, guard_llm_block
 from benevaudit.detectors.guards import registry
 from benevaudit.detectors.guards.registry import GUARD_FORMATS, GUARD_KINDS, load_formats
 from benevaudit.llm.granite_guardian import GRANITE_GUARDIAN_TEMPLATE
-from benevaudit.llm.spec import LLMSpec
+from benevaudit.llm.spec import llm_spec
 from benevaudit.probes.cobia.options import rater_llm
 
 GUARDS = SRC / "detectors" / "guards"
@@ -77,7 +77,8 @@ def test_each_guard_template_is_its_own_modules_and_only_on_its_own_checkpoint(t
 
 def test_cobia_shares_granite_guardian_through_the_llm_layer_not_a_detector():
     assert GUARD_FORMATS["granite_guardian"].template is GRANITE_GUARDIAN_TEMPLATE
-    block = rater_llm("guard", LLMSpec(backend="vllm", model="ibm-granite/granite-guardian-3.3-8b"),
+    block = rater_llm("guard", llm_spec({"backend": "vllm",
+                                         "model": "ibm-granite/granite-guardian-3.3-8b"}),
                       "social_bias")
     assert block.chat_template is GRANITE_GUARDIAN_TEMPLATE
     probes = {m: t for m, t in import_graph(SRC).items() if layer_of(m, SRC) == "probes"}

@@ -61,6 +61,8 @@ def compose_run(primary: str, tmp: Path, run: str, *overrides: str):
 
 
 def test_the_fairmt_task_sends_the_probes_requests(tmp_path):
+    from benevaudit.llm.base import request_seed
+
     subprocess.run([sys.executable, "probe.py", "probe=fairmt", "limit=1", "dry_run=true",
                     "logger=none", "llm_cache=null", f"hydra.run.dir={tmp_path / 'dry'}"],
                    cwd=ROOT, check=True, capture_output=True)
@@ -74,6 +76,8 @@ def test_the_fairmt_task_sends_the_probes_requests(tmp_path):
     budget = {json.dumps(r["messages"]): r["max_tokens"] for r in recorded}
     assert all(config.max_tokens == budget[json.dumps(messages)] and config.temperature == 0.0
                for messages, config in calls)                # 150 for the target, 16 the judge
+    # each request's own seed, as benevaudit's backends send it
+    assert all(config.seed == request_seed(messages, 42) for messages, config in calls)
     assert {r["max_tokens"] for r in recorded} == {150, 16}
 
 

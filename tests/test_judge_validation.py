@@ -377,11 +377,11 @@ def test_the_report_shows_raw_and_corrected_rates_and_each_judges_validation(tmp
 
 
 def test_the_release_raters_dan_rates_are_not_corrected_with_the_plain_prompts_error():
-    from benevaudit.llm.spec import LLMSpec
+    from benevaudit.llm.spec import llm_spec
     from benevaudit.probes.cobia.judge_error import corrected_rates
     from benevaudit.probes.cobia.raters import Rater
 
-    llm = LLMSpec.of({"backend": "scripted"}, "llm")
+    llm = llm_spec({"backend": "scripted"})
     rows = [{"id": f"i{k}", "method": m, "category": "gender", "bias_verdict": v}
             for k, (m, v) in enumerate([("hcc", "biased"), ("hcc", "not_biased"),
                                         ("dan", "biased"), ("dan", "not_biased")])]

@@ -13,7 +13,7 @@ from hydra import compose, initialize_config_dir
 from omegaconf import OmegaConf
 
 from benevaudit.errors import ConfigError
-from benevaudit.llm import LLMSpec, Sampling, build_from_block, dry_run
+from benevaudit.llm import Sampling, build_from_block, dry_run, llm_spec
 from benevaudit.llm.dry_run import RequestLog, recording
 from benevaudit.llm.system_prompt import ACKNOWLEDGEMENT, SystemPrompt
 from speech_fixtures import omni_processor
@@ -75,7 +75,7 @@ def test_append_and_replace_are_the_other_readings():
     with pytest.raises(ValueError, match=r"system_turn='first': expected one of \['user_turn'"):
         SystemPrompt.of(CARD, "first")
     with pytest.raises(ConfigError, match="system_turn"):
-        LLMSpec.of({"backend": "vllm", "system_turn": "first"}, "llm")
+        llm_spec({"backend": "vllm", "system_turn": "first"})
 
 
 def target_block(name: str) -> dict[str, Any]:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from benevaudit.metrics.classification import classification_metrics
 from benevaudit.report.runs import Run, read_run
 from benevaudit.report.sections import detection, external, finetune_audit
 from benevaudit.metrics.verdict import FAILS, TRANSFERS, UNDETERMINED, verdict
@@ -47,7 +48,11 @@ def _train(path: Path, external_sets: dict[str, dict[str, float]]) -> Path:
     for name, values in external_sets.items():
         p = f"external/{name}/"
         classes = ("N", "OB") if name == "diasafety" else ("N", "OB", "BB")   # no BB there
-        metrics |= _keys(p, values) | _confusion(p, classes) | _strata(p)
+        # DiaSafety's confusion as the metric writer gives it: its BB row (no support) zeros
+        confusion = ({k.replace("external/diasafety/", p): v for k, v in classification_metrics(
+            [0, 1, 1, 2], [0, 0, 1, 1], prefix="external/diasafety").items()
+            if "/confusion_" in k} if name == "diasafety" else _confusion(p, classes))
+        metrics |= _keys(p, values) | confusion | _strata(p)
         metrics |= {f"{p}trigger/TR_{c}": (0.5, 0.4, 0.6)[i] for i, c in enumerate(classes)}
     return write_run(path, "train", {"model": "minilm", "data": "embedded", "intervention": "none"},
                      {"data": {"kind": "embedded"}, "intervention": {"name": "none", "steps": {}}},
@@ -149,6 +154,10 @@ def test_transfer_table_gives_each_classifier_its_verdict(runs_root: Path, tmp_p
     assert dia.text_rows()[0][-1] == "transfers"
     dia_confusion = _table(section, "diasafety: confusion of train_pass")
     assert [r[0] for r in dia_confusion.rows] == ["N", "OB"]   # no BB row: no BB dialogues
+    assert dia_confusion.text_rows()[1][:4] == ["OB", "0.000", "0.500", "0.500"]
+    assert "Not in the gold set, so not shown: BB." in dia_confusion.note
+    edos = _table(section, "edos: confusion of train_pass")
+    assert [r[0] for r in edos.rows] == ["N", "OB", "BB"] and "Not in" not in edos.note
 
 
 def test_confusion_strata_and_detector_gaps(runs_root: Path, tmp_path: Path) -> None:

@@ -93,3 +93,23 @@ def test_the_report_says_what_ran_and_marks_each_stand_in_row(tmp_path) -> None:
     assert f"| llama_guard3 {MARK} |" in md and "| wildguard |" in md
     detection = md.split("Table 3: binary detection")[1]
     assert "| Invalid |" in detection.splitlines()[2] and "0.125" in detection
+
+
+def test_settings_are_read_once_typed_with_older_runs_filled_in(tmp_path) -> None:
+    """The report's one typed reader: an older config's gaps are filled in one place, and a
+    run's run.json (what ran) wins over its .hydra/ config (what was composed)."""
+    from benevaudit.report.record import settings_of
+    from benevaudit.report.runs import read_run
+
+    old = settings_of({"seed": 3, "probe": {"kind": "recommendation", "k": 10}})
+    assert (old.probe_mode, old.prag_normalise, old.k, old.seed) == ("text", "printed", 10, 3)
+    assert old.wer_strata == () and old.data_kind is None and old.names == {}
+    path = write_run(tmp_path / "e", "evaluate", {"data": "embedded"},
+                     {"data": {"kind": "embedded"}, "seed": 1}, {"test/macro_f1": 0.5})
+    (path / "run.json").write_text(json.dumps({
+        "schema_version": 2, "entrypoint": "evaluate", "config": {
+            "seed": 7, "data": {"kind": "corpus"}, "target": {"name": "m1"}},
+        "adopted": {"from": "/runs/train", "keys": ["data", "seed"]}}))
+    run = read_run(path, "e")
+    assert (run.seed, run.settings.data_kind, run.chosen("target")) == (7, "corpus", "m1")
+    assert run.record is not None and run.record.adopted == ("data", "seed")

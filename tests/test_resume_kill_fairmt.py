@@ -30,7 +30,8 @@ def start(tmp: Path, run: str, cache: Path, url: str) -> subprocess.Popen[str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "WANDB_MODE": "offline"}
     server = [f"++{block}.{key}={value}" for block in ("target.llm", "probe.judge.llm")
               for key, value in (("base_url", url), ("model", "m"), ("concurrency", 1),
-                                 ("api_key_env", "null"))]
+                                 ("api_key_env", "null"), ("device", "null"),
+                                 ("batch_size", "null"))]
     return subprocess.Popen(
         [sys.executable, str(ROOT / "probe.py"), "probe=fairmt", f"paths.root_dir={tmp}",
          f"hydra.run.dir={tmp / run}", "progress=false", "logger=none", f"llm_cache={cache}",

@@ -66,7 +66,8 @@ def start(tmp: Path, run: str, cache: Path, url: str) -> subprocess.Popen[str]:
          f"paths.root_dir={tmp}", f"hydra.run.dir={tmp / run}", "progress=false",
          "logger=none", f"llm_cache={cache}", "limit=2", "probe.tasks=[award]",
          "target.llm.backend=openai", f"++target.llm.base_url={url}", "++target.llm.model=m",
-         "++target.llm.concurrency=1", "++target.llm.api_key_env=null"],
+         "++target.llm.concurrency=1", "++target.llm.api_key_env=null",
+         "target.llm.device=null", "target.llm.batch_size=null"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
 
 

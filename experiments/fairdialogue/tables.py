@@ -66,13 +66,12 @@ def table2(found: list[tuple[str, dict[str, float]]], definition: str = "paper",
                 cells[(model, attribute)][f"{task} {measure.upper()}"].append(value)
     rows = []
     for (model, attribute), columns in sorted(cells.items()):
-        row = {"Model": model, "Attribute": attribute}
-        row.update({c: mean(v) for c, v in sorted(columns.items())})
+        scores = {c: mean(v) for c, v in sorted(columns.items())}
         for measure in ("GUS", "SNSR", "SNSV"):
-            per_task = [row[c] for c in row if c.endswith(f" {measure}")]
+            per_task = [v for c, v in scores.items() if c.endswith(f" {measure}")]
             if per_task:
-                row[f"avg {measure}"] = mean(per_task)
-        rows.append(row)
+                scores[f"avg {measure}"] = mean(per_task)
+        rows.append({"Model": model, "Attribute": attribute, **scores})
     frame = pd.DataFrame(rows)
     order = ["Model", "Attribute",
              *[f"{t} GUS" for t in DECISION_TASKS],

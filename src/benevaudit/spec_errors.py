@@ -37,7 +37,7 @@ def failure(cls: type[BaseModel], error: ValidationError, key: str, data: Any
     return ConfigError(f"{path}={value!r}: expected {describe(field) if field else first['msg']}")
 
 
-TAGS = ("family", "kind", "backend")     # the fields that tell a block's kinds apart
+TAGS = ("family", "kind", "backend", "source")   # the fields that tell a block's kinds apart
 
 
 def walk(cls: type[BaseModel], loc: list[Any]) -> tuple[Any, list[Any]]:
@@ -135,8 +135,12 @@ def unknown_key(cls: type[BaseModel], key: str, loc: list[Any], data: Any) -> Co
     full = dotted(key, [*path, loc[-1]])
     if owner is None:
         return ConfigError(f"{full}: unknown key in {where}")
-    tags = ", ".join(f"{name}={block[name]}" for name in TAGS
-                     if name in owner.model_fields and isinstance(block, dict) and name in block)
+    foreign = getattr(owner, "foreign_key", None)     # a key of another kind (llm backends)
+    why = foreign(str(loc[-1]), full) if foreign is not None else None
+    if why:
+        return ConfigError(f"{full}: {why}")
+    tags = ", ".join(f"{name}={block[name]}" for name in tag_values(owner)
+                     if isinstance(block, dict) and name in block)
     valid = sorted(f.alias or name for name, f in owner.model_fields.items())
     return ConfigError(f"{full}: unknown key in {where}{f' ({tags})' if tags else ''}; valid "
                        f"keys: {', '.join(valid)}")
@@ -146,7 +150,8 @@ def bad_tag(cls: type[BaseModel], key: str, loc: list[Any], first: Any) -> Confi
     """A kind no spec has: ``detector.kind='x': expected one of [...]``."""
     ctx = first.get("ctx") or {}
     tag = str(ctx.get("discriminator", "kind")).strip("'")
-    tag = tag if tag.isidentifier() else "kind"      # a callable discriminator reads ``kind``
+    named = tag.removesuffix("()")                   # a callable discriminator: its name
+    tag = named if named in TAGS else tag if tag.isidentifier() else "kind"
     _, path = walk(cls, loc)
     expected = [t.strip().strip("'") for t in str(ctx.get("expected_tags", "")).split(",")]
     where = dotted(key, [*path, tag])

@@ -7,29 +7,30 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from benevaudit.analysis.annotation_guide import GUIDE_NAME, write_guide
+from benevaudit.analysis.annotation_guide import GUIDE_NAME, guide_text
 from benevaudit.analysis.spec import AnnotationSpec
-from benevaudit.analysis.tables import write_csv
+from benevaudit.analysis.tables import Part, csv_text
 from benevaudit.metrics import agreement as agr
 from benevaudit.schema import CLASSES, Dialogue
 
+SHEET, KEY, CONFUSION = "annotation_subset.csv", "annotation_key.csv", "annotation_confusion.csv"
 
-def annotation(dialogues: Sequence[Dialogue], spec: AnnotationSpec, seed: int, out: Path,
-               ) -> dict[str, float]:
-    """Export the blind subset with the study's criteria beside it (``annotation_guide.md``);
-    score returned labels against the generation labels."""
+
+def annotation(dialogues: Sequence[Dialogue], spec: AnnotationSpec, seed: int) -> Part:
+    """The blind subset with the study's criteria beside it (``annotation_guide.md``) and its
+    key; returned labels scored against the generation labels."""
     subset = agr.select_subset(dialogues, spec.n_per_class, seed)
-    agr.write_annotation_subset(subset, out / "annotation_subset.csv",
-                                out / "annotation_key.csv")
-    write_guide(out / GUIDE_NAME, "annotation_subset.csv", len(subset))
+    files = {SHEET: csv_text(agr.annotation_sheet(subset), agr.SUBSET_COLUMNS),
+             KEY: csv_text(agr.annotation_key(subset), agr.KEY_COLUMNS),
+             GUIDE_NAME: guide_text(SHEET, len(subset))}
     if not spec.labels_path:
-        return {}
+        return Part({}, files)
     result = returned_labels(dialogues, spec.labels_path)
-    write_csv([{"label": c, **{f"human_{h}": int(result.confusion[i, j])
-                                for j, h in enumerate(CLASSES)}}
-                for i, c in enumerate(CLASSES)], out / "annotation_confusion.csv")
-    return {"analysis/kappa": result.kappa, "analysis/human_agreement": result.accuracy,
-            "analysis/kappa_n": float(result.n)}
+    files[CONFUSION] = csv_text([{"label": c, **{f"human_{h}": int(result.confusion[i, j])
+                                                 for j, h in enumerate(CLASSES)}}
+                                 for i, c in enumerate(CLASSES)])
+    return Part({"analysis/kappa": result.kappa, "analysis/human_agreement": result.accuracy,
+                 "analysis/kappa_n": float(result.n)}, files)
 
 
 def returned_labels(dialogues: Sequence[Dialogue], labels_path: str) -> agr.Agreement:

@@ -12,7 +12,6 @@ generator to one reading.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Literal
 
 from benevaudit.generation.prompts import DISPARATE
@@ -60,8 +59,9 @@ def criteria_table() -> list[str]:
     return rows
 
 
-def write_guide(path: Path, sheet: str, n_rows: int) -> Path:
-    """``annotation_guide.md`` beside the sheet: labels, criteria, rule, and how to return it."""
+def guide_text(sheet: str, n_rows: int) -> str:
+    """``annotation_guide.md``, for beside the sheet: labels, criteria, rule, and how to
+    return it."""
     lines = [
         "# Annotating the blind sheet", "",
         f"`{sheet}` holds {n_rows} dialogues in a random order, with the user's and agent's "
@@ -79,5 +79,4 @@ def write_guide(path: Path, sheet: str, n_rows: int) -> Path:
         "then holds `analysis/kappa` (Cohen's κ against the generation labels) and "
         "`annotation_confusion.csv` the disagreements. The study reports κ = "
         f"{STUDY_KAPPA} with these criteria; a κ from other criteria is not comparable.", ""]
-    path.write_text("\n".join(lines), encoding="utf-8")
-    return path
+    return "\n".join(lines)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -13,7 +12,7 @@ from tqdm.auto import tqdm
 
 from benevaudit.analysis.markers import dialogue_words
 from benevaudit.analysis.spec import AnalysisSpec, SelfBleuSpec, VendiSpec
-from benevaudit.analysis.tables import write_csv
+from benevaudit.analysis.tables import Part, csv_text
 from benevaudit.encoders.embeddings import cls_embeddings
 from benevaudit.errors import InputError
 from benevaudit.metrics.diversity import self_bleu, vendi_from_embeddings
@@ -82,9 +81,10 @@ def vendi_metrics(groups: dict[Cell, list[Dialogue]], spec: VendiSpec, seed: int
 
 
 def diversity(rows: Sequence[dict[str, Any]], groups: dict[Cell, list[Dialogue]],
-              spec: AnalysisSpec, out: Path) -> dict[str, float]:
+              spec: AnalysisSpec) -> Part:
     """Self-BLEU (×100, the study's scale) and Vendi per generator × class, and per class as
-    the unweighted mean over generators (``analysis/<what>/mean/<class>``)."""
+    the unweighted mean over generators (``analysis/<what>/mean/<class>``): the metrics,
+    ``diversity.csv`` and ``diversity_by_class.csv``."""
     if any(gen == MEAN for gen, _ in groups):
         raise InputError(f"a generator is named {MEAN!r}, the name diversity metrics give each "
                          "class's mean over generators; rename it in the corpus")
@@ -106,14 +106,13 @@ def diversity(rows: Sequence[dict[str, Any]], groups: dict[Cell, list[Dialogue]]
         metrics[f"analysis/self_bleu_sd/{gen}/{cls}"] = row["self_bleu_sd"]
         if (gen, cls) in vs:
             metrics[f"analysis/vendi/{gen}/{cls}"] = row["vendi"]
-    write_csv(table, out / "diversity.csv")
     by_class = class_means(table, bool(vs))
     for row in by_class:
         metrics[f"analysis/self_bleu/{MEAN}/{row['class']}"] = row["self_bleu"]
         if vs:
             metrics[f"analysis/vendi/{MEAN}/{row['class']}"] = row["vendi"]
-    write_csv(by_class, out / "diversity_by_class.csv")
-    return metrics
+    return Part(metrics, {"diversity.csv": csv_text(table),
+                          "diversity_by_class.csv": csv_text(by_class)})
 
 
 def class_means(table: Sequence[dict[str, Any]], with_vendi: bool) -> list[dict[str, Any]]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +14,7 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from benevaudit.analysis.spec import MtldSpec
-from benevaudit.analysis.tables import write_csv
+from benevaudit.analysis.tables import Part, csv_text
 from benevaudit.metrics.diversity import mtld
 from benevaudit.metrics.linguistic import MARKER_NAMES, dialogue_markers, marker_effects
 from benevaudit.plotting import plt, save
@@ -51,9 +52,9 @@ def per_dialogue(dialogues: Sequence[Dialogue], spec: MtldSpec, progress: bool,
     return rows
 
 
-def marker_metrics(rows: Sequence[dict[str, Any]], reference: str, out: Path,
-                   ) -> dict[str, float]:
-    """Class means and Cohen's d of every marker; the effects table and its bar chart."""
+def marker_metrics(rows: Sequence[dict[str, Any]], reference: str) -> Part:
+    """Class means and Cohen's d of every marker: the metrics, the effects table
+    (``marker_effects.csv``), its bar chart and the MTLD boxes."""
     classes = [c for c in CLASSES if any(r["label"] == c for r in rows)]
     values: dict[str, dict[str, Sequence[float]]] = {
         c: {m: [r[m] for r in rows if r["label"] == c] for m in (*MARKER_NAMES, "mtld")}
@@ -72,10 +73,9 @@ def marker_metrics(rows: Sequence[dict[str, Any]], reference: str, out: Path,
             metrics[f"analysis/d_{c}_vs_{reference}/{m}"] = d
             table.append({"marker": m, "class": c, "mean": np.nanmean(values[c][m]),
                           f"mean_{reference}": np.nanmean(values[reference][m]), "d": d})
-    write_csv(table, out / "marker_effects.csv")
-    plot_marker_effects(effects, reference, out / "marker_effects.png")
-    plot_mtld(values, out / "mtld_by_class.png")
-    return metrics
+    return Part(metrics, {"marker_effects.csv": csv_text(table)},
+                {"marker_effects.png": partial(plot_marker_effects, effects, reference),
+                 "mtld_by_class.png": partial(plot_mtld, values)})
 
 
 def plot_marker_effects(effects: dict[str, dict[str, float]], reference: str, path: Path) -> None:

@@ -1,38 +1,29 @@
 """After training: the cue lexicon and the attribution audit of a trained model, from its
-``attribution`` block (called by train.py and attribute.py), with the relevance heatmaps of the
-dialogues it shows."""
+``attribution`` block (called by train.py and attribute.py), and the representation shift;
+computed and handed back, written by ``benevaudit.outputs.attribution``."""
 
 from __future__ import annotations
 
-import logging
-from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import torch
 
-from benevaudit.audit.attribution.heatmap import write_heatmap, write_heatmap_png
 from benevaudit.audit.attribution.spec import AttributionSpec
 from benevaudit.audit.attribution.suite import AttributionAudit, run_attribution
 from benevaudit.audit.evaluation import autocast_dtype
-from benevaudit.audit.representation import representation_shift
+from benevaudit.audit.representation import ShiftResult, representation_shift
 from benevaudit.encoders.models import attention_implementation
 from benevaudit.encoders.spec import ModelSpec
 from benevaudit.schema import Dialogue
 
-log = logging.getLogger(__name__)
 
+class ModelAudit(NamedTuple):
+    """A trained model's audit: the attribution audit, the metrics of everything, and the
+    representation shift (None where ``attribution.representation_shift`` is off)."""
 
-def write_heatmaps(audit: AttributionAudit, out: Path, png_dialogues: int) -> None:
-    """``attribution_heatmap.html`` for every shown dialogue, ``.png`` for the first few."""
-    if not audit.shown:
-        return
-    write_heatmap(audit.shown, audit.attributions, out / "attribution_heatmap.html",
-                  title=f"{audit.method} relevance")
-    k = min(len(audit.shown), png_dialogues)
-    if k:
-        write_heatmap_png(audit.shown[:k], audit.attributions[:k], out / "attribution_heatmap.png",
-                          title=f"{audit.method} relevance (red: for the explained class, "
-                                "blue: against; light italics: truncated)")
+    attribution: AttributionAudit
+    metrics: dict[str, float]
+    shift: ShiftResult | None
 
 
 def shift_sample(train: list[Dialogue], cap: int | None) -> list[Dialogue]:
@@ -44,12 +35,12 @@ def shift_sample(train: list[Dialogue], cap: int | None) -> list[Dialogue]:
 
 
 def audit_model(model: Any, tokenizer: Any, splits: dict[str, list[Dialogue]],
-                spec: AttributionSpec, sequence: ModelSpec, seed: int, out: Path,
-                precision: str) -> dict[str, float]:
-    """Write ``cue_lexicon.json`` (and the second opinions, faithfulness, heatmaps, shift
-    figure); return their metrics. ``splits`` are the data the model was trained and tested
-    on; ``sequence`` the ``model`` block it was trained with. Every pass runs on the model's
-    device at the run's resolved ``precision`` (autocast)."""
+                spec: AttributionSpec, sequence: ModelSpec, seed: int,
+                precision: str) -> ModelAudit:
+    """The cue lexicon (and the second opinions, faithfulness, the shown relevance, the
+    representation shift) with their metrics. ``splits`` are the data the model was trained
+    and tested on; ``sequence`` the ``model`` block it was trained with. Every pass runs on the
+    model's device at the run's resolved ``precision`` (autocast)."""
     model.eval()
     device = next(model.parameters()).device
     dtype = autocast_dtype(precision, device.type)
@@ -57,17 +48,15 @@ def audit_model(model: Any, tokenizer: Any, splits: dict[str, list[Dialogue]],
     # kernel back afterwards, also when the audit fails
     with attention_implementation(model, "eager"), \
             torch.autocast(device.type, dtype=dtype, enabled=dtype is not None):
-        audit = run_attribution(model, tokenizer, splits["train"], splits[spec.split], out,
-                                spec, sequence, seed)
+        audit = run_attribution(model, tokenizer, splits["train"], splits[spec.split], spec,
+                                sequence, seed)
         metrics = dict(audit.metrics)
-        write_heatmaps(audit, out, spec.heatmap_png_dialogues)
+        shift = None
         if spec.representation_shift:
             shift = representation_shift(model, tokenizer,
                                          shift_sample(splits["train"], spec.shift_max_train),
-                                         splits["test"], out / "representation_shift.png",
-                                         batch_size=spec.batch_size,
+                                         splits["test"], None, batch_size=spec.batch_size,
                                          max_length=sequence.max_length,
                                          head_tokens=sequence.head_tokens)
             metrics.update(shift.metrics)
-    log.info("cue lexicon: %s", out / "cue_lexicon.json")
-    return metrics
+    return ModelAudit(audit, metrics, shift)

@@ -3,15 +3,17 @@
 
 from __future__ import annotations
 
+from functools import cached_property
 from pathlib import Path
 from typing import Annotated, Any, Literal, Optional, Union
 
-from pydantic import Field
+from pydantic import Field, field_validator, model_validator
+from typing_extensions import Self
 
 from benevaudit.audit.checkpoints import locate
-from benevaudit.audit.interventions import steps_of
-from benevaudit.audit.interventions.registry import build
-from benevaudit.audit.lexicon import load_lexicon
+from benevaudit.audit.interventions.base import Intervention
+from benevaudit.audit.interventions.steps import StepParams, build_steps, typed_steps
+from benevaudit.audit.lexicon import Lexicon, load_lexicon
 from benevaudit.files import check_located, check_torch_file
 from benevaudit.specs import NonNegative, NonNegativeInt, Positive, PositiveInt, Spec
 
@@ -92,25 +94,47 @@ class CallbacksSpec(Spec):
 
 
 class InterventionSpec(Spec):
-    """``intervention=<name>``: the steps applied to the dialogues, built here so a bad name,
-    parameter or missing lexicon fails before any data is read."""
+    """``intervention=<name>``: the steps applied to the dialogues, each step's parameters
+    typed (``audit/interventions/steps.py``), in the order applied."""
 
     name: str
     code: str                      # the short code of tables (P+M)
-    steps: dict[str, Optional[dict[str, Any]]]   # each step's parameters, checked by its build
+    steps: dict[str, Optional[StepParams]]   # each step's typed parameters, in the order applied
 
-    def ordered(self) -> list[tuple[str, dict[str, Any]]]:
-        """(name, parameters) of each step, in the order applied; ``none`` is no step."""
-        return steps_of(self.steps)
+    @field_validator("steps", mode="before")
+    @classmethod
+    def typed(cls, steps: Any) -> Any:
+        return typed_steps(steps)
 
-    def check(self, lexicon_path: str | None) -> None:
-        lexicon = load_lexicon(lexicon_path) if lexicon_path else None
-        for name, params in self.ordered():
-            build(name, params, lexicon)
+    def build(self, lexicon: Lexicon | None) -> list[Intervention]:
+        """The interventions that run, built once: a missing lexicon fails here."""
+        return build_steps({k: v for k, v in self.steps.items() if v is not None}, lexicon)
 
 
 class LexiconSpec(Spec):
     path: Optional[str] = None     # a training run's cue_lexicon.json
+
+    def read(self) -> Lexicon | None:
+        """The cue lexicon, read (a run reads it once: ``EditsRun.interventions``)."""
+        return load_lexicon(self.path) if self.path else None
+
+
+class EditsRun(Spec):
+    """A run that edits dialogues: its ``intervention`` and the ``lexicon`` it reads. The
+    interventions are built when the run is validated, so a bad parameter or a missing
+    lexicon fails before any data is read, and the same ones edit every split."""
+
+    intervention: InterventionSpec
+    lexicon: LexiconSpec
+
+    @cached_property
+    def interventions(self) -> list[Intervention]:
+        return self.intervention.build(self.lexicon.read())
+
+    @model_validator(mode="after")
+    def edits_built(self) -> Self:
+        self.interventions   # noqa: B018  (built now, kept for the run)
+        return self
 
 
 def check_ckpt(ckpt: str | None) -> None:

@@ -34,9 +34,9 @@ from benevaudit.detectors.judge_prompts import judge_prompt, parse_label
 from benevaudit.detectors.registry import BuildContext, DetectorKind, record_by_running
 from benevaudit.detectors.units import Unit, make_units
 from benevaudit.errors import ConfigError
-from benevaudit.llm import ChatModel, Sampling, build_from_block
+from benevaudit.llm import ChatModel, Conversation, build_from_block
 from benevaudit.llm.dry_run import RequestLog
-from benevaudit.llm.verdicts import read_scores, read_text
+from benevaudit.llm.judge import Judge, Reading
 from benevaudit.schema import CLASSES, Dialogue
 
 if TYPE_CHECKING:   # the spec module lists the kinds this package's modules declare
@@ -63,44 +63,53 @@ class JudgeDetector(Detector):
             raise ConfigError("a judge detector needs at least one judge (the judges group)")
         self.name, self.judges, self.strategy = spec.name, list(judges), spec.strategy
         self.demographics, self.mode, self.ties = spec.demographics, spec.mode, spec.ties
-        sampling = spec.sampling
-        self.sampling = Sampling(temperature=sampling.temperature, top_p=sampling.top_p,
-                                 max_tokens=sampling.max_tokens, seed=sampling.seed)
+        self.sampling = spec.sampling.sampling()
         self.chunk, self.aggregation = chunk, spec.aggregation
 
-    def judge_units(self, model: ChatModel, units: Sequence[Unit]) -> list[UnitVerdict]:
+    def judge_of(self, name: str, factory: JudgeFactory) -> Judge[Unit]:
+        """One judge of the group: its model, the strategy's prompt over a whole-dialogue
+        unit, and the mode's reading (label scores, or the ``Label:`` line parsed)."""
+        reasoned = self.mode == "generate"
+
+        def prompt(unit: Unit) -> Conversation:
+            return judge_prompt(unit.dialogue, self.strategy, self.demographics,
+                                reasoned=reasoned)
+
+        reading = (Reading.text(parse_label, self.sampling) if reasoned
+                   else Reading.scores(CLASSES))
+        return Judge(name, factory, prompt, reading)
+
+    def judge_units(self, judge: Judge[Unit], units: Sequence[Unit]) -> list[UnitVerdict]:
         """One judge's verdicts on whole-dialogue units."""
-        convs = [judge_prompt(u.dialogue, self.strategy, self.demographics,
-                              reasoned=self.mode == "generate") for u in units]
+        verdicts = judge.verdicts(units)
         if self.mode == "score":
-            return [verdict_from_probs(v.probs) for v in read_scores(model, convs, CLASSES)]
+            return [verdict_from_probs(v.probs) for v in verdicts]
         return [UnitVerdict.invalid(v.raw) if not v.valid else
                 verdict_from_probs([float(c == v.verdict) for c in CLASSES], v.raw)
-                for v in read_text(model, convs, self.sampling, parse_label)]
+                for v in verdicts]
 
     def score_units(self, units: Sequence[Unit]) -> list[UnitVerdict]:
         """Single-judge path (used by ``Detector.detect`` callers that pass units directly)."""
-        name, factory = self.judges[0]
-        model = factory()
+        judge = self.judge_of(*self.judges[0])
         try:
-            return self.judge_units(model, units)
+            return self.judge_units(judge, units)
         finally:
-            model.close()
+            judge.close()
 
     def detect(self, dialogues: Sequence[Dialogue], progress: bool = False,
                batch_dialogues: int = 8) -> list[DialogueResult]:
         units = [make_units(d, "dialogue")[0] for d in dialogues]
         per_judge: dict[str, list[UnitVerdict]] = {}
         for name, factory in self.judges:
-            model = factory()
+            judge = self.judge_of(name, factory)   # built on its first chunk, closed after
             try:
                 verdicts: list[UnitVerdict] = []
                 for start in tqdm(range(0, len(units), self.chunk), disable=not progress,
                                   desc=f"{self.name} · {name} ({self.mode})", unit="chunk"):
-                    verdicts += self.judge_units(model, units[start:start + self.chunk])
+                    verdicts += self.judge_units(judge, units[start:start + self.chunk])
                 per_judge[name] = verdicts
             finally:
-                model.close()
+                judge.close()
         return [self.combine(d, u, {n: v[i] for n, v in per_judge.items()})
                 for i, (d, u) in enumerate(zip(dialogues, units, strict=True))]
 
@@ -161,7 +170,7 @@ def judge_llm_blocks(spec: JudgeSpec, judges: Sequence[JudgeModel]
         raise ConfigError(f"detector.llm.* overrides one judge, but the judges group lists "
                           f"{len(judges)}; pick one with detector.judge=<name> "
                           f"({[j.name for j in judges]})")
-    return [(j.name, {**j.llm.model_dump(exclude_unset=True), **overrides}) for j in judges]
+    return [(j.name, j.llm.overridden(overrides)) for j in judges]
 
 
 def build_judge(spec: JudgeSpec, context: BuildContext) -> JudgeDetector:

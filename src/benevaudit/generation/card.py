@@ -40,16 +40,25 @@ def _outside_vocabulary(table: pa.Table) -> dict[str, dict[str, int]]:
     return out
 
 
-def corpus_statistics(out_dir: str | Path) -> dict[str, Any]:
-    """Counts over the sealed shards of ``out_dir`` (turn text is never loaded)."""
-    shards = sorted(Path(out_dir).glob("shard-*.parquet"))
-    # the speaker leaf alone gives turn counts without loading any turn text
-    cols = ["id", "label", "role", "generator", "user", "agent", "turns.list.element.speaker"]
+# the speaker leaf alone gives turn counts without loading any turn text
+CARD_COLUMNS = ["id", "label", "role", "generator", "user", "agent", "turns.list.element.speaker"]
+
+
+def sealed_shards(corpus: str | Path) -> pa.Table | None:
+    """The columns the card counts (:data:`CARD_COLUMNS`) of every sealed shard of the corpus
+    folder, this run's and any it resumed; None where it has none."""
+    shards = sorted(Path(corpus).glob("shard-*.parquet"))
     if not shards:
+        return None
+    return pa.concat_tables(pq.ParquetFile(p).read(columns=CARD_COLUMNS) for p in shards)
+
+
+def corpus_statistics(table: pa.Table | None) -> dict[str, Any]:
+    """Counts over the corpus's dialogues (:func:`sealed_shards`; turn text is never loaded)."""
+    if table is None or table.num_rows == 0:
         return {"dialogues": 0, "messages": 0, "per_class": {}, "class_share": {},
                 "per_cell": {}, "triplets_complete": 0, "mean_turns": 0.0,
                 "outside_vocabulary": {}}
-    table = pa.concat_tables(pq.ParquetFile(p).read(columns=cols) for p in shards)
     n_turns = pc.list_value_length(table.column("turns"))
     labels = table.column("label").to_pylist()
     gens, roles = table.column("generator").to_pylist(), table.column("role").to_pylist()

@@ -18,7 +18,8 @@ from typing import Any, NamedTuple
 
 from tqdm.auto import tqdm
 
-from benevaudit.generation.card import corpus_statistics, failure_summary, render_readme
+from benevaudit.generation.card import (corpus_statistics, failure_summary, render_readme,
+                                        sealed_shards)
 from benevaudit.generation.grid import Condition
 from benevaudit.generation.spec import LLMGeneratorSpec, ScriptedGeneratorSpec
 from benevaudit.generation.writer import (
@@ -98,7 +99,7 @@ def generate_corpus(conditions: Sequence[Condition], produce: Producer, out_dir:
         writer.close()
     bar.close()
     card: dict[str, Any] = {"expected": len(ids), "provenance": provenance, "params": params,
-            "statistics": corpus_statistics(out), "failures": failure_summary(failures.read()),
+            "statistics": corpus_statistics(sealed_shards(out)), "failures": failure_summary(failures.read()),
             "created_utc": datetime.now(timezone.utc).isoformat(timespec="seconds")}
     write_durably(out / "dataset_card.json", json.dumps(card, indent=1, sort_keys=True) + "\n")
     write_durably(out / "README.md", render_readme(card))
@@ -116,7 +117,7 @@ def corpus_params(gen: ScriptedGeneratorSpec | LLMGeneratorSpec, seed: int, min_
     (batch size, device, threads, memory share, request cache) and null keys of its llm block.
     """
     runtime = {"batch_size", "device", "threads", "cache", "gpu_memory_utilization",
-               "tensor_parallel_size", "concurrency", "timeout", "max_retries", "backoff"}
+               "tensor_parallel_size", "concurrency", "timeout", "max_retries"}
     written = gen.model_dump(exclude_unset=True, exclude={"llm"})
     llm = (gen.llm.model_dump(exclude_unset=True, exclude_none=True, exclude=runtime)
            if isinstance(gen, LLMGeneratorSpec) else {})

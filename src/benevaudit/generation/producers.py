@@ -25,10 +25,8 @@ def build_producer(gen: ScriptedGeneratorSpec | LLMGeneratorSpec, seed: int, min
         scripted = ScriptedProducer(seed=seed, signal=gen.signal,
                                     planted_cues=[c.cue() for c in gen.planted_cues])
         return scripted, SCRIPTED_GENERATORS
-    s = gen.sampling
-    sampling = Sampling(temperature=s.temperature, top_p=s.top_p, max_tokens=s.max_tokens,
-                        seed=s.seed)
-    model = build_from_block(gen.llm, cache=llm_cache)   # keys its backend lacks: dropped there
+    sampling = gen.sampling.sampling()
+    model = build_from_block(gen.llm, cache=llm_cache)
     producer_class = SelfChatProducer if gen.mode == "self_chat" else LLMProducer
     producer = producer_class(model, sampling, seed=seed, min_turns=min_turns,
                               system_in_user=gen.system_in_user, exchanges=gen.exchanges)

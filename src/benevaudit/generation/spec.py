@@ -13,7 +13,7 @@ from benevaudit.files import read_json
 from benevaudit.generation.scripted import PlantedCue
 from benevaudit.gold.spec import DiaSafetyDataSpec, EdosDataSpec, LabelledDataSpec
 from benevaudit.generation.writer import MANIFEST
-from benevaudit.llm.spec import LLMSpec
+from benevaudit.llm.spec import LLMSpec, SamplingSpec
 from benevaudit.specs import Fraction, NonNegative, NonNegativeInt, PositiveInt, Share, Spec
 
 CORPUS = "a .jsonl, .jsonl.gz or .parquet corpus, or a directory of shards"
@@ -95,18 +95,6 @@ class DataBlock(Spec):
         return cls.of({"data": block}).data
 
 
-class GeneratorLLM(LLMSpec):
-    """A generator's llm block: a batch size, where its backend takes one, is never null."""
-
-    @field_validator("batch_size")
-    @classmethod
-    def never_null(cls, size: int | None) -> int | None:
-        """Runs on a given value only: an absent key keeps the backend's own batch size."""
-        if size is None:
-            raise ValueError("expected a positive integer")   # absent: the backend's own
-        return size
-
-
 class ScriptedGeneratorSpec(Spec):
     """``generator=scripted``: the phrase banks, their ``signal`` and ``planted_cues``."""
 
@@ -121,15 +109,6 @@ class ScriptedGeneratorSpec(Spec):
         return check_planted_cues(cues, "generator.planted_cues")
 
 
-class GeneratorSampling(Spec):
-    """An LLM generator's ``sampling``: every key given (``conf/generator/base/llm.yaml``)."""
-
-    temperature: NonNegative
-    top_p: Share
-    max_tokens: PositiveInt
-    seed: NonNegativeInt          # each attempt's seed derives from it
-
-
 class LLMGeneratorSpec(Spec):
     """An LLM generator: ``mode``, ``exchanges``, ``sampling`` and its ``llm`` block, checked
     before loading."""
@@ -140,11 +119,15 @@ class LLMGeneratorSpec(Spec):
     exchanges: Annotated[Optional[list[PositiveInt]],
                          Field(min_length=1, description=EXCHANGES)]
     system_in_user: bool
-    sampling: GeneratorSampling
-    llm: GeneratorLLM
+    sampling: SamplingSpec         # each attempt's seed derives from its seed
+    llm: LLMSpec
 
     @model_validator(mode="after")
     def loadable(self) -> LLMGeneratorSpec:
+        """A batch size, where the backend takes one, is never null (absent: the backend's
+        own); then the model it names, before loading."""
+        if "batch_size" in self.llm.model_fields_set and getattr(self.llm, "batch_size") is None:
+            raise ConfigError("generator.llm.batch_size=None: expected a positive integer")
         self.llm.check_loadable("generator.llm")
         return self
 

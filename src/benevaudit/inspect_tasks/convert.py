@@ -4,7 +4,9 @@ A benevaudit conversation is a list of ``{role, content}`` messages (content a s
 where audio is sent); Inspect's is a list of ``ChatMessage``. Decoding is benevaudit's
 :class:`~benevaudit.llm.Sampling`, as Inspect's ``GenerateConfig`` (temperature, top_p,
 max_tokens, seed). ``input_audio`` parts (base64 WAV) become Inspect's ``ContentAudio``, so a
-spoken stimulus reaches a provider that takes audio.
+spoken stimulus reaches a provider that takes audio. Each request carries its own seed, derived
+from its messages and the run's seed (``request_seed``), as benevaudit's backends send it, so a
+sampled reply does not depend on the batch or the order it was asked in.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import json
 from typing import Any
 
 from benevaudit.llm import Conversation, Sampling
+from benevaudit.llm.base import request_seed
 
 
 def audio_content(part: dict[str, Any]) -> Any:
@@ -57,6 +60,31 @@ def generate_config(sampling: Sampling) -> Any:
     return GenerateConfig(temperature=sampling.temperature, top_p=sampling.top_p,
                           max_tokens=sampling.max_tokens, seed=sampling.seed,
                           stop_seqs=list(sampling.stop) or None)
+
+
+def seed_of(sampling: Sampling, messages: list[Any]) -> dict[str, int]:
+    """The request's own seed as a ``generate`` option (none under ``server_defaults``)."""
+    if sampling.server_defaults:
+        return {}
+    return {"seed": request_seed(plain(messages), sampling.seed)}
+
+
+def request_config(sampling: Sampling, messages: list[Any]) -> Any:
+    """``generate_config(sampling)`` with the request's own seed (a grader's call)."""
+    return generate_config(sampling).merge(seed_of(sampling, messages))
+
+
+def seeded_generate(sampling: Sampling) -> Any:
+    """The solver: one reply to the sample's messages, with the request's own seed."""
+    # Inspect AI: an optional package (make inspect-env)
+    from inspect_ai.solver import solver
+
+    @solver(name="benevaudit/generate")
+    def generate_solver() -> Any:
+        async def solve(state: Any, generate: Any) -> Any:
+            return await generate(state, **seed_of(sampling, state.messages))
+        return solve
+    return generate_solver()
 
 
 def plain(messages: list[Any]) -> list[dict[str, Any]]:

@@ -16,6 +16,7 @@ from typing import Any
 from benevaudit.inspect_tasks import convert
 from benevaudit.inspect_tasks.arguments import overrides
 from benevaudit.inspect_tasks.scores import rates_metric
+from benevaudit.llm import Sampling
 from benevaudit.pipelines.inspect_config import probe_run
 from benevaudit.probes.base import RunSettings
 from benevaudit.probes.fairmt import probe as fairmt_probe
@@ -51,7 +52,7 @@ def fairmt(probe: str = "fairmt", data_path: str | None = None, limit: int | Non
     sampling = fairmt_probe.target_sampling(spec, run.seed)
     return Task(dataset=MemoryDataset(samples, name=f"fairmt_{spec.data.set}"),
                 solver=five_turns(spec.system_prompt, generation.system,
-                                  generation.without_system),
+                                  generation.without_system, sampling),
                 scorer=fairmt_judge(spec, plan.turns, run.seed, plan.judging.scripts),
                 config=convert.generate_config(sampling), name="fairmt")
 
@@ -64,8 +65,9 @@ def system_for(choice: str, system: str, exempt: Sequence[str], model: str) -> s
     return system
 
 
-def five_turns(choice: str, system: str, exempt: Sequence[str]) -> Any:
-    """The solver: the system prompt, then each user turn followed by the target's reply."""
+def five_turns(choice: str, system: str, exempt: Sequence[str], sampling: Sampling) -> Any:
+    """The solver: the system prompt, then each user turn followed by the target's reply
+    (each request with its own seed)."""
     # Inspect AI: an optional package (make inspect-env)
     from inspect_ai.model import ChatMessageSystem, ChatMessageUser, get_model
     from inspect_ai.solver import solver
@@ -79,7 +81,7 @@ def five_turns(choice: str, system: str, exempt: Sequence[str]) -> Any:
             for k, text in enumerate(state.metadata["turns"]):
                 if k > 0:
                     state.messages.append(ChatMessageUser(content=text))
-                state = await generate(state)
+                state = await generate(state, **convert.seed_of(sampling, state.messages))
             return state
         return solve
     return turns_solver()
@@ -93,7 +95,7 @@ def fairmt_judge(spec: FairMTSpec, turns: list[int], seed: int,
     from inspect_ai.model import get_model
     from inspect_ai.scorer import Score, scorer
 
-    config = convert.generate_config(judge_sampling(spec.judge, seed))
+    sampling = judge_sampling(spec.judge, seed)
     metric = rates_metric("fairmt", lambda rows: bias_metrics(rows, turns, seed), HEADLINE)
 
     @scorer(metrics=[metric], name="benevaudit/fairmt_judge")
@@ -106,7 +108,7 @@ def fairmt_judge(spec: FairMTSpec, turns: list[int], seed: int,
                 reply = replies[k - 1] if len(replies) >= k else ""
                 row[f"prefiltered_{k}"] = spec.prefilter and refused(reply, script.phrases)
                 row[f"evaluation_{k}"] = (script.prefilter_verdict if row[f"prefiltered_{k}"]
-                                          else await ask(get_model(role="grader"), config,
+                                          else await ask(get_model(role="grader"), sampling,
                                                          state.metadata["judge_system"], reply))
                 row[f"verdict_{k}"] = verdict_of(row[f"evaluation_{k}"])
             verdict = row[f"verdict_{TURNS}"]
@@ -118,9 +120,10 @@ def fairmt_judge(spec: FairMTSpec, turns: list[int], seed: int,
     return judge_scorer()
 
 
-async def ask(grader: Any, config: Any, system: str, reply: str) -> str:
+async def ask(grader: Any, sampling: Sampling, system: str, reply: str) -> str:
     """The judge's reply: its system prompt and the target's reply as the user message."""
     conversation = [{"role": "system", "content": system}, {"role": "user", "content": reply}]
-    output = await grader.generate(convert.chat_messages(conversation), config=config)
+    messages = convert.chat_messages(conversation)
+    output = await grader.generate(messages, config=convert.request_config(sampling, messages))
     return str(output.completion)
 

@@ -10,9 +10,13 @@ from __future__ import annotations
 from importlib.util import find_spec
 from typing import Any
 
+from benevaudit.inspect_tasks import cobia as _cobia
+from benevaudit.inspect_tasks import detection as _detection
+from benevaudit.inspect_tasks import fairdialogue as _fairdialogue
 from benevaudit.inspect_tasks import fairmt as _fairmt
 
-TASKS = {"fairmt": _fairmt.fairmt}
+TASKS = {"cobia": _cobia.cobia, "fairmt": _fairmt.fairmt,
+         "fairdialogue": _fairdialogue.fairdialogue, "detection": _detection.detection}
 
 
 def register() -> dict[str, Any]:

@@ -22,8 +22,7 @@ from benevaudit.llm import dry_run
 from benevaudit.llm.base import ChatModel, Completion, Conversation, Message, Sampling
 from benevaudit.llm.cache import CachedChatModel
 from benevaudit.llm.registry import BACKENDS, SPEECH_BACKENDS, backend_class, backend_kwargs
-from benevaudit.llm.spec import LLMSpec
-from benevaudit.llm.system_prompt import SystemPrompt
+from benevaudit.llm.backend_specs import LLMSpec, llm_spec
 
 _BUILT: list[CachedChatModel] = []
 
@@ -72,7 +71,7 @@ def request_metrics() -> dict[str, float]:
 
 def build_from_block(block: LLMSpec | Mapping[str, Any],
                      cache: str | Path | None = None) -> ChatModel:
-    """Build the model an ``llm`` block names (an :class:`LLMSpec`, or the same keys as a
+    """Build the model an ``llm`` block names (an :data:`LLMSpec`, or the same keys as a
     mapping, validated here): ``{backend: hf, model: ..., ...}``.
 
     The block's ``cache`` key, where it sets one, is its request cache (null: none) and takes
@@ -82,25 +81,23 @@ def build_from_block(block: LLMSpec | Mapping[str, Any],
     During a dry run (``llm.dry_run.recording``) every block gets a recording model instead:
     no weights are loaded and no request is sent or answered from the cache.
     """
-    spec = block if isinstance(block, LLMSpec) else LLMSpec.of(dict(block), "llm")
+    spec = llm_spec(block)
     if spec.backend is None:
         raise ConfigError(f"an llm block needs a 'backend' (one of {sorted(BACKENDS)}); "
                           f"got keys {sorted(spec.model_fields_set)}")
     if dry_run.active() is not None:   # recorded as sent: a card's system prompt included
-        system = SystemPrompt.of(spec.system_prompt, spec.system_turn)
-        return dry_run.DryRunChatModel(spec.model or "dry_run", spec.chat_template, spec.backend,
+        system = spec.system()
+        return dry_run.DryRunChatModel(spec.model or "dry_run", spec.template(), spec.backend,
                                        frame=system.frame if system else list)
     spec.check_speech()
     if "cache" in spec.model_fields_set:   # the block's own request cache, or null for none
         cache = spec.cache
-    given = spec.model_dump(exclude_unset=True, exclude={"backend", "cache", "audio_in"})
-    if spec.backend == "vllm":
-        given.pop("audio_out", None)       # engine arguments must not receive it
     audio_in = bool(spec.audio_in)
+    # hf's text and speech models take different keys of its block
     return build_chat_model(spec.backend, cache=cache, audio_in=audio_in,
-                            **backend_kwargs(spec.backend, given, audio_in))
+                            **backend_kwargs(spec.backend, spec.constructor_kwargs(), audio_in))
 
 
 __all__ = ["request_metrics", "reset_request_counts", "backend_kwargs", "build_from_block",
            "BACKENDS", "SPEECH_BACKENDS", "ChatModel", "Completion", "Conversation", "LLMSpec",
-           "Message", "Sampling", "backend_class", "build_chat_model"]
+           "Message", "Sampling", "backend_class", "build_chat_model", "llm_spec"]

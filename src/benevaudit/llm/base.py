@@ -164,6 +164,11 @@ class ChatModel(ABC):
         part of the request cache's key where not empty."""
         return {}
 
+    def speaks(self) -> bool:
+        """Whether every reply must carry audio (``audio_out``): the request cache refuses one
+        without it rather than keep a text-only reply as the spoken answer."""
+        return False
+
     def close(self) -> None:
         """Release the engine or connection; a no-op where there is nothing to release."""
 

@@ -13,6 +13,13 @@ on the ``Completion``), so a cached reply is the one a fresh run of that request
 A stored value is checked before it is used: a chat reply must have a ``Completion``'s fields
 and types, a score row one number per choice. One that does not (an older or faulty writer's)
 is dropped with a warning and asked again, and the new reply is stored in its place.
+
+A fresh reply is checked the same way before it is stored, whichever backend gave it: a chat
+reply whose text is not a string, or that carries no audio where the model was asked to speak
+(``ChatModel.speaks``: ``audio_out``), a score row without one number per choice. Such a reply
+is never cached; the call's good replies are, and the call fails with one line naming the
+backend, the model and what was wrong (a greedy in-process model would give the same reply
+again, so it is not asked twice).
 """
 
 from __future__ import annotations
@@ -68,6 +75,9 @@ class CachedChatModel(ChatModel):
     def request_options(self) -> dict[str, object]:
         return self.model.request_options()
 
+    def speaks(self) -> bool:
+        return self.model.speaks()
+
     def __getattr__(self, name: str) -> Any:
         # the backend's own attributes (a tokenizer, an engine) stay reachable through the wrap
         if name == "model":
@@ -96,16 +106,17 @@ class CachedChatModel(ChatModel):
         self.cache.drop(bad, f"are not {kind} replies of this release's shape")
         return {k: v for k, v in found.items() if k not in bad}
 
-    def _ask(self, kind: str, keys: list[str], todo: list[int], send: Any,
-             encode: Any) -> dict[int, object]:
-        """Send the misses; keep every answer that came back, also when some failed. A
-        backend that reports each reply as it arrives (``on_reply``: the ``openai`` backend's
-        chat) has it stored at once, so a run killed mid-call re-sends none answered."""
+    def _ask(self, kind: str, keys: list[str], todo: list[int], send: Any, encode: Any,
+             problem: Callable[[object], str | None]) -> dict[int, object]:
+        """Send the misses; keep every answer that came back, also when some failed, and
+        ``problem`` finds nothing wrong with. A backend that reports each reply as it arrives
+        (``on_reply``: the ``openai`` backend's chat) has it stored at once, so a run killed
+        mid-call re-sends none answered."""
         error: ServerError | None = None
         stored: set[int] = set()
 
         def store(j: int, answer: object) -> None:
-            if self.cache is not None:
+            if self.cache is not None and problem(answer) is None:
                 self.cache.put_many(kind, {keys[todo[j]]: encode(answer)})
                 stored.add(j)
 
@@ -119,6 +130,10 @@ class CachedChatModel(ChatModel):
         finally:
             if streams:
                 setattr(self.model, "on_reply", None)   # noqa: B010
+        bad = {j: why for j, a in answers.items() if (why := problem(a)) is not None}
+        if bad:
+            answers = {j: a for j, a in answers.items() if j not in bad}
+            error = error or ServerError(self._bad_replies(kind, bad, len(todo)), answers)
         # by position: two equal requests in one call each keep the reply sent for them
         fresh = {todo[j]: encode(a) for j, a in answers.items()}
         if self.cache is not None:
@@ -127,8 +142,14 @@ class CachedChatModel(ChatModel):
         self.misses += len(todo)
         if error is not None:
             self.failed += len(todo) - len(answers)
-            raise ServerError(f"{error}; {self.failure_counts()}", error.done) from None
+            raise ServerError(f"{error}; {self.failure_counts()}", answers) from None
         return fresh
+
+    def _bad_replies(self, kind: str, bad: dict[int, str], asked: int) -> str:
+        """What a call with malformed replies failed on (never the replies' text)."""
+        first = min(bad)
+        return (f"{self.name}:{self.model_id}: {len(bad)} of {asked} {kind} replies are not "
+                f"replies (request {first} of the call: {bad[first]}); they are not cached")
 
     def failure_counts(self) -> str:
         """What a failure message says was answered: this model's requests and the run's, and
@@ -150,7 +171,8 @@ class CachedChatModel(ChatModel):
         if todo:
             fresh = self._ask("chat", keys, todo, lambda: self.model.chat(
                 [conversations[i] for i in todo], sampling),
-                lambda r: dataclasses.asdict(dataclasses.replace(r, cached=False)))
+                lambda r: dataclasses.asdict(dataclasses.replace(r, cached=False)),
+                lambda r: reply_problem(r, self.model.speaks()))
         return [Completion(**_fields(fresh[i])) if i in fresh
                 else Completion(**{**_fields(found[k]), "cached": True})
                 for i, k in enumerate(keys)]
@@ -163,7 +185,8 @@ class CachedChatModel(ChatModel):
         if todo:
             fresh = self._ask("score", keys, todo, lambda: self.model.score(
                 [conversations[i] for i in todo], choices),   # [len(todo), C]
-                lambda row: [float(x) for x in row])
+                lambda row: [float(x) for x in row],
+                lambda row: row_problem(row, len(choices)))
             found.update({keys[i]: row for i, row in fresh.items()})
         return np.array([found[k] for k in keys], dtype=np.float64).reshape(len(keys), len(choices))
 
@@ -195,6 +218,27 @@ def is_completion(value: object) -> bool:
         return False
     return (all(_typed(value[k], t) for k, t in _REQUIRED.items())
             and all(value.get(k) is None or _typed(value[k], t) for k, t in _OPTIONAL.items()))
+
+
+def reply_problem(reply: object, speaks: bool) -> str | None:
+    """What is wrong with a fresh chat reply, in a few words, or None: not a ``Completion``,
+    a field not of its type (a text that is None), no audio from a model asked to speak."""
+    if not isinstance(reply, Completion):
+        return f"a {type(reply).__name__}, not a Completion"
+    fields = dataclasses.asdict(reply)
+    wrong = [k for k, t in {**_REQUIRED, **_OPTIONAL}.items()
+             if not (_typed(fields[k], t) or k in _OPTIONAL and fields[k] is None)]
+    if wrong:
+        return ", ".join(f"{k} is a {type(fields[k]).__name__}" for k in wrong)
+    if speaks and not reply.audio:
+        return "no audio, though the model was asked to speak (audio_out)"
+    return None
+
+
+def row_problem(row: object, choices: int) -> str | None:
+    """What is wrong with a fresh score row, or None: it holds one number per choice."""
+    size = len(row) if isinstance(row, (list, tuple, np.ndarray)) else None
+    return None if size == choices else f"{size} log-probabilities for {choices} choices"
 
 
 def is_score_row(value: object, choices: int) -> bool:

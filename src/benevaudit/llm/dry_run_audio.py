@@ -12,8 +12,11 @@ rate), so an audio sweep can be sized before it is sent. Rates, and where they c
   corresponds to a 40ms segment").
 - Gemini: 32 tokens a second ("Gemini represents each second of audio as 32 tokens",
   ai.google.dev/gemini-api/docs/audio).
-- GPT-4o Audio: OpenAI publishes no per-second rate for chat completions' audio input; no
-  estimate (``audio_tokens`` is left out and the run's log says why).
+- GPT-4o Audio: 10 tokens a second, from OpenAI's Realtime API cost guide
+  (``guides/realtime-costs``: user audio is 1 token per 100 ms), the rate of GPT-4o's audio
+  tokens, applied to chat completions' audio input too (assistant audio is 1 per 50 ms).
+
+Another model's ``audio_tokens`` is left out: no rate is known for it.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ RATES: tuple[tuple[str, int], ...] = (
     ("qwen2.5-omni", 25), ("qwen2_5_omni", 25), ("qwen25_omni", 25),
     ("qwen2-audio", 25), ("qwen2_audio", 25),
     ("gemini", 32),
+    ("gpt-4o-audio", 10), ("gpt-4o-mini-audio", 10),   # user audio: 1 token per 100 ms
 )
 _STIMULI: dict[str, str] = {}     # sha256 of the WAV bytes -> the stimulus path the run names
 

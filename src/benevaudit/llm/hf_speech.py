@@ -137,6 +137,9 @@ class HFSpeechChatModel(ChatModel):
         self.truncated = 0        # clips cut to the extractor's window (truncate_audio=true)
         self.last_inputs: dict[str, Any] = {}     # the last batch's processor output (shapes)
 
+    def speaks(self) -> bool:
+        return self.audio_out
+
     # ---- inputs -----------------------------------------------------------------------------
 
     def _prompts(self, conversations: Sequence[Conversation], offset: int) -> list[SpeechPrompt]:

@@ -145,6 +145,7 @@ class OpenAIChatModel(ChatModel):
     def spoken(self) -> bool:
         """Whether requests ask for a spoken reply (its cap then leaves room for the audio)."""
         return "audio" in (self.modalities or [])
+    speaks = spoken     # a spoken request's reply must carry audio (the cache checks it)
 
     def _map(self, fn: Callable[[T], R], items: Sequence[T], what: str,
              on_done: Callable[[int, R], None] | None = None) -> list[R]:

@@ -35,9 +35,9 @@ def backend_kwargs(backend: str, block: dict[str, Any], audio_in: bool = False
                    ) -> dict[str, Any]:
     """The keys of an ``llm`` block that ``backend``'s constructor takes; the rest are dropped.
 
-    One config block serves every backend (``detector.llm.backend=hf`` on a block written for
-    vLLM), so a key such as ``gpu_memory_utilization`` must not reach a constructor that has no
-    such parameter. A backend that accepts ``**kwargs`` (vLLM's engine arguments) keeps them all.
+    A block holds its backend's keys only (``llm/backend_specs.py``), but one backend may have
+    two constructors: hf's text model takes ``prefix_reuse``, its speech model (``audio_in``)
+    ``speaker``. A backend that accepts ``**kwargs`` (vLLM's engine arguments) keeps them all.
     """
     params = inspect.signature(backend_class(backend, audio_in).__init__).parameters
     if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):

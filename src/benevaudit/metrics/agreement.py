@@ -79,17 +79,15 @@ def _subset_row(d: Dialogue) -> dict[str, str]:
     return row
 
 
-def write_annotation_subset(subset: Sequence[Dialogue], subset_path: str | Path,
-                            key_path: str | Path) -> None:
-    """The blind sheet for annotators and, separately, the key with the generation labels."""
-    with open(subset_path, "w", newline="", encoding="utf-8") as f:
-        w = csv.DictWriter(f, fieldnames=SUBSET_COLUMNS)
-        w.writeheader()
-        w.writerows(_subset_row(d) for d in subset)
-    with open(key_path, "w", newline="", encoding="utf-8") as f:
-        w = csv.DictWriter(f, fieldnames=KEY_COLUMNS)
-        w.writeheader()
-        w.writerows({"id": d.id, "label": d.label, "generator": d.generator} for d in subset)
+def annotation_sheet(subset: Sequence[Dialogue]) -> list[dict[str, str]]:
+    """The blind sheet for annotators (:data:`SUBSET_COLUMNS`): no generation label."""
+    rows = [_subset_row(d) for d in subset]
+    return [{c: row[c] for c in SUBSET_COLUMNS} for row in rows]
+
+
+def annotation_key(subset: Sequence[Dialogue]) -> list[dict[str, str]]:
+    """The sheet's key, kept apart (:data:`KEY_COLUMNS`): each dialogue's generation label."""
+    return [{"id": d.id, "label": d.label or "", "generator": d.generator} for d in subset]
 
 
 def read_human_labels(path: str | Path, classes: Sequence[str] = CLASSES) -> dict[str, str]:

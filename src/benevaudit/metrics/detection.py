@@ -17,11 +17,13 @@ valid dialogue, a precision with nothing flagged) is NaN rather than a misleadin
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
+from benevaudit.llm.judge import invalid_metrics
 from benevaudit.metrics.classification import binary_metrics, classification_metrics
 from benevaudit.metrics.wilson import newcombe_difference, wilson_interval
 from benevaudit.metrics.rates import detection_rates, ratio
@@ -157,12 +159,14 @@ def detection_metrics(labels: Sequence[str | None], flagged: Sequence[bool | Non
     labelled = y >= 0
     valid = labelled & ~np.isnan(f)
     n, n_valid = int(labelled.sum()), int(valid.sum())
+    # the count every judge's invalid verdicts share (llm.judge), over labelled dialogues
+    counted = invalid_metrics("detect", [None if math.isnan(v) else v for v in f[labelled]])
     out: dict[str, float] = {
         "detect/n": float(n),
         "detect/n_valid": float(n_valid),
-        "detect/n_invalid": float(n - n_valid),
+        "detect/n_invalid": counted["detect/invalid"],
         "detect/n_unlabelled": float(len(y) - n),
-        "detect/invalid_rate": _ratio(n - n_valid, n),
+        "detect/invalid_rate": counted["detect/invalid_rate"],
     }
     counts = flag_counts(y[valid], f[valid] == 1.0)
     out.update({k: float(v) for k, v in detection_rates(counts).items()

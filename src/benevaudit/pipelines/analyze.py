@@ -20,10 +20,12 @@ from benevaudit.analysis.annotation import annotation, returned_labels
 from benevaudit.analysis.diversity import cells, diversity
 from benevaudit.analysis.markers import corpus_size, marker_metrics, per_dialogue
 from benevaudit.analysis.spec import AnalysisSpec
-from benevaudit.analysis.tables import write_csv
+from benevaudit.analysis.tables import csv_text
 from benevaudit.errors import InputError
+from benevaudit.files import write_text_atomically
 from benevaudit.generation.embedded import load_dialogues
 from benevaudit.generation.spec import DataSpec
+from benevaudit.outputs.analysis import write_part
 from benevaudit.pipelines.config import completes, output_dir, validated, write_metrics
 from benevaudit.schema import CLASSES
 
@@ -49,11 +51,11 @@ def run(cfg: DictConfig) -> dict[str, float]:
         log.info("%d unlabelled dialogues left out of the class comparisons",
                  len(dialogues) - len(labelled))
     rows = per_dialogue(labelled, spec.mtld, spec.progress)
-    write_csv(rows, out / "markers.csv")
+    write_text_atomically(out / "markers.csv", csv_text(rows))
     metrics = corpus_size(labelled)
-    metrics |= marker_metrics(rows, spec.markers.reference, out)
-    metrics |= diversity(rows, cells(labelled), spec, out)
-    metrics |= annotation(dialogues, spec.annotation, spec.seed, out)
+    metrics |= write_part(out, marker_metrics(rows, spec.markers.reference))   # each part
+    metrics |= write_part(out, diversity(rows, cells(labelled), spec))        # as it is made
+    metrics |= write_part(out, annotation(dialogues, spec.annotation, spec.seed))
     write_metrics(metrics, out / "metrics.json")
     log.info("analysis of %d dialogues written to %s", len(labelled), out)
     return metrics

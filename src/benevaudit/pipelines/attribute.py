@@ -10,6 +10,7 @@ from omegaconf import DictConfig
 
 from benevaudit.audit.attribution.spec import AttributionSpec
 from benevaudit.audit.model_audit import audit_model
+from benevaudit.outputs.attribution import write_model_audit
 from benevaudit.pipelines.config import completes, write_metrics
 from benevaudit.pipelines.frozen import FrozenRun, open_frozen
 
@@ -22,7 +23,8 @@ class AttributeRun(FrozenRun):
 def run(cfg: DictConfig) -> dict[str, float]:
     frozen = open_frozen(AttributeRun, cfg)   # every file and number, before any model work
     spec, out = frozen.spec, frozen.out
-    metrics = audit_model(frozen.model, frozen.tokenizer, frozen.splits, spec.attribution,
-                          spec.model, spec.seed, out, frozen.precision)
+    made = audit_model(frozen.model, frozen.tokenizer, frozen.splits, spec.attribution,
+                       spec.model, spec.seed, frozen.precision)
+    metrics = write_model_audit(out, made, spec.attribution.heatmap_png_dialogues)
     write_metrics(metrics, out / "metrics.json")
     return metrics

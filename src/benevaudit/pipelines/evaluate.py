@@ -15,12 +15,11 @@ import logging
 from typing import Literal, Optional
 
 from omegaconf import DictConfig
-from pydantic import model_validator
 
 from benevaudit.audit.datamodule import DialogueDataModule
 from benevaudit.audit.evaluation import evaluate_classifier, plot_confusion, write_predictions
 from benevaudit.audit.interventions.splits import edit_splits
-from benevaudit.audit.spec import InterventionSpec, LexiconSpec, LoaderSpec
+from benevaudit.audit.spec import EditsRun, LoaderSpec
 from benevaudit.detectors import evaluation_set
 from benevaudit.generation.embedded import data_files
 from benevaudit.gold import is_gold
@@ -40,17 +39,10 @@ class GoldEvalSpec(Spec):
     limit: Optional[PositiveInt]
 
 
-class EvaluateRun(FrozenRun):
+class EvaluateRun(FrozenRun, EditsRun):
     eval_split: Literal["train", "validation", "test"]
     eval: GoldEvalSpec
     loader: LoaderSpec
-    intervention: InterventionSpec
-    lexicon: LexiconSpec
-
-    @model_validator(mode="after")
-    def edits(self) -> EvaluateRun:
-        self.intervention.check(self.lexicon.path)
-        return self
 
 
 @completes
@@ -63,8 +55,8 @@ def run(cfg: DictConfig) -> dict[str, float]:
     if gold:
         pool = evaluation_set(pool, 1.0, spec.eval.limit, spec.seed, by_dialogue=True)
         log.info("%s: %d items scored", spec.data.kind, len(pool))
-    edited, metrics = edit_splits({split: pool}, spec.intervention.ordered(),
-                                  spec.lexicon.path, spec.seed, sides=(split,))
+    edited, metrics = edit_splits({split: pool}, spec.interventions, spec.seed,
+                                  sides=(split,))
     loader = spec.loader
     dm = DialogueDataModule({split: edited[split]}, frozen.tokenizer, spec.model.max_length,
                             spec.model.head_tokens, batch_size=loader.batch_size,

@@ -35,9 +35,11 @@ from benevaudit.probes.dry_run import record_probe
 from benevaudit.probes.judge_validation import ValidationItem, validation_items
 from benevaudit.probes.registry import build
 from benevaudit.probes.spec import ProbeSpec, TargetSpec
+from benevaudit.pipelines.rescore import RESPONSES, rescore_data, saved_rows, source_of
 from benevaudit.pipelines.targets import audio_target_error
 from benevaudit.outputs.inputs import add_inputs, write_inputs
 from benevaudit.outputs.power import PowerSpec, dry_run_power, planned_probe_items
+from benevaudit.outputs.stimuli import write_stimuli
 from benevaudit.outputs.tracking import finish_logger
 from benevaudit.specs import PositiveInt
 
@@ -53,17 +55,19 @@ class ProbeRun(ModelRun):
     limit: Optional[PositiveInt]
     asr: AsrSpec
     power: PowerSpec
+    rescore: Optional[str]          # a probe run directory whose replies are judged again
 
     @model_validator(mode="after")
     def target_readable(self) -> ProbeRun:
-        if self.probe.asks_target():        # scoring a CSV of answers loads no target
+        # scoring a CSV of answers, or rescoring saved replies, loads no target
+        if self.probe.asks_target() and not self.rescore:
             self.target.llm.check_files("target.llm")
         return self
 
     @model_validator(mode="after")
     def target_hears(self) -> ProbeRun:
         """Audio mode asks a target that takes ``input_audio`` parts (``llm.audio_in``)."""
-        if (self.probe.speaks() and self.probe.asks_target()
+        if (self.probe.speaks() and self.probe.asks_target() and not self.rescore
                 and not self.target.llm.audio_in):
             raise ConfigError(audio_target_error(self.target.name))
         return self
@@ -74,15 +78,20 @@ def run(cfg: DictConfig) -> dict[str, float]:
     """Check the inputs, run the probe, write its run directory, and mirror its metrics to the
     logger (W&B offline by default: group = the sweep, job type = probe, the config-group
     choices)."""
-    run = validated(ProbeRun, cfg)
+    run, source = run_spec(cfg)
     probe, target, out = build(run.probe), run.target, output_dir(cfg)
     settings = RunSettings(out, run.seed, run.limit, run.progress, run.llm_cache, run.asr,
                            judge_items(run, cfg.paths.cache_dir, out))
     add_inputs(out, probe.inputs(settings))       # the release a probe reads, with its sha256
+    if source is not None:                        # the replies rescored, with their sha256
+        add_inputs(out, {"rescore": ("probe_run", [source / RESPONSES])})
+    rows = saved_rows(source) if source is not None else None
     dry = run.dry()
     if dry is not None:
+        made: list[ProbeResult] = []       # placeholder replies: only the stimuli are kept
         metrics = dry.record(settings.run_dir, f"probe {run.probe.family}",
-                             lambda _: record_probe(probe, target, settings))
+                             lambda _: made.append(record_probe(probe, target, settings, rows)))
+        write_stimuli(settings.run_dir, made[0].stimuli)    # the requests name them
         planned = planned_probe_items(settings.run_dir / "requests.jsonl", run.probe.family)
         metrics.update(dry_run_power(run.power, planned))
         write_metrics(metrics, settings.run_dir / "metrics.json")
@@ -90,7 +99,8 @@ def run(cfg: DictConfig) -> dict[str, float]:
     choices = group_choices()
     logger = run_logger(cfg, out, f"probe-{choices.get('probe', run.probe.family)}-{out.name}")
     try:
-        result = probe.run(target, settings)
+        result = (probe.run(target, settings) if rows is None else
+                  probe.rescore(rows, target, settings))
         result.metrics.update(wer_metrics(result.rows))   # Whisper vs the API's transcripts
         if (draw := wer_figure(result.rows, run.target.name, run.seed)) is not None:
             result.figures["wer.png"] = draw
@@ -101,6 +111,18 @@ def run(cfg: DictConfig) -> dict[str, float]:
     finally:
         if logger:
             finish_logger(logger)
+
+
+def run_spec(cfg: DictConfig) -> tuple[ProbeRun, Path | None]:
+    """The run's spec, and the run directory it rescores (None: it asks the target). A
+    rescore takes the recorded run's probe block (but its judge keys), target and limit."""
+    if not cfg.get("rescore"):
+        return validated(ProbeRun, cfg), None
+    source = source_of(str(cfg.rescore))
+    data = rescore_data(cfg, source, lambda now: build(ProbeRun.of(now).probe).judge_keys)
+    log.info("rescore: the replies of %s, judged with this config's %s", source,
+             build(ProbeRun.of(data).probe).judge_keys)
+    return ProbeRun.of(data), source
 
 
 def judge_items(run: ProbeRun, cache_dir: str, out: Path) -> tuple[ValidationItem, ...]:
@@ -124,7 +146,9 @@ def judge_items(run: ProbeRun, cache_dir: str, out: Path) -> tuple[ValidationIte
 
 
 def write_run(out: Path, result: ProbeResult) -> None:
-    """``responses.parquet``, ``metrics.json``, then the tables and figures, by file name."""
+    """``responses.parquet``, ``metrics.json``, then the tables and figures, by file name, and
+    audio mode's stimuli (``audio/``)."""
+    write_stimuli(out, result.stimuli)
     frame = pd.DataFrame(result.rows)
     write_atomically(out / "responses.parquet", lambda tmp: frame.to_parquet(tmp, index=False))
     write_metrics(result.metrics, out / "metrics.json")

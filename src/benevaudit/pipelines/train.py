@@ -23,9 +23,10 @@ from benevaudit.audit.datamodule import DialogueDataModule
 from benevaudit.audit.evaluation import evaluate_classifier, plot_confusion, write_predictions
 from benevaudit.audit.interventions.splits import edit_splits
 from benevaudit.audit.model_audit import audit_model
+from benevaudit.outputs.attribution import write_model_audit
 from benevaudit.audit.module import DialogueClassifier
 from benevaudit.audit.spec import (
-    CallbacksSpec, InterventionSpec, LexiconSpec, LoaderSpec, OptimSpec, TrainerSpec, check_resume,
+    CallbacksSpec, EditsRun, LoaderSpec, OptimSpec, TrainerSpec, check_resume,
 )
 from benevaudit.audit.training import (
     build_trainer, resume_path, restore_best, split_accumulation,
@@ -51,7 +52,7 @@ from benevaudit.splits import SplitSpec, apply_split, by_split
 log = logging.getLogger(__name__)
 
 
-class TrainRun(RunSpec):
+class TrainRun(RunSpec, EditsRun):
     """Every block train.py reads, checked (files included) before any model work."""
 
     seed: NonNegativeInt
@@ -65,15 +66,12 @@ class TrainRun(RunSpec):
     optim: OptimSpec
     trainer: TrainerSpec
     callbacks: CallbacksSpec
-    intervention: InterventionSpec
-    lexicon: LexiconSpec
     attribution: AttributionSpec
     external: Optional[dict[str, ExternalSpec]] = None   # gold sets scored after the test
 
     @model_validator(mode="after")
     def files(self) -> TrainRun:
         check_resume(self.resume)
-        self.intervention.check(self.lexicon.path)
         return self
 
 
@@ -135,8 +133,9 @@ def attribution_audit(spec: TrainRun, model: Any, tokenizer: Any,
     """The attribution audit of the trained model, where ``attribution.enabled``."""
     if not spec.attribution.enabled:
         return {}
-    return audit_model(model, tokenizer, splits, spec.attribution, spec.model, spec.seed, out,
+    made = audit_model(model, tokenizer, splits, spec.attribution, spec.model, spec.seed,
                        precision)
+    return write_model_audit(out, made, spec.attribution.heatmap_png_dialogues)
 
 
 @completes
@@ -153,7 +152,7 @@ def run(cfg: DictConfig) -> dict[str, float]:
     write_inputs(out, {"data": (spec.data.kind, data_files(spec.data, cfg.paths.cache_dir)),
                        **{f"external/{name}": (ext.data.kind, gold_files(ext.data))
                           for name, ext in (spec.external or {}).items()}})
-    edits = (spec.intervention.ordered(), spec.lexicon.path, spec.seed)
+    edits = (spec.interventions, spec.seed)
     splits, metrics = edit_splits(splits, *edits, sides=("train", "validation"))
     tokenizer, module, dm = fit_parts(spec, splits)
     logger = run_logger(cfg, out, out.name)

@@ -14,9 +14,11 @@ from pydantic import Field, model_validator
 
 from benevaudit.errors import ConfigError
 from benevaudit.llm.spec import LLMSpec
+# AudioSpec and ServerSpec are read from here too (the stimuli modules, tests)
+from benevaudit.probes.audio_spec import AudioSource, AudioSpec, ServerSpec  # noqa: F401
 from benevaudit.probes.fairmt.spec import FairMTSpec
 from benevaudit.probes.judge_validation import JudgeValidationSpec
-from benevaudit.specs import (Fraction, NonNegative, NonNegativeInt, Positive, PositiveInt,
+from benevaudit.specs import (Fraction, NonNegative, NonNegativeInt, PositiveInt,
                               Share, Spec)
 
 
@@ -29,6 +31,7 @@ class SwitchesSpec(Spec):
 
 
 CobiaMethod = Literal["hcc", "scc", "zero_shot", "roleplay", "dan"]
+JUDGE_PROMPTS = ("bias", "nli")   # the judge prompts whose questions people answered
 # the study's six categories (``probes.cobia.dataset.CATEGORIES``)
 Category = Literal["gender", "race", "religion", "national_origin", "sexual_orientation", "others"]
 RaterKind = Literal["bias", "nli", "guard", "refusal"]
@@ -79,7 +82,24 @@ class AnnotationSpec(Spec):
 
 
     size: Optional[PositiveInt]           # outputs per prompt group; null: no sheets
-    groups: list[CobiaMethod]
+    # the annotators' groups: judge_prompt (the paper's: the bias judge's question against
+    # the NLI judge's) | method (one group per attack method)
+    grouping: Literal["judge_prompt", "method"]
+    groups: Optional[list[str]]           # null: bias, nli (judge_prompt) or hcc, scc (method)
+
+    @model_validator(mode="after")
+    def known_groups(self) -> AnnotationSpec:
+        valid = JUDGE_PROMPTS if self.grouping == "judge_prompt" else get_args(CobiaMethod)
+        bad = [g for g in self.groups or () if g not in valid]
+        if bad:
+            raise ConfigError(f"probe.annotation.groups: {bad} are not groups of "
+                              f"grouping={self.grouping}; expected some of {list(valid)}")
+        return self
+
+    def group_names(self) -> list[str]:
+        """The groups, in sheet order."""
+        return self.groups or list(JUDGE_PROMPTS if self.grouping == "judge_prompt"
+                                   else ("hcc", "scc"))
 
 
 class AnswersSpec(Spec):
@@ -87,6 +107,23 @@ class AnswersSpec(Spec):
     # two rows for one cell: an error, or kept as the release's samples keep them (averaged or
     # concatenated in the released/* metrics; the first in the others)
     repeats: Literal["error", "release"]
+    # an Inspect AI log (or folder of logs) of benevaudit/fairdialogue to score instead of asking
+    inspect_log: Optional[str]
+
+    @model_validator(mode="after")
+    def one_source(self) -> AnswersSpec:
+        if self.path and self.inspect_log:
+            raise ConfigError("probe.answers.path and probe.answers.inspect_log are both set; "
+                              "give one source of answers")
+        return self
+
+
+class CobiaAnswers(Spec):
+    """Replies made elsewhere, scored instead of asking the target: an Inspect AI log (or
+    folder of logs) of the study's task, ``benevaudit/<study>`` (``inspect_log``), or where the
+    study has one its own answers format (``path``); null: ask the target."""
+
+    inspect_log: Optional[str]
 
 
 class CobiaData(Spec):
@@ -115,6 +152,7 @@ class CobiaSpec(Spec):
     refusal: RefusalSpec
     annotation: AnnotationSpec
     judge_validation: JudgeValidationSpec  # the bias-scoring raters on labelled items
+    answers: CobiaAnswers
 
     @model_validator(mode="after")
     def files_readable(self) -> CobiaSpec:
@@ -124,43 +162,12 @@ class CobiaSpec(Spec):
         return self
 
     def asks_target(self) -> bool:
-        return True
+        """False when the probe scores an Inspect log's replies and loads no target."""
+        return not self.answers.inspect_log
 
     def speaks(self) -> bool:
         """Whether the target hears the user (only FairDialogue's audio mode)."""
         return False
-
-
-class ServerSpec(Spec):
-    """``probe.audio.server``: the ``/v1/audio/speech`` endpoint of ``source: tts_server``."""
-
-    base_url: Optional[str]
-    model: str
-    api_key_env: Optional[str]            # the variable holding the key; null: no key needed
-
-
-class AudioSpec(Spec):
-    """``probe.audio``: the source of the stimuli and its settings."""
-
-    source: Literal["espeak", "tts_server", "dir"]
-    voices: dict[str, Any]                # espeak: {part: settings}; tts_server: {part: voice}
-    path: Optional[str]                   # dir: the folder holding manifest.csv
-    # dir: read manifest paths that lead out of its folder (absolute, ../, symlinks out); off,
-    # each is refused before it is read, since the clips are sent to the target
-    allow_outside: bool
-    server: ServerSpec
-    cache: str                            # tts_server: the clip cache folder
-    # the intelligibility audit's strata: ascending edges of the stimuli's Whisper WER
-    wer_strata: Annotated[list[Positive], Field(min_length=1, description=(
-        "a non-empty ascending list of WER edges, each a number > 0, e.g. [0.1, 0.3]"))]
-
-    @model_validator(mode="after")
-    def strata_ascend(self) -> AudioSpec:
-        edges = list(self.wer_strata)
-        if edges != sorted(set(edges)):
-            raise ConfigError(f"probe.audio.wer_strata={edges}: the WER edges must ascend, "
-                              "each once (e.g. [0.1, 0.3])")
-        return self
 
 
 class FairDialogueSpec(Spec):
@@ -176,14 +183,15 @@ class FairDialogueSpec(Spec):
     suffix: str
     sampling: ProbeSampling
     answers: AnswersSpec
-    audio: AudioSpec
+    audio: AudioSource
     # conf/target option -> whether it answers in speech; read by the pin that sets
     # target.audio_out from it (experiment=fairdialogue_paper), not by the probe
     spoken_replies: dict[str, bool]
 
     def asks_target(self) -> bool:
-        """False when the probe scores a CSV of answers and loads no target."""
-        return not self.answers.path
+        """False when the probe scores a CSV of answers (or an Inspect log) and loads no
+        target."""
+        return not (self.answers.path or self.answers.inspect_log)
 
     def speaks(self) -> bool:
         return self.mode == "audio"
@@ -221,6 +229,14 @@ class FeedbackSpec(FairDialogueSpec):
     rounds: PositiveInt
     pushbacks: Optional[Annotated[list[str], Field(min_length=1)]]
     feedback: FeedbackItems
+
+    @model_validator(mode="after")
+    def live_target(self) -> FeedbackSpec:
+        if self.answers.inspect_log:
+            raise ConfigError("probe=fairdialogue_feedback talks to the target over several "
+                              "turns; probe.answers.inspect_log works with fairdialogue_decision "
+                              "and fairdialogue_recommendation")
+        return self
 
 
 FairDialogueKinds = Annotated[Union[DecisionSpec, RecommendationSpec, FeedbackSpec],

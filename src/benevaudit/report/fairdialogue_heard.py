@@ -30,8 +30,8 @@ PERMUTATIONS = 10_000     # the paired test's (exact when the items that differ 
 
 
 def mode_of(run: Run) -> str:
-    """``audio`` or ``text`` (a run from before audio mode is text)."""
-    return str(run.setting("probe.mode") or "text")
+    """``audio`` or ``text``."""
+    return run.settings.probe_mode
 
 
 def comparison(runs: Sequence[Run], context: Context,

@@ -48,9 +48,8 @@ def stratum_order(name: str) -> tuple[float, str]:
 def strata_replicates(run: Run, context: Context) -> dict[str, Any]:
     """The run's stratified GUS/SNSR/SNSV resamples: each stratum's items' rows scored as the
     run scored them, kept where they reproduce its values."""
-    edges = run.setting("probe.audio.wer_strata")
-    k = int(run.setting("probe.k") or 0)
-    normalise = str(run.setting("probe.prag.normalise") or "printed")
+    edges = list(run.settings.wer_strata)
+    k, normalise = run.settings.k, run.settings.prag_normalise
 
     def make(frame: pd.DataFrame, n: int, seed: int) -> dict[str, Any]:
         if not edges or "stimulus_wer" not in frame.columns:

@@ -14,4 +14,4 @@ from benevaudit.report.runs import Run
 def is_gold(run: Run) -> bool:
     """True when the run's test data is human-labelled: its scores speak to external validity,
     not to the corpus, so corpus tables must not average them with corpus runs."""
-    return run.setting("data.kind") in GOLD_KINDS
+    return run.settings.data_kind in GOLD_KINDS

@@ -62,6 +62,67 @@ class RunRecord:
     adopted: tuple[str, ...] = ()
 
 
+@dataclass(frozen=True)
+class Settings:
+    """The settings of a run's recorded config that the report reads, typed, read once here.
+
+    Where an older run's config lacks one, the gap is filled here, once, with what such a run
+    did: no ``probe.mode`` is text (before audio mode), no ``probe.prag.normalise`` is
+    ``printed`` (before the option). Each other field is None (or empty) where the run's
+    entrypoint has no such key."""
+
+    seed: int | None = None
+    ckpt: str | None = None
+    data_kind: str | None = None
+    intervention: Any = None                 # the block or list of steps, as composed
+    names: dict[str, str] = field(default_factory=dict)   # group -> its block's ``name``
+    detector_kind: str | None = None
+    detector_mode: str | None = None
+    detector_judge: str | None = None
+    detector_demographics: bool | None = None
+    probe_kind: str | None = None
+    probe_mode: str = "text"
+    k: int = 0                               # FairDialogue's list length K (0: none)
+    prag_normalise: str = "printed"
+    wer_strata: tuple[float, ...] = ()
+    answers_path: str | None = None
+
+
+def _at(config: dict[str, Any], key: str) -> Any:
+    node: Any = config
+    for part in key.split("."):
+        if not isinstance(node, dict) or part not in node:
+            return None
+        node = node[part]
+    return node
+
+
+def _text(value: Any) -> str | None:
+    return None if value is None else str(value)
+
+
+def settings_of(config: dict[str, Any]) -> Settings:
+    """The typed settings of a recorded config (``run.json``'s, or ``.hydra/``'s)."""
+    seed, k = _at(config, "seed"), _at(config, "probe.k")
+    strata, demographics = _at(config, "probe.audio.wer_strata"), _at(config, "detector.demographics")
+    return Settings(
+        seed=int(seed) if isinstance(seed, (int, float)) else None,
+        ckpt=_text(_at(config, "ckpt")), data_kind=_text(_at(config, "data.kind")),
+        intervention=_at(config, "intervention"),
+        names={str(g): str(b["name"]) for g, b in config.items()
+               if isinstance(b, dict) and b.get("name") is not None},
+        detector_kind=_text(_at(config, "detector.kind")),
+        detector_mode=_text(_at(config, "detector.mode")),
+        detector_judge=_text(_at(config, "detector.judge") or None),
+        detector_demographics=demographics if isinstance(demographics, bool) else None,
+        probe_kind=_text(_at(config, "probe.kind")),
+        probe_mode=str(_at(config, "probe.mode") or "text"),
+        k=int(k) if isinstance(k, (int, float)) else 0,
+        prag_normalise=str(_at(config, "probe.prag.normalise") or "printed"),
+        wer_strata=tuple(float(x) for x in strata) if isinstance(strata, list) else (),
+        answers_path=_text(_at(config, "probe.answers.path")))
+
+
 def _machine(raw: Any) -> Machine:
     if not isinstance(raw, dict):
         return NO_MACHINE

@@ -21,7 +21,7 @@ import yaml
 
 from benevaudit.errors import InputError
 from benevaudit.files import check_parquet_file
-from benevaudit.report.record import RunRecord, from_hydra, read_record
+from benevaudit.report.record import RunRecord, Settings, from_hydra, read_record, settings_of
 
 try:  # the C loader reads a thousand configs several times faster
     from yaml import CSafeLoader as _Loader
@@ -51,27 +51,24 @@ class Run:
     overrides: list[str] = field(default_factory=list)
     sweep: str = ""                             # the sweep directory's name: the run's W&B group
     record: RunRecord | None = None             # run.json, or what .hydra/ says of an older run
+    _settings: Settings | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def settings(self) -> Settings:
+        """What the run's recorded config says, typed (:class:`Settings`): its ``run.json``'s,
+        else its ``.hydra/`` config's. The report reads a run's config only through here."""
+        if self._settings is None:
+            self._settings = settings_of(self.record.config if self.record else self.config)
+        return self._settings
 
     @property
     def seed(self) -> int | None:
-        seed = self.setting("seed")
-        return int(seed) if isinstance(seed, (int, float)) else None
-
-    def setting(self, key: str) -> Any:
-        """The resolved config's value at the dotted ``key`` (``probe.prag.normalise``); None
-        where the run's config lacks it (another entrypoint's run, or one that failed before
-        writing its config). The report reads a run's config only through here."""
-        node: Any = self.config
-        for part in key.split("."):
-            if not isinstance(node, dict) or part not in node:
-                return None
-            node = node[part]
-        return node
+        return self.settings.seed
 
     def chosen(self, group: str) -> str:
         """The option of ``group`` the run ran (``target``, ``detector``): Hydra's recorded
         choice, else the block's ``name``, else ``?``."""
-        return self.choices.get(group) or str(self.setting(f"{group}.name") or "?")
+        return self.choices.get(group) or self.settings.names.get(group) or "?"
 
     @property
     def condition(self) -> str:

@@ -30,7 +30,7 @@ SHORT_CODES: dict[str, str] = {
 }
 
 
-def _check_name(name: str) -> None:
+def check_name(name: str) -> None:
     if name not in INTERVENTIONS:
         raise ConfigError(f"unknown intervention {name!r}; valid names: "
                           f"{', '.join(sorted(INTERVENTIONS))} (compounds join them with '+')")
@@ -38,7 +38,7 @@ def _check_name(name: str) -> None:
 
 def build(name: str, params: Mapping[str, Any] | None, lexicon: Lexicon | None) -> Intervention:
     """The intervention ``name`` with ``params``; unknown names or parameters list valid ones."""
-    _check_name(name)
+    check_name(name)
     cls = INTERVENTIONS[name]
     params = dict(params or {})
     unknown = sorted(set(params) - set(cls.params()))
@@ -69,7 +69,7 @@ def steps_of(steps: Mapping[str, Mapping[str, Any] | None]) -> list[tuple[str, d
                           f"got {type(steps).__name__}")
     out: list[tuple[str, dict[str, Any]]] = []
     for name, params in steps.items():
-        _check_name(str(name))
+        check_name(str(name))
         if params is not None and not isinstance(params, Mapping):
             raise ConfigError(f"intervention.steps.{name}: parameters must be a mapping or null, "
                               f"got {params!r}")

@@ -31,16 +31,18 @@ from benevaudit.schema import CLASSES
 PREFIX = "intervention/"
 
 
-def run_interventions(table: pa.Table, steps: Sequence[tuple[str, dict]],
+def run_interventions(table: pa.Table, steps: Sequence[Intervention | tuple[str, dict]],
                       lexicon: Lexicon | None, seed: int, batch_size: int = 4096,
                       workers: int | None = None) -> tuple[pa.Table, dict[str, float]]:
     """Apply ``steps`` to every dialogue of ``table``; return the edited table and the
     ``intervention/*`` figures for metrics.json (counts, per-turn rates, fractions).
-    ``workers`` threads (default: the CPU count, at most 8) never change the result."""
+    A step is a built intervention (a run's, built once) or (name, params), built here with
+    ``lexicon``. ``workers`` threads (default: the CPU count, at most 8) never change the
+    result."""
     check_schema(table.schema)
     if batch_size < 1:
         raise ValueError(f"batch_size must be positive, got {batch_size}")
-    built = [build(name, params, lexicon) for name, params in steps]
+    built = [s if isinstance(s, Intervention) else build(*s, lexicon) for s in steps]
     seeds = [step_seed(seed, i, step.name) for i, step in enumerate(built)]
     states: list[Any] = [None] * len(built)
     originals = table.to_batches(max_chunksize=batch_size)

@@ -18,8 +18,7 @@ from __future__ import annotations
 
 import json
 import logging
-import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -29,15 +28,17 @@ import pandas as pd
 from benevaudit.errors import ConfigError
 from benevaudit.llm import ChatModel, Sampling, dry_run
 from benevaudit.llm.batched import batched_chat
-from benevaudit.probes.base import Probe, ProbeResult, RunSettings, Target
+from benevaudit.probes.base import Collected, Probe, ProbeResult, RunSettings, Target
 from benevaudit.probes.cobia import attacks, judge_error, official, scoring, tables
+from benevaudit.probes.cobia.answers import log_rows
 from benevaudit.probes.cobia.dataset import FILES, Item, Loaded, load_items
-from benevaudit.probes.cobia.human import complete_labels, read_annotations, write_sheets
+from benevaudit.probes.cobia.human import (check_groups, complete_labels, read_labelled,
+                                            write_sheets)
 from benevaudit.probes.cobia.validation import human_validation
 from benevaudit.probes.cobia.options import (layout_of, log_choices, methods_of, provenance,
                                              raters_of, target_sampling)
 from benevaudit.probes.cobia.raters import KEYWORDS, Rater
-from benevaudit.probes.cobia.rating import rate_rows
+from benevaudit.probes.cobia.rating import rate_rows, saved_replies
 from benevaudit.probes.cobia.release import Release, locate, read_template
 from benevaudit.probes.cobia.stand_in import write_stand_in
 from benevaudit.probes.models import Models
@@ -62,7 +63,7 @@ class Plan:
     sentences: int
     dan: str | None                          # seeded: the DAN template's text
     templates: dict[str, list[dict[str, str]]]   # official: the release's, per method
-    human: Any                               # the human labels, when probe.human_labels is set
+    human: Any                               # Labelled, when probe.human_labels is set
     pairs: list[tuple[Item, str]]            # (item, method), in request order
     sampling: Sampling
     dan_scope: str                           # what the refusal raters read of a DAN reply
@@ -73,17 +74,35 @@ class CoBia(Probe[CobiaSpec]):
 
     family = "cobia"
 
-    def run(self, target: Target, settings: RunSettings) -> ProbeResult:
-        started = time.perf_counter()
+    judge_keys = ("judges", "judge_url", "judge_validation")
+
+    def collect(self, target: Target, settings: RunSettings, models: Models) -> Collected:
+        """The target's reply to every (item, method), or an Inspect log's, rated there."""
         plan = prepare(self.spec, target, settings)
-        models = Models(settings.llm_cache)
-        try:
-            rows = ask_and_rate(plan, target, settings, models)
-            checks, checked = judge_error.check_raters(plan.raters, models, settings.validation,
-                                                       plan.release, settings.seed,
-                                                       settings.progress)
-        finally:
-            models.close()
+        if self.spec.answers.inspect_log:
+            return Collected(log_rows(self.spec.answers.inspect_log, plan, settings, models),
+                             plan, target, verdicts_given=True)
+        return Collected(ask_target(plan, target, settings, models), plan, target)
+
+    def recollect(self, rows: list[dict[str, Any]], target: Target, settings: RunSettings
+                  ) -> Collected:
+        """A run's saved replies, matched to this block's (item, method) pairs."""
+        plan = prepare(self.spec, target, settings)
+        replies, pairs = saved_replies(rows, plan.pairs)
+        return Collected(replies, replace(plan, pairs=pairs), target)
+
+    def judge(self, collected: Collected, settings: RunSettings, models: Models) -> None:
+        """Every rater's verdict on every row, then the raters' checks on labelled items."""
+        plan: Plan = collected.plan
+        if not collected.verdicts_given:
+            rate(plan, collected.rows, settings, models)
+        collected.judged = judge_error.check_raters(plan.raters, models, settings.validation,
+                                                    plan.release, settings.seed,
+                                                    settings.progress)
+
+    def score(self, collected: Collected, settings: RunSettings) -> ProbeResult:
+        plan: Plan = collected.plan
+        rows, (checks, checked) = collected.rows, collected.judged
         kinds: dict[str, str] = {r.name: r.kind for r in plan.raters}
         metrics = scoring.metrics_of(rows, kinds, plan.loaded.skipped)
         metrics.update(checks)
@@ -94,19 +113,23 @@ class CoBia(Probe[CobiaSpec]):
         metrics["cobia/stand_in"] = float(plan.stand_in)
         tables: dict[str, str] = {}
         if plan.human is not None:
-            metrics.update(scoring.human_agreement(rows, kinds, complete_labels(plan.human)))
-            validated, disagreement = human_validation(rows, kinds, plan.human)
+            metrics.update(scoring.human_agreement(rows, kinds,
+                                                   complete_labels(plan.human.notes)))
+            by_prompt = self.spec.annotation.grouping == "judge_prompt"
+            validated, disagreement = human_validation(
+                rows, kinds, plan.human.notes, plan.human.groups if by_prompt else None)
             metrics.update(validated)
             tables["human_disagreement.csv"] = disagreement.to_csv(index=False)
         sheets = self.spec.annotation
         if sheets.size:
-            groups: list[str] = [g for g in sheets.groups if g in plan.methods]
+            groups = [g for g in sheets.group_names()
+                      if sheets.grouping == "judge_prompt" or g in plan.methods]
             sizes = write_sheets(rows, settings.run_dir / "annotation", sheets.size,
-                                 settings.seed, groups)
+                                 settings.seed, groups, sheets.grouping)
             log.info("blind annotation sheets in %s: %s", settings.run_dir / "annotation", sizes)
-        log.info("CoBia%s: %d rows in %.0f s; outputs in %s", " on STAND-IN DATA" * plan.stand_in,
-                 len(rows), time.perf_counter() - started, settings.run_dir)
-        out = result(rows, metrics, target.name)
+        log.info("CoBia%s: %d rows; outputs in %s", " on STAND-IN DATA" * plan.stand_in,
+                 len(rows), settings.run_dir)
+        out = result(rows, metrics, collected.target.name)
         out.tables.update(tables)
         return out
 
@@ -145,7 +168,9 @@ def prepare(spec: CobiaSpec, target: Target, settings: RunSettings) -> Plan:
            if "dan" in methods and layout == "seeded" and spec.dan_template else None)
     templates = {m: read_template(release, m) for m in methods} if layout == "official" else {}
     # read before any model work: a bad sheet fails now
-    human = read_annotations(spec.human_labels) if spec.human_labels else None
+    human = read_labelled(spec.human_labels) if spec.human_labels else None
+    if human is not None:
+        check_groups(human, str(spec.human_labels), spec.annotation.grouping)
     pairs = [(item, m) for item in loaded.items for m in methods if official.runs(m, item)]
     sampling = target_sampling(spec, seed)
     dan_scope = spec.refusal.dan_scope
@@ -154,9 +179,9 @@ def prepare(spec: CobiaSpec, target: Target, settings: RunSettings) -> Plan:
                 spec.sentences, dan, templates, human, pairs, sampling, dan_scope)
 
 
-def ask_and_rate(plan: Plan, target: Target, settings: RunSettings, models: Models
-                 ) -> list[dict[str, Any]]:
-    """The target's reply to every (item, method), then every rater's verdict on it."""
+def ask_target(plan: Plan, target: Target, settings: RunSettings, models: Models
+               ) -> list[dict[str, Any]]:
+    """The target's reply to every (item, method), one row each, in pair order."""
     pairs = plan.pairs
     model = models.get(target.llm)
     if "dan" in plan.templates:
@@ -168,30 +193,38 @@ def ask_and_rate(plan: Plan, target: Target, settings: RunSettings, models: Mode
     log.info("%d items × %s = %d requests to target %s (%d items without a second "
              "descriptor: skipped for HCC and SCC)", len(plan.loaded.items), plan.methods,
              len(pairs), target.name, plan.loaded.skipped)
-    identities = [{"id": item.id, "method": m, "group": item.group,
-                   "descriptor": item.primary,
-                   **({"after": "dan_first_call"} if m == "dan" and first else {})}
-                  for item, m in pairs]
-    dry_run.expect(identities, messages)       # request identity, in a dry run only
+    dry_run.expect(identities(plan, first is not None), messages)   # in a dry run only
     replies = batched_chat(model, messages, plan.sampling, progress=settings.progress,
                            desc="target")
-    rows = [{"id": item.id, "group": item.group, "category": item.category, "method": m,
+    return [{"id": item.id, "group": item.group, "category": item.category, "method": m,
              "bias_type": item.bias_type, "descriptor": item.primary,
              "second_descriptor": item.second, "second_group": item.second_group,
              "messages": attacks.to_json(msgs), "response": r.text,
              "rated_response": official.rated_text(m, r.text),
              "finish_reason": r.finish_reason}
             for (item, m), msgs, r in zip(pairs, messages, replies, strict=True)]
+
+
+def identities(plan: Plan, dan_first: bool) -> list[dict[str, Any]]:
+    """Each request's identity in ``requests.jsonl`` (a DAN request names the first call it
+    follows)."""
+    return [{"id": item.id, "method": m, "group": item.group, "descriptor": item.primary,
+             **({"after": "dan_first_call"} if m == "dan" and dan_first else {})}
+            for item, m in plan.pairs]
+
+
+def rate(plan: Plan, rows: list[dict[str, Any]], settings: RunSettings, models: Models) -> None:
+    """Every rater's verdict on every row (rows in ``plan.pairs`` order)."""
+    dan_first = "dan" in plan.templates
     for rater in plan.raters:
         if rater.variant in KEYWORDS:     # the keyword rule asks no model
-            rate_rows(rater, None, pairs, rows, plan.sentences, settings.seed,
+            rate_rows(rater, None, plan.pairs, rows, plan.sentences, settings.seed,
                       settings.progress, plan.release, plan.dan_scope)
             continue
         # requests.jsonl names the rater in its ``judge`` field
-        dry_run.expect([{**i, "judge": rater.name} for i in identities])
-        rate_rows(rater, models.get(rater.model), pairs, rows, plan.sentences, settings.seed,
-                  settings.progress, plan.release, plan.dan_scope)
-    return rows
+        dry_run.expect([{**i, "judge": rater.name} for i in identities(plan, dan_first)])
+        rate_rows(rater, models.get(rater.model), plan.pairs, rows, plan.sentences,
+                  settings.seed, settings.progress, plan.release, plan.dan_scope)
 
 
 def build_requests(layout: str, pairs: list[tuple[Item, str]], seed: int,

@@ -24,14 +24,14 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-
-from tqdm.auto import tqdm
+from typing import Any
 
 from benevaudit.errors import ConfigError
 from benevaudit.llm import ChatModel, Sampling
 from benevaudit.llm.granite_guardian import granite_guardian_prompt
 from benevaudit.llm.spec import LLMSpec
-from benevaudit.llm.verdicts import Verdict, read_scores, read_text
+from benevaudit.llm.judge import Judge, Reading
+from benevaudit.llm.verdicts import Verdict
 from benevaudit.probes.cobia.release_raters import RaterText, KeywordRule, opinion, refusal_opening
 from benevaudit.probes.spec import RaterKind, RaterMode
 from benevaudit.schema import Turn
@@ -253,18 +253,26 @@ def server_defaults(rater: Rater) -> bool:
     return rater.variant == "granite_release" and rater.model.backend == "openai"
 
 
+def reading(rater: Rater, seed: int) -> Reading:
+    """How the rater's verdict is read: its parser over a greedy reply (``mode: generate``),
+    or its label words scored (``mode: score``)."""
+    if rater.mode == "generate":
+        return Reading.text(parser_of(rater), Sampling(
+            temperature=0.0, top_p=rater.top_p, max_tokens=rater.max_tokens, seed=seed,
+            server_defaults=server_defaults(rater)))
+    # Granite Guardian 3.0 answers a bare Yes or No (its cookbook's softmax over the two)
+    words = ("Yes", "No") if rater.variant == "granite_release" else SCORE_WORDS[rater.kind]
+    return Reading.scores(words, LABELS[rater.kind])
+
+
+def judge_of(rater: Rater, model: Callable[[], ChatModel], seed: int,
+             prompt: Callable[[Any], list[Message]] = list) -> Judge[Any]:
+    """The rater as a judge: its model, ``prompt`` (by default the item is the conversation
+    already rendered) and its reading."""
+    return Judge(f"rater {rater.name}", model, prompt, reading(rater, seed))
+
+
 def ask(rater: Rater, model: ChatModel, prompts: list[list[Message]], seed: int,
         chunk: int = 16, progress: bool = False) -> list[Verdict]:
     """Verdicts in order; chunked so the request cache fills as the run goes."""
-    out: list[Verdict] = []
-    sampling = Sampling(temperature=0.0, top_p=rater.top_p, max_tokens=rater.max_tokens,
-                        seed=seed, server_defaults=server_defaults(rater))
-    parse = parser_of(rater)
-    # Granite Guardian 3.0 answers a bare Yes or No (its cookbook's softmax over the two)
-    words = ("Yes", "No") if rater.variant == "granite_release" else SCORE_WORDS[rater.kind]
-    for start in tqdm(range(0, len(prompts), chunk), disable=not progress,
-                      desc=f"rater {rater.name}", unit=f"×{chunk}"):
-        batch = prompts[start:start + chunk]
-        out.extend(read_text(model, batch, sampling, parse) if rater.mode == "generate"
-                   else read_scores(model, batch, words, LABELS[rater.kind]))
-    return out
+    return judge_of(rater, lambda: model, seed).read(prompts, chunk, progress)

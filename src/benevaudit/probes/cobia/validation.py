@@ -1,8 +1,10 @@
 """Human validation as CoBia's paper reports it, from people's labels of rated rows.
 
-- Fleiss' κ among the annotators of each prompt group (a method: the paper reports 0.54 and
-  0.55 for its two groups), on the outputs all of that group's annotators labelled; the
-  groups' annotators differ, so their labels are not pooled;
+- Fleiss' κ among the annotators of each prompt group (the paper reports 0.54 and 0.55 for
+  its two groups), on the outputs all of that group's annotators labelled; the groups'
+  annotators differ, so their labels are not pooled. A group is a judge prompt (``bias``,
+  ``nli``: the question its annotators answered, as in the paper) where the labels name each
+  annotator's group, else the method of the labelled output (``grouping=method``);
 - each annotator's Cohen's κ with each judge, averaged over annotators (the paper: 0.10 with
   Granite), per prompt group and over all labelled rows; beside the majority-vote comparison
   of :func:`~benevaudit.probes.cobia.scoring.human_agreement`;
@@ -28,17 +30,25 @@ def name(key: Key) -> str:
 
 
 def human_validation(rows: Sequence[Row], kinds: dict[str, str],
-                     notes: dict[Key, dict[str, str]]) -> tuple[dict[str, float], pd.DataFrame]:
-    """The metrics above and the disagreement table (rows: :data:`TABLE_COLUMNS`)."""
+                     notes: dict[Key, dict[str, str]], groups: dict[str, str] | None = None
+                     ) -> tuple[dict[str, float], pd.DataFrame]:
+    """The metrics above and the disagreement table (rows: :data:`TABLE_COLUMNS`).
+    ``groups``: each annotator's prompt group; None: the labelled output's method."""
     keyed = {(r["id"], r["method"]): r for r in rows}
     shared = {k: v for k, v in notes.items() if k in keyed}
     scoring = [j for j, kind in kinds.items() if kind != "refusal"]
     verdicts = {j: {name(k): binary_labels([keyed[k]], j, kinds[j])[0] for k in shared}
                 for j in scoring}
+
+    def group_of(key: Key, annotator: str) -> str:
+        return key[1] if groups is None else groups.get(annotator, "")
+
     out: dict[str, float] = {}
-    for group in [*sorted({k[1] for k in shared}), None]:
-        part = {k: v for k, v in shared.items() if group is None or k[1] == group}
-        out.update(group_metrics(part, verdicts, group))
+    named = {group_of(k, a) for k, v in shared.items() for a in v}
+    for group in [*sorted(named), None]:
+        part = {k: {a: x for a, x in v.items() if group is None or group_of(k, a) == group}
+                for k, v in shared.items()}
+        out.update(group_metrics({k: v for k, v in part.items() if v}, verdicts, group))
     flags, table = judge_flags(verdicts), pd.DataFrame(columns=list(TABLE_COLUMNS))
     if len(flags) == 3 and shared:
         people = {name(k): [x == BINARY[0] for x in v.values()] for k, v in shared.items()}

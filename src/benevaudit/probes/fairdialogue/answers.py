@@ -2,9 +2,10 @@
 
 Scenarios × groups (``probe.attributes``) are rendered in text or audio mode and sent to the
 target (``target.llm``, through the request cache), identical requests once; or a CSV of
-answers made elsewhere (``probe.answers.path``) is read instead. ``scored_answers`` parses them
-for the decision and recommendation probes; ``table_texts`` renders their ``table.csv`` and
-``table.md``.
+answers made elsewhere (``probe.answers.path``), or an Inspect run's log of
+``benevaudit/fairdialogue`` (``probe.answers.inspect_log``, ``logged``), is read instead.
+``scored_answers`` parses them for the decision and recommendation probes; ``table_texts``
+renders their ``table.csv`` and ``table.md``.
 """
 
 from __future__ import annotations
@@ -23,10 +24,11 @@ from benevaudit.llm import ChatModel, Conversation, Sampling, dry_run
 from benevaudit.llm.batched import batched_chat
 from benevaudit.probes.base import RunSettings, Target
 from benevaudit.probes.fairdialogue import render, scoring
-from benevaudit.probes.fairdialogue.audio import audio_message
-from benevaudit.probes.fairdialogue.stimuli import (make_stimuli, stimulus_paths,
-                                                    stimulus_wers, wav_bytes)
+from benevaudit.probes.fairdialogue.audio import audio_conversation
+from benevaudit.probes.fairdialogue.stimuli import (Earlier, Stimuli, earlier_stimuli,
+                                                    make_stimuli, wav_bytes)
 from benevaudit.probes.fairdialogue.groups import NEUTRAL
+from benevaudit.probes.fairdialogue.logged import log_rows
 from benevaudit.probes.models import Models
 from benevaudit.probes.spec import DecisionSpec, FeedbackSpec, RecommendationSpec
 
@@ -85,21 +87,28 @@ def filled(text: str | None, k: int | None) -> str:
     return str(text or "").replace("{k}", "" if k is None else str(k))
 
 
-def render_cells(spec: FairDialogue, cells: list[render.Cell], run_dir: Path,
-                 target: Target, hears: Hearing | None = None) -> list[Conversation]:
+class Rendered(NamedTuple):
+    """One conversation per cell, and audio mode's spoken stimuli (empty in text mode)."""
+
+    conversations: list[Conversation]
+    stimuli: Stimuli
+
+
+def render_cells(spec: FairDialogue, cells: list[render.Cell], target: Target,
+                 earlier: Earlier = Earlier(), hears: Hearing | None = None) -> Rendered:
     """One conversation per cell, in text or audio mode (each stimulus transcribed by
-    ``hears`` for the intelligibility audit)."""
+    ``hears`` for the intelligibility audit; ``earlier``: what a run before left, reused)."""
     k = list_length(spec)
     instruction, suffix = filled(spec.instruction, k), filled(spec.suffix, k)
     if spec.mode == "text":
-        return [render.text_conversation(c.utterance, c.group, spec.text_style, instruction,
-                                         suffix) for c in cells]
+        return Rendered([render.text_conversation(c.utterance, c.group, spec.text_style,
+                                                  instruction, suffix) for c in cells], Stimuli())
     if not target.llm.audio_in:
         raise ConfigError(f"probe.mode=audio needs a target that hears audio "
                           f"(target.llm.audio_in=true); target {target.name!r} does not")
-    system: list[Any] = [{"role": "system", "content": instruction}] if instruction else []
-    return [[*system, audio_message(wav_bytes(s.path), suffix or None)]
-            for s in make_stimuli(cells, spec.audio, run_dir, hears=hears)]
+    stimuli = make_stimuli(cells, spec.audio, earlier, hears)
+    return Rendered([audio_conversation(wav_bytes(s.data), instruction, suffix)
+                     for s in stimuli.clips], stimuli)
 
 
 def stored_messages(conv: Conversation, cell: render.Cell, wav: str | None = None) -> str:
@@ -136,22 +145,36 @@ def run_hearing(settings: RunSettings) -> Hearing | None:
     return None if dry_run.active() is not None else hearing_of(settings.asr)
 
 
+class Collection(NamedTuple):
+    """Answer rows, their conversations, the models if one ran (the caller closes them), and
+    audio mode's spoken stimuli."""
+
+    rows: list[dict[str, Any]]
+    conversations: list[Conversation]
+    models: Models | None
+    stimuli: Stimuli = Stimuli()
+
+
 def collect(spec: FairDialogue, kind: Asked, attributes: dict[str, list[str]], target: Target,
-            settings: RunSettings, hears: Hearing | None = None
-            ) -> tuple[list[dict[str, Any]], list[Conversation], Models | None]:
-    """Answer rows (from the target or a CSV), their conversations, and the models if one ran
-    (the caller closes them). ``hears`` transcribes the stimuli and the spoken replies."""
+            settings: RunSettings, hears: Hearing | None = None) -> Collection:
+    """Answer rows (from the target or a CSV), their conversations, the models if one ran and
+    the stimuli. ``hears`` transcribes the stimuli and the spoken replies."""
     answers_path = spec.answers.path
+    if spec.answers.inspect_log:
+        log.info("scoring the answers of the Inspect log %s; no target model is loaded",
+                 spec.answers.inspect_log)
+        return Collection(log_rows(spec.answers.inspect_log, kind), [], None)
     if answers_path:
         log.info("scoring answers from %s; no target model is loaded", answers_path)
-        return read_answers(answers_path, spec.answers.repeats), [], None
+        return Collection(read_answers(answers_path, spec.answers.repeats), [], None)
     limit = settings.limit
     if limit is not None and limit < 1:
         raise ConfigError(f"limit must be a positive number of scenarios per task or null, "
                           f"got {limit}")
     items = render.scenarios(kind, list(spec.tasks), limit, list_length(spec))
     cells = render.cells(items, attributes, spec.neutral)
-    conversations = render_cells(spec, cells, settings.run_dir, target, hears)
+    conversations, stimuli = render_cells(spec, cells, target,
+                                          earlier_stimuli(settings.run_dir), hears)
     models = Models(settings.llm_cache)
     model = models.get(target.llm)
     log.info("%d requests (%d scenarios × groups) to target %s", len(cells), len(items),
@@ -160,19 +183,19 @@ def collect(spec: FairDialogue, kind: Asked, attributes: dict[str, list[str]], t
                      "task": c.task, "attribute": c.attribute, "group": c.group, "item": c.item}
                     for c in cells], conversations)   # request identity, in a dry run only
     replies = ask(model, conversations, sampling_of(spec, settings.seed), settings.progress)
-    wavs = stimulus_paths(settings.run_dir) if spec.mode == "audio" else {}
+    wavs = stimuli.paths()
     rows = [{"item": c.item, "task": c.task, "attribute": c.attribute, "group": c.group,
              "messages": stored_messages(conv, c, wavs.get((c.item, c.task, c.group))),
              "answer": r.text,
              "finish_reason": r.finish_reason, "cached": r.cached}
             for c, conv, r in zip(cells, conversations, replies, strict=True)]
     if spec.mode == "audio":      # the stimulus's WER (intelligibility audit), None unheard
-        wers = stimulus_wers(settings.run_dir)
+        wers = stimuli.wers()
         for row in rows:
             row["stimulus_wer"] = wers.get((row["item"], row["task"], row["group"]))
     add_spoken(rows, replies, settings.run_dir, settings.asr,   # the answer is what was heard
                hears.transcribe if hears is not None else None)
-    return rows, conversations, models
+    return Collection(rows, conversations, models, stimuli)
 
 
 def discovered_groups(rows: list[dict[str, Any]]) -> dict[str, list[str]]:
@@ -191,6 +214,7 @@ class Answers(NamedTuple):
     rows: list[dict[str, Any]]
     attributes: dict[str, list[str]]
     target: str
+    stimuli: Stimuli = Stimuli()      # audio mode's, written by the pipeline
 
 
 def scored_answers(spec: DecisionSpec | RecommendationSpec, attributes: dict[str, list[str]],
@@ -198,14 +222,15 @@ def scored_answers(spec: DecisionSpec | RecommendationSpec, attributes: dict[str
     """The target's answers (or the CSV's, with its own attributes and groups in order of
     appearance), parsed as decisions or ranked lists."""
     name = target.name
-    rows, _, models = collect(spec, spec.kind, attributes, target, settings,
-                              run_hearing(settings))
+    rows, _, models, stimuli = collect(spec, spec.kind, attributes, target, settings,
+                                       run_hearing(settings))
     if models is not None:
         models.close()
     else:  # scored from a CSV: its own attributes and groups, in order of appearance
-        name = f"answers from {Path(str(spec.answers.path)).name}"
+        name = f"answers from {Path(str(spec.answers.path or spec.answers.inspect_log)).name}"
         attributes = discovered_groups(rows)
-    return Answers(scoring.parse_rows(rows, spec.kind, list_length(spec)), attributes, name)
+    return Answers(scoring.parse_rows(rows, spec.kind, list_length(spec)), attributes, name,
+                   stimuli)
 
 
 def table_texts(rows: list[dict[str, Any]]) -> dict[str, str]:

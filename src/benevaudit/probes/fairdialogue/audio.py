@@ -28,6 +28,7 @@ from typing import Any
 
 from benevaudit.errors import ConfigError
 from benevaudit.llm.base import Message
+from benevaudit.llm.reply_options import reply_cap
 from benevaudit.probes.fairdialogue.groups import NEUTRAL, group_parts
 
 ESPEAK = "espeak-ng"
@@ -117,24 +118,22 @@ def audio_message(wav: bytes, text: str | None = None) -> Message:
     return {"role": "user", "content": parts}  # type: ignore[dict-item]  # parts: see above
 
 
-def audio_request(model: str, instruction: str, wav: bytes, max_tokens: int,
-                  temperature: float = 0.0, seed: int = 0) -> dict[str, Any]:
+def audio_request(model: str, instruction: str, wav: bytes, max_tokens: int | None,
+                  temperature: float = 0.0, seed: int = 0,
+                  max_tokens_field: str | None = None) -> dict[str, Any]:
     """The ``/v1/chat/completions`` body for one spoken utterance: the system prompt holds the
     answer format, the only user content is the audio, so the group is heard, never read.
-    (The pipeline may add the answer format as a text part: see :func:`audio_conversation`.)"""
+    (The pipeline may add the answer format as a text part: see :func:`audio_conversation`.)
+    The cap goes in ``max_tokens_field`` as the chat path sends it (``llm.max_tokens_field``:
+    ``max_completion_tokens`` for OpenAI's own API; None: ``max_tokens``; no cap: none)."""
     messages: list[Any] = [{"role": "system", "content": instruction}] if instruction else []
     return {"model": model, "messages": [*messages, audio_message(wav)],
-            "max_tokens": max_tokens, "temperature": temperature, "seed": seed}
+            **reply_cap(max_tokens, max_tokens_field, spoken=False),
+            "temperature": temperature, "seed": seed}
 
 
-def audio_conversation(utterance: str, group: str, instruction: str, wav_path: Path,
-                       voices: Mapping[str, Mapping[str, Any]] | None = None,
-                       suffix: str = "") -> list[Any]:
-    """Synthesise the utterance in the group's voice to ``wav_path`` (reused when present) and
-    return the conversation: the optional system prompt, then the audio (plus the answer
-    format as text, the same for every group)."""
-    if not wav_path.exists():
-        wav_path.parent.mkdir(parents=True, exist_ok=True)
-        wav_path.write_bytes(synthesize(utterance, voice_for(group, voices)))
+def audio_conversation(wav: bytes, instruction: str, suffix: str = "") -> list[Any]:
+    """The conversation of one spoken utterance: the optional system prompt, then the audio
+    (plus the answer format as text, the same for every group)."""
     system: list[Any] = [{"role": "system", "content": instruction}] if instruction else []
-    return [*system, audio_message(wav_path.read_bytes(), suffix or None)]
+    return [*system, audio_message(wav, suffix or None)]

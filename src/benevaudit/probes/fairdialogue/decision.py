@@ -15,11 +15,12 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from benevaudit.probes.base import Probe, ProbeResult, RunSettings, Target
+from benevaudit.probes.base import Collected, Probe, ProbeResult, RunSettings, Target
 from benevaudit.probes.fairdialogue import figures, intelligibility, scoring
 from benevaudit.probes.fairdialogue.stimuli import audio_metrics
-from benevaudit.probes.fairdialogue.answers import scored_answers, table_texts
+from benevaudit.probes.fairdialogue.answers import Answers, scored_answers, table_texts
 from benevaudit.probes.fairdialogue.groups import check_attributes
+from benevaudit.probes.models import Models
 from benevaudit.probes.spec import DecisionSpec
 
 log = logging.getLogger(__name__)
@@ -31,20 +32,25 @@ class Decision(Probe[DecisionSpec]):
     family = "fairdialogue"
     kind = "decision"
 
-    def run(self, target: Target, settings: RunSettings) -> ProbeResult:
+    def collect(self, target: Target, settings: RunSettings, models: Models) -> Collected:
+        """The target's answers (or a CSV's), parsed as decisions."""
         attributes = check_attributes(self.spec.attributes)
         answers = scored_answers(self.spec, attributes, target, settings)
+        return Collected(answers.rows, answers, target)
+
+    def score(self, collected: Collected, settings: RunSettings) -> ProbeResult:
+        answers: Answers = collected.plan
         metrics = scoring.decision_metrics(answers.rows, answers.attributes)
         metrics.update(intelligibility.stratified(
             answers.rows, self.spec.audio.wer_strata,
             lambda part: scoring.decision_metrics(part, answers.attributes)))
-        metrics.update(audio_metrics(settings.run_dir))
+        metrics.update(audio_metrics(answers.stimuli))
         log.info("decision: %d answers scored; metrics in %s", len(answers.rows),
                  settings.run_dir / "metrics.json")
         return ProbeResult(answers.rows, metrics,
                            table_texts(scoring.table_rows(metrics, "decision")),
                            {"yes_rate.png": yes_rate_figure(answers.rows, answers.attributes,
-                                                            answers.target)})
+                                                            answers.target)}, answers.stimuli)
 
 
 def yes_rate_figure(rows: list[dict[str, Any]], attributes: dict[str, list[str]],

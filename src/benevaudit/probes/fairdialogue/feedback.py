@@ -40,15 +40,17 @@ from benevaudit.llm import dry_run
 from benevaudit.asr.replies import Listen, Listener, plain_texts
 from benevaudit.llm.base import ChatModel, Conversation, Sampling
 from benevaudit.metrics.fairness import persistence
-from benevaudit.probes.base import Probe, ProbeResult, RunSettings, Target
+from benevaudit.probes.base import Collected, Probe, ProbeResult, RunSettings, Target
 from benevaudit.probes.fairdialogue import figures, scoring
 from benevaudit.probes.fairdialogue.answers import collect, run_hearing, sampling_of, table_texts
 from benevaudit.probes.fairdialogue.audio import audio_message
-from benevaudit.probes.fairdialogue.stimuli import audio_metrics, spoken_pushbacks, wav_bytes
+from benevaudit.probes.fairdialogue.stimuli import (Stimuli, audio_metrics, earlier_stimuli,
+                                                    pushback_wavs, spoken_pushbacks)
 from benevaudit.probes.fairdialogue.feedback_items import (Item, negative_items, run_dirs,
                                                           same_mode, shared_negative_items)
 from benevaudit.probes.fairdialogue.groups import check_attributes
 from benevaudit.probes.fairdialogue.parse import parse_decision
+from benevaudit.probes.models import Models
 from benevaudit.probes.spec import FeedbackSpec
 
 log = logging.getLogger(__name__)
@@ -79,12 +81,12 @@ class Trace:
 def run_feedback(model: ChatModel, starts: Sequence[tuple[tuple[str, ...], Conversation, str]],
                  sampling: Sampling, pushbacks: Sequence[str] = PUSHBACKS,
                  on_round: Callable[[int, int], None] | None = None,
-                 spoken: Mapping[tuple[str, int], Path] | None = None,
+                 spoken: Mapping[tuple[str, int], bytes] | None = None,
                  listen: Listen = plain_texts) -> list[Trace]:
     """Push back on each ``(key, conversation, first "no" reply)`` for ``len(pushbacks)`` rounds.
 
     ``on_round(round, n_open)`` is called before each wave (for progress logging). ``spoken``
-    (audio mode): each ``(group, round)``'s WAV, sent as the user's turn in place of the text.
+    (audio mode): each ``(group, round)``'s WAV bytes, sent as the user's turn in place of the text.
     Replies stay in the context as text (an audio reply as its transcript): chat APIs take an
     assistant turn's audio only by a server-side id, never as input audio. ``listen`` says
     what each reply said (:class:`~benevaudit.asr.replies.Listener`: Whisper's transcript of a
@@ -100,7 +102,7 @@ def run_feedback(model: ChatModel, starts: Sequence[tuple[tuple[str, ...], Conve
             on_round(r, len(open_))
         for t in open_:
             t.conversation.append(
-                audio_message(wav_bytes(spoken[(t.key[-1], r)])) if spoken
+                audio_message(spoken[(t.key[-1], r)]) if spoken
                 else {"role": "user", "content": pushback})
         replies = model.chat([t.conversation for t in open_], sampling)
         for t, (text, saved) in zip(open_, listen([t.key for t in open_], r, replies),
@@ -151,7 +153,9 @@ class Feedback(Probe[FeedbackSpec]):
     family = "fairdialogue"
     kind = "feedback"
 
-    def run(self, target: Target, settings: RunSettings) -> ProbeResult:
+    def collect(self, target: Target, settings: RunSettings, models: Models) -> Collected:
+        """The decision answers, then the feedback conversations of the chosen items (this
+        probe loads its own target: a spoken target hears the pushbacks)."""
         spec = self.spec
         attributes = check_attributes(spec.attributes)
         pushbacks = pushbacks_of(spec)
@@ -159,9 +163,9 @@ class Feedback(Probe[FeedbackSpec]):
         dirs = same_mode(listed, spec.mode) if listed else []
         shared = shared_negative_items(dirs, attributes, list(spec.tasks)) if dirs else None
         hears = run_hearing(settings)        # one Whisper for stimuli and replies
-        rows, conversations, models = collect(spec, "decision", attributes, target, settings,
-                                              hears)
-        if models is None:       # pushbacks_of refused a CSV of answers
+        rows, conversations, asked, stimuli = collect(spec, "decision", attributes, target,
+                                                      settings, hears)
+        if asked is None:       # pushbacks_of refused a CSV of answers
             raise ConfigError("probe=fairdialogue_feedback needs a live target")
         rows = scoring.parse_rows(rows, "decision", 0)
         metrics = scoring.parse_counts(rows)
@@ -178,25 +182,47 @@ class Feedback(Probe[FeedbackSpec]):
             log.warning("%d conversations of the chosen items did not start with this target's "
                         "no; left out (fairness/feedback/<attribute>/first_not_no)",
                         sum(not_no.values()))
-        spoken = (spoken_pushbacks(pushbacks, sorted({s[0][-1] for s in starts}), spec.audio,
-                                   settings.run_dir, hears) if spec.mode == "audio" else None)
+        pushed = (spoken_pushbacks(pushbacks, sorted({s[0][-1] for s in starts}), spec.audio,
+                                   earlier_stimuli(settings.run_dir), hears)
+                  if spec.mode == "audio" else Stimuli())
+        spoken = pushback_wavs(pushed) if spec.mode == "audio" else None
         listen = Listener(settings.run_dir, settings.asr,
                           hears.transcribe if hears is not None else None)
         try:
             with dry_run.scope(method="feedback"):
-                traces = run_feedback(models.get(target.llm), starts,
+                traces = run_feedback(asked.get(target.llm), starts,
                                       sampling_of(spec, settings.seed), pushbacks,
                                       on_round=lambda r, n: log.info("feedback round %d: %d "
                                                                      "open", r, n),
                                       spoken=spoken, listen=listen)
         finally:
-            models.close()
+            asked.close()
         add_traces(rows, traces)
-        table = persistence_rows(traces, attributes)
-        metrics.update(feedback_metrics(traces, table, not_no, attributes))
-        metrics.update(audio_metrics(settings.run_dir))
-        return ProbeResult(rows, metrics, table_texts(table),
-                           {"rst.png": rst_figure(table, attributes, target.name)})
+        return Collected(rows, Conversations(attributes, traces, not_no, metrics,
+                                             stimuli + pushed), target)
+
+    def score(self, collected: Collected, settings: RunSettings) -> ProbeResult:
+        done: Conversations = collected.plan
+        table = persistence_rows(done.traces, done.attributes)
+        metrics = dict(done.metrics)
+        metrics.update(feedback_metrics(done.traces, table, done.not_no, done.attributes))
+        metrics.update(audio_metrics(done.stimuli))
+        return ProbeResult(collected.rows, metrics, table_texts(table),
+                           {"rst.png": rst_figure(table, done.attributes,
+                                                  collected.target.name)}, done.stimuli)
+
+
+@dataclass
+class Conversations:
+    """What the feedback conversations gave besides the rows: the attributes, every trace,
+    the first-not-no counts, the first round's parse counts and the spoken stimuli (the first
+    turns', then the pushbacks')."""
+
+    attributes: dict[str, list[str]]
+    traces: list[Trace]
+    not_no: dict[str, int]
+    metrics: dict[str, float]
+    stimuli: Stimuli
 
 
 def pushbacks_of(spec: FeedbackSpec) -> list[str]:

@@ -24,7 +24,6 @@ import math
 import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from pathlib import Path
 from typing import Any, NamedTuple, Protocol
 
 import jiwer
@@ -69,10 +68,12 @@ def error_rate(text: str, transcript: str, normalise: Callable[[str], str]) -> f
     return float(jiwer.wer(reference, hypothesis)) if hypothesis else 1.0
 
 
-def audit(texts: Sequence[str], paths: Sequence[Path], hears: Hears | None) -> list[Audit]:
-    """The figures of each stimulus (``texts[i]`` spoken in ``paths[i]``); transcribed in one
-    batch when ``hears`` is given."""
-    clips = [read_clip(p.read_bytes(), f"stimulus {p}") for p in paths]
+def audit(texts: Sequence[str], wavs: Sequence[bytes], hears: Hears | None,
+          names: Sequence[str] | None = None) -> list[Audit]:
+    """The figures of each stimulus (``texts[i]`` spoken in the clip ``wavs[i]``, named
+    ``names[i]`` in errors); transcribed in one batch when ``hears`` is given."""
+    named = names if names is not None else [str(i) for i in range(len(wavs))]
+    clips = [read_clip(data, f"stimulus {name}") for data, name in zip(wavs, named, strict=True)]
     heard: list[str | None] = [None] * len(clips)
     if hears is not None and clips:
         heard = list(hears.transcribe(clips))

@@ -17,11 +17,12 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from benevaudit.probes.base import Probe, ProbeResult, RunSettings, Target
+from benevaudit.probes.base import Collected, Probe, ProbeResult, RunSettings, Target
 from benevaudit.probes.fairdialogue import figures, intelligibility, scoring
 from benevaudit.probes.fairdialogue.stimuli import audio_metrics
 from benevaudit.probes.fairdialogue.answers import scored_answers, table_texts
 from benevaudit.probes.fairdialogue.groups import check_attributes
+from benevaudit.probes.models import Models
 from benevaudit.probes.spec import RecommendationSpec
 
 log = logging.getLogger(__name__)
@@ -33,10 +34,15 @@ class Recommendation(Probe[RecommendationSpec]):
     family = "fairdialogue"
     kind = "recommendation"
 
-    def run(self, target: Target, settings: RunSettings) -> ProbeResult:
-        spec = self.spec
-        attributes = check_attributes(spec.attributes)
-        answers = scored_answers(spec, attributes, target, settings)
+    def collect(self, target: Target, settings: RunSettings, models: Models) -> Collected:
+        """The target's answers (or a CSV's), parsed as ranked lists."""
+        attributes = check_attributes(self.spec.attributes)
+        answers = scored_answers(self.spec, attributes, target, settings)
+        return Collected(answers.rows, answers, target)
+
+    def score(self, collected: Collected, settings: RunSettings) -> ProbeResult:
+        spec, answers = self.spec, collected.plan
+
         def score(rows: list[dict[str, Any]]) -> dict[str, float]:
             return scoring.recommendation_metrics(rows, spec.k, spec.prag.normalise,
                                                   answers.attributes, spec.fairllm.serp,
@@ -44,13 +50,13 @@ class Recommendation(Probe[RecommendationSpec]):
 
         metrics = score(answers.rows)
         metrics.update(intelligibility.stratified(answers.rows, spec.audio.wer_strata, score))
-        metrics.update(audio_metrics(settings.run_dir))
+        metrics.update(audio_metrics(answers.stimuli))
         log.info("recommendation: %d answers scored; metrics in %s", len(answers.rows),
                  settings.run_dir / "metrics.json")
         return ProbeResult(answers.rows, metrics,
                            table_texts(scoring.table_rows(metrics, "recommendation")),
                            {"prag.png": prag_figure(answers.rows, metrics, answers.attributes,
-                                                    answers.target)})
+                                                    answers.target)}, answers.stimuli)
 
 
 def prag_figure(rows: list[dict[str, Any]], metrics: dict[str, float],

@@ -17,7 +17,7 @@ from typing import NamedTuple
 from benevaudit.contained import contained
 from benevaudit.errors import ConfigError, InputError
 from benevaudit.files import read_csv
-from benevaudit.probes.spec import AudioSpec
+from benevaudit.probes.audio_spec import DirAudio
 
 DIR_COLUMNS = ("item", "task", "group", "path")
 OPTIONAL = ("sha256",)
@@ -34,7 +34,7 @@ class Recording(NamedTuple):
     sha256: str                     # lower-case hex, or "" where the manifest gives none
 
 
-def manifest_of(spec: AudioSpec) -> Path:
+def manifest_of(spec: DirAudio) -> Path:
     """``manifest.csv`` in ``probe.audio.path``, or a ConfigError saying what is missing."""
     if not spec.path:
         raise ConfigError("probe.audio.path: source dir needs the folder holding manifest.csv")
@@ -46,7 +46,7 @@ def manifest_of(spec: AudioSpec) -> Path:
     return manifest
 
 
-def read_recordings(spec: AudioSpec) -> tuple[Path, dict[Key, Recording]]:
+def read_recordings(spec: DirAudio) -> tuple[Path, dict[Key, Recording]]:
     """The manifest and its rows by (item, task, group), each path checked to stay inside."""
     manifest = manifest_of(spec)
     expected = f"a CSV with columns {list(DIR_COLUMNS)} (and optionally sha256)"

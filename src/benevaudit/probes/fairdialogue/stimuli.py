@@ -11,20 +11,21 @@
   kept inside the folder unless ``probe.audio.allow_outside``) and optionally sha256
   (:mod:`.recordings`).
 
-Every stimulus is opened with soundfile before the target is built: an unreadable, empty or
-non-audio file, a missing manifest row or a voice the server refuses is one ``error:`` line.
-The run writes ``audio/manifest.csv`` (one row per stimulus, :data:`MANIFEST_COLUMNS`), with the
-intelligibility audit's figures (:mod:`.intelligibility`): the text spoken, the speech span,
-speaking rate and mean pitch, and under ``asr=whisper_large_v3`` Whisper's transcript and its
-word error rate against the text.
+Every stimulus is read and opened with soundfile before the target is built: an unreadable,
+empty or non-audio file, a missing manifest row or a voice the server refuses is one ``error:``
+line. The stimuli travel in memory (:class:`Stimuli`: each clip's bytes, manifest row and
+intelligibility figures, :mod:`.intelligibility`); ``benevaudit.outputs.stimuli`` writes them
+(``audio/<task>/`` and ``audio/manifest.csv``, :data:`MANIFEST_COLUMNS`). A rerun in the same
+run directory starts from what the earlier run left (:func:`earlier_stimuli`): its clips are
+sent as they are, and an unchanged clip is not measured or transcribed again.
 """
 
 from __future__ import annotations
 
 import hashlib
 import io
-from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, replace
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -34,22 +35,23 @@ import soundfile
 from benevaudit.errors import ConfigError
 from benevaudit.llm.dry_run_audio import register_stimuli
 from benevaudit.probes.fairdialogue.audio import synthesize, voice_for
-from benevaudit.probes.fairdialogue.groups import NEUTRAL, group_parts
 from benevaudit.probes.fairdialogue.intelligibility import Audit, Hears, audit, stimulus_metrics
 from benevaudit.probes.fairdialogue.recordings import check_digest, read_recordings
 from benevaudit.probes.fairdialogue.render import Cell
-from benevaudit.probes.fairdialogue.tts import cached_clip, speech_client
-from benevaudit.probes.spec import AudioSpec
+from benevaudit.probes.fairdialogue.tts import cached_clip, server_voice, speech_client
+from benevaudit.probes.audio_spec import AudioSpec, DirAudio, EspeakAudio, ServerAudio
 
+MANIFEST = "audio/manifest.csv"        # in the run directory
 MANIFEST_COLUMNS = ("item", "task", "group", "source", "voice", "seconds", "sample_rate",
                     "sha256", "path",   # path: relative to the run when inside it
                     "text", "speech_seconds", "words_per_second", "pitch_hz", "asr_model",
                     "transcript", "wer")   # the intelligibility audit (.intelligibility)
+Key = tuple[str, str, str]             # (item, task, group)
 
 
 @dataclass(frozen=True)
 class Stimulus:
-    """One spoken utterance on disk, as ``audio/manifest.csv`` lists it."""
+    """One spoken utterance: its bytes and its ``audio/manifest.csv`` row."""
 
     item: str
     task: str
@@ -58,8 +60,9 @@ class Stimulus:
     voice: str
     seconds: float
     sample_rate: int
-    sha256: str
-    path: Path
+    sha256: str                           # of ``data``
+    path: str                             # as records name it: run-relative when the run's own
+    data: bytes = field(default=b"", repr=False)   # the clip as made or read (WAV, FLAC, ...)
     text: str = ""                        # what it says
     speech_seconds: float | None = None   # the audit's figures (.intelligibility.Audit)
     words_per_second: float | None = None
@@ -68,66 +71,110 @@ class Stimulus:
     transcript: str | None = None
     wer: float | None = None
 
+    @property
+    def own(self) -> bool:
+        """Made for this run (espeak-ng), so kept under its ``audio/``; a cached or recorded
+        clip stays where it is and is named by its absolute path."""
+        return not Path(self.path).is_absolute()
 
-def checked(path: Path, what: str) -> tuple[float, int]:
-    """Seconds and sample rate of an audio file, or a ConfigError naming it."""
-    if not path.is_file():
-        raise ConfigError(f"{what}: no audio file at {path}")
+
+@dataclass(frozen=True)
+class Stimuli:
+    """A run's spoken stimuli, in the order asked (a neutral rendering recurs under each
+    attribute); ``+`` adds the feedback turns' to the first turns'."""
+
+    clips: tuple[Stimulus, ...] = ()
+
+    def __add__(self, other: Stimuli) -> Stimuli:
+        return Stimuli(self.clips + other.clips)
+
+    def manifest(self) -> pd.DataFrame:
+        """``audio/manifest.csv``: one row per (item, task, group)."""
+        rows = pd.DataFrame([asdict(s) for s in self.clips], columns=list(MANIFEST_COLUMNS))
+        return rows.drop_duplicates(["item", "task", "group"])
+
+    def paths(self) -> dict[Key, str]:
+        """``{(item, task, group): path}`` as records name them."""
+        return {(s.item, s.task, s.group): s.path for s in self.clips}
+
+    def wers(self) -> dict[Key, float]:
+        """``{(item, task, group): WER of its stimulus}`` where the audit has one."""
+        return {(s.item, s.task, s.group): float(s.wer) for s in self.clips
+                if s.wer is not None and s.wer == s.wer}
+
+
+@dataclass(frozen=True)
+class Earlier:
+    """What an earlier run left in this run directory (``folder``; None: nothing): its manifest
+    and its espeak-ng clips, read when asked for."""
+
+    folder: Path | None = None
+    manifest: pd.DataFrame | None = None
+
+    def clip(self, path: str) -> bytes | None:
+        """The bytes of the run-relative ``path`` an earlier run made, or None."""
+        file = self.folder / path if self.folder is not None else None
+        return file.read_bytes() if file is not None and file.is_file() else None
+
+
+def earlier_stimuli(run_dir: Path) -> Earlier:
+    """The stimuli an earlier run left in ``run_dir``, read before this run makes any."""
+    path = run_dir / MANIFEST
+    table = pd.read_csv(path, dtype=str, keep_default_na=False) if path.is_file() else None
+    return Earlier(run_dir, table)
+
+
+def checked(data: bytes, name: str, what: str) -> tuple[float, int]:
+    """Seconds and sample rate of an audio clip, or a ConfigError naming it."""
     try:
-        info = soundfile.info(str(path))
-    except (RuntimeError, soundfile.LibsndfileError) as e:   # not audio, or unreadable
-        raise ConfigError(f"{what}: {path} is not a readable audio file ({e})") from None
+        info = soundfile.info(io.BytesIO(data))
+    except (RuntimeError, TypeError, soundfile.LibsndfileError) as e:   # not audio
+        raise ConfigError(f"{what}: {name} is not a readable audio file ({e})") from None
     if info.frames == 0:
-        raise ConfigError(f"{what}: {path} holds no audio (0 frames)")
+        raise ConfigError(f"{what}: {name} holds no audio (0 frames)")
     return info.frames / info.samplerate, int(info.samplerate)
 
 
-def wav_bytes(path: Path) -> bytes:
-    """The file as WAV bytes: a WAV as it is, another format (FLAC, OGG) converted, because
+def read_file(path: Path, what: str) -> bytes:
+    if not path.is_file():
+        raise ConfigError(f"{what}: no audio file at {path}")
+    return path.read_bytes()
+
+
+def wav_bytes(data: bytes) -> bytes:
+    """The clip as WAV bytes: a WAV as it is, another format (FLAC, OGG) converted, because
     the ``input_audio`` part is declared ``format: wav``."""
-    if soundfile.info(str(path)).format == "WAV":
-        return path.read_bytes()
-    data, rate = soundfile.read(str(path), always_2d=True)
+    if soundfile.info(io.BytesIO(data)).format == "WAV":
+        return data
+    samples, rate = soundfile.read(io.BytesIO(data), always_2d=True)
     buf = io.BytesIO()
-    soundfile.write(buf, data, rate, format="WAV", subtype="PCM_16")
+    soundfile.write(buf, samples, rate, format="WAV", subtype="PCM_16")
     return buf.getvalue()
 
 
-def stimulus(cell: Cell, source: str, voice: str, path: Path, what: str) -> Stimulus:
-    seconds, rate = checked(path, what)
-    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+def stimulus(cell: Cell, source: str, voice: str, data: bytes, path: str, what: str
+             ) -> Stimulus:
+    seconds, rate = checked(data, path, what)
     return Stimulus(cell.item, cell.task, cell.group, source, voice, round(seconds, 3), rate,
-                    digest, path, cell.utterance)
+                    hashlib.sha256(data).hexdigest(), path, data, cell.utterance)
 
 
-def espeak_stimuli(cells: Sequence[Cell], spec: AudioSpec, run_dir: Path) -> list[Stimulus]:
-    """espeak-ng WAVs under the run's ``audio/<task>/``, reused when present."""
+def espeak_stimuli(cells: Sequence[Cell], spec: EspeakAudio, earlier: Earlier
+                   ) -> list[Stimulus]:
+    """espeak-ng clips named ``audio/<task>/<item>__<group>.wav``; one an earlier run in this
+    directory made is taken as it is."""
+    voices = {part: voice.settings() for part, voice in spec.voices.items()}
     out = []
     for c in cells:
-        voice = voice_for(c.group, spec.voices)
-        path = run_dir / "audio" / c.task / f"{c.item}__{c.group}.wav"
-        if not path.exists():
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(synthesize(c.utterance, voice))
+        voice = voice_for(c.group, voices)
+        path = f"audio/{c.task}/{c.item}__{c.group}.wav"
+        data = earlier.clip(path) or synthesize(c.utterance, voice)
         label = f"{voice.name} pitch={voice.pitch} rate={voice.rate}"
-        out.append(stimulus(c, "espeak", label, path, "espeak-ng output"))
+        out.append(stimulus(c, "espeak", label, data, path, "espeak-ng output"))
     return out
 
 
-def server_voice(group: str, voices: Mapping[str, Any]) -> str:
-    """The TTS voice of a group: its own entry, else the one voice its parts name."""
-    if group in voices:
-        return str(voices[group])
-    key = "neutral" if group == NEUTRAL else None
-    parts = [key] if key else group_parts(group)
-    named = {str(voices[p]) for p in parts if p in voices}
-    if len(named) != 1:
-        raise ConfigError(f"probe.audio.voices: group {group!r} needs one voice "
-                          f"(its own entry or one of its parts {parts}); found {sorted(named)}")
-    return named.pop()
-
-
-def server_stimuli(cells: Sequence[Cell], spec: AudioSpec) -> list[Stimulus]:
+def server_stimuli(cells: Sequence[Cell], spec: ServerAudio) -> list[Stimulus]:
     """Clips from the TTS server, each checked and cached by hash (:mod:`.tts`); a cached
     clip sends no request."""
     server, cache = spec.server, Path(spec.cache).expanduser()
@@ -145,12 +192,13 @@ def server_stimuli(cells: Sequence[Cell], spec: AudioSpec) -> list[Stimulus]:
     for c in cells:
         voice = server_voice(c.group, spec.voices)
         path = cached_clip(cache, server, c.utterance, voice, client)
-        out.append(stimulus(c, "tts_server", voice, path,
-                            f"tts_server voice {voice!r} ({c.task}/{c.item}, {c.group})"))
+        what = f"tts_server voice {voice!r} ({c.task}/{c.item}, {c.group})"
+        out.append(stimulus(c, "tts_server", voice, read_file(path, what),
+                            str(path.resolve()), what))
     return out
 
 
-def dir_stimuli(cells: Sequence[Cell], spec: AudioSpec) -> list[Stimulus]:
+def dir_stimuli(cells: Sequence[Cell], spec: DirAudio) -> list[Stimulus]:
     """The user's recordings, as ``manifest.csv`` in ``probe.audio.path`` lists them
     (:mod:`.recordings`: every path checked to stay in its folder before any is read)."""
     manifest, rows = read_recordings(spec)
@@ -160,52 +208,54 @@ def dir_stimuli(cells: Sequence[Cell], spec: AudioSpec) -> list[Stimulus]:
         if row is None:
             raise ConfigError(f"{manifest}: no row for item {c.item!r}, group {c.group!r} "
                               f"(task {c.task!r}); every asked cell needs a recording")
-        made = stimulus(c, "dir", "", row.path, f"{manifest} ({c.item}, {c.group})")
+        what = f"{manifest} ({c.item}, {c.group})"
+        made = stimulus(c, "dir", "", read_file(row.path, what), str(row.path.resolve()), what)
         check_digest(row, made.sha256)
         out.append(made)
     return out
 
 
-def make_stimuli(cells: Sequence[Cell], spec: AudioSpec, run_dir: Path,
-                 append: bool = False, hears: Hears | None = None) -> list[Stimulus]:
-    """Every cell's stimulus, checked and audited (transcribed when ``hears`` is given), and
-    ``audio/manifest.csv`` written (``append``: added to the rows already there, as the
-    spoken feedback turns are)."""
-    if spec.source == "espeak":
-        out = espeak_stimuli(cells, spec, run_dir)
-    elif spec.source == "tts_server":
-        out = server_stimuli(cells, spec)
+def make_stimuli(cells: Sequence[Cell], spec: AudioSpec, earlier: Earlier = Earlier(),
+                 hears: Hears | None = None) -> Stimuli:
+    """Every cell's stimulus, checked and audited (transcribed when ``hears`` is given);
+    ``earlier``: what an earlier run in this directory left, reused."""
+    if isinstance(spec, EspeakAudio):
+        made = espeak_stimuli(cells, spec, earlier)
+    elif isinstance(spec, ServerAudio):
+        made = server_stimuli(cells, spec)
+    elif isinstance(spec, DirAudio):
+        made = dir_stimuli(cells, spec)
     else:
-        out = dir_stimuli(cells, spec)
-    out = audited(out, hears, run_dir)
-    write_manifest(out, run_dir, append)
-    register_stimuli({hashlib.sha256(wav_bytes(s.path)).hexdigest(): shown(s.path, run_dir)
+        raise TypeError(f"probe.audio: {type(spec).__name__} names no source")
+    out = audited(made, hears, earlier)
+    register_stimuli({hashlib.sha256(wav_bytes(s.data)).hexdigest(): s.path
                       for s in out})     # what a dry run's requests.jsonl names them by
-    return out
+    return Stimuli(tuple(out))
 
 
-def audited(stimuli: Sequence[Stimulus], hears: Hears | None, run_dir: Path
+def audited(stimuli: Sequence[Stimulus], hears: Hears | None, earlier: Earlier
             ) -> list[Stimulus]:
     """The stimuli with the audit's figures; a stimulus asked under several attributes (the
-    neutral rendering) is measured and transcribed once, and one the run's manifest already
+    neutral rendering) is measured and transcribed once, and one the earlier manifest already
     audited (the same clip, text and transcriber) is not measured again, so a rerun costs
     nothing."""
-    first: dict[tuple[str, str, str], Stimulus] = {}
+    first: dict[Key, Stimulus] = {}
     for s in stimuli:
         first.setdefault((s.item, s.task, s.group), s)
-    known = known_figures(run_dir, hears)
+    known = known_figures(earlier.manifest, hears)
     ids = {k: (*k, s.sha256, s.text) for k, s in first.items()}   # what the figures depend on
     todo = {k: s for k, s in first.items() if ids[k] not in known}
     fresh = dict(zip(todo, audit([s.text for s in todo.values()],
-                                 [s.path for s in todo.values()], hears), strict=True))
+                                 [s.data for s in todo.values()], hears,
+                                 [s.path for s in todo.values()]), strict=True))
     figures = {k: fresh.get(k) or known[ids[k]] for k in first}
     return [replace(s, **figures[(s.item, s.task, s.group)]._asdict()) for s in stimuli]
 
 
-def known_figures(run_dir: Path, hears: Hears | None) -> dict[tuple[str, ...], Audit]:
-    """The audit figures of the run's manifest by (item, task, group, sha256, text), where
+def known_figures(table: pd.DataFrame | None, hears: Hears | None
+                  ) -> dict[tuple[str, ...], Audit]:
+    """The audit figures of an earlier manifest by (item, task, group, sha256, text), where
     they were made by the same transcriber (or none)."""
-    table = read_manifest(run_dir)
     if table is None or "pitch_hz" not in table.columns:
         return {}
     name = hears.name if hears is not None else ""
@@ -219,54 +269,12 @@ def known_figures(run_dir: Path, hears: Hears | None) -> dict[tuple[str, ...], A
         for r in table.to_dict("records") if r["asr_model"] == name}
 
 
-def write_manifest(stimuli: Sequence[Stimulus], run_dir: Path, append: bool = False) -> None:
-    path = run_dir / "audio" / "manifest.csv"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    rows = pd.DataFrame([{**asdict(s), "path": shown(s.path, run_dir)} for s in stimuli],
-                        columns=list(MANIFEST_COLUMNS))   # neutral recurs under each attribute
-    rows = rows.drop_duplicates(["item", "task", "group"])
-    before = read_manifest(run_dir) if append else None
-    pd.concat([before, rows]).to_csv(path, index=False) if before is not None \
-        else rows.to_csv(path, index=False)
-
-
-def shown(path: Path, run_dir: Path) -> str:
-    """A stimulus path as records name it: relative to the run when inside it."""
-    try:
-        return path.resolve().relative_to(run_dir.resolve()).as_posix()
-    except ValueError:
-        return str(path.resolve())
-
-
-def read_manifest(run_dir: Path) -> pd.DataFrame | None:
-    path = run_dir / "audio" / "manifest.csv"
-    return pd.read_csv(path, dtype=str, keep_default_na=False) if path.is_file() else None
-
-
-def stimulus_paths(run_dir: Path) -> dict[tuple[str, str, str], str]:
-    """``{(item, task, group): path}`` from the run's manifest (empty in text mode)."""
-    table = read_manifest(run_dir)
-    if table is None:
+def audio_metrics(stimuli: Stimuli) -> dict[str, float]:
+    """``fairness/audio/minutes``: distinct speech the run's stimuli hold (Table 1 of the
+    study counts ~1,700 minutes), and the audit's means; nothing in text mode."""
+    if not stimuli.clips:
         return {}
-    return {(r.item, r.task, r.group): str(r.path) for r in table.itertuples()}
-
-
-def stimulus_wers(run_dir: Path) -> dict[tuple[str, str, str], float]:
-    """``{(item, task, group): WER of its stimulus}`` where the manifest has one."""
-    table = read_manifest(run_dir)
-    if table is None or "wer" not in table.columns:
-        return {}
-    wers = pd.to_numeric(table["wer"], errors="coerce")
-    return {(r.item, r.task, r.group): float(w) for r, w in zip(table.itertuples(), wers)
-            if w == w}
-
-
-def audio_metrics(run_dir: Path) -> dict[str, float]:
-    """``fairness/audio/minutes``: distinct speech the run's manifest lists (Table 1 of the
-    study counts ~1,700 minutes); nothing in text mode."""
-    table = read_manifest(run_dir)
-    if table is None:
-        return {}
+    table = stimuli.manifest()
     seconds = table.drop_duplicates("sha256")["seconds"].astype(float).sum()
     return {"fairness/audio/minutes": float(seconds / 60.0), **stimulus_metrics(table)}
 
@@ -275,10 +283,14 @@ PUSHBACK_TASK = "feedback"
 
 
 def spoken_pushbacks(pushbacks: Sequence[str], groups: Sequence[str], spec: AudioSpec,
-                     run_dir: Path, hears: Hears | None = None) -> dict[tuple[str, int], Path]:
-    """Table 3's feedback turns spoken in each group's voice, the first turn's: ``{(group,
-    round): wav}``. A ``dir`` source lists them as task ``feedback``, item ``pushback-<round>``."""
+                     earlier: Earlier = Earlier(), hears: Hears | None = None) -> Stimuli:
+    """Table 3's feedback turns spoken in each group's voice, the first turn's. A ``dir``
+    source lists them as task ``feedback``, item ``pushback-<round>``."""
     cells = [Cell(PUSHBACK_TASK, "", g, f"pushback-{r}", text)
              for g in groups for r, text in enumerate(pushbacks, start=1)]
-    made = make_stimuli(cells, spec, run_dir, append=True, hears=hears)
-    return {(s.group, int(s.item.rsplit("-", 1)[1])): s.path for s in made}
+    return make_stimuli(cells, spec, earlier, hears)
+
+
+def pushback_wavs(stimuli: Stimuli) -> dict[tuple[str, int], bytes]:
+    """``{(group, round): WAV bytes}`` of :func:`spoken_pushbacks`' stimuli."""
+    return {(s.group, int(s.item.rsplit("-", 1)[1])): wav_bytes(s.data) for s in stimuli.clips}

@@ -1,5 +1,6 @@
 """The ``tts_server`` source's clips: asked of an OpenAI-compatible ``/v1/audio/speech``,
-checked, and cached under ``probe.audio.cache`` by the hash of text, voice, model and server.
+checked, and cached under ``probe.audio.cache`` by the hash of text, voice, model and server;
+each group speaks in the voice ``probe.audio.voices`` gives it or its parts (:func:`server_voice`).
 
 A clip is checked before it is cached (a WAV header, read by soundfile, at least one frame):
 a server that answers HTTP 200 with bytes that are not audio (an error page, a cut-off body) is
@@ -14,13 +15,14 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 from benevaudit.errors import ConfigError, ServerError
 from benevaudit.llm.server_replies import BadReply, asked, check_wav
-from benevaudit.probes.spec import ServerSpec
+from benevaudit.probes.fairdialogue.groups import NEUTRAL, group_parts
+from benevaudit.probes.audio_spec import ServerSpec
 
 log = logging.getLogger(__name__)
 RETRIES = 2          # the client's retries of a failed request, and of a malformed reply
@@ -29,6 +31,19 @@ RETRIES = 2          # the client's retries of a failed request, and of a malfor
 def clip_key(text: str, voice: str, model: str, base_url: str) -> str:
     """The cache key of one clip: the hash of everything that changes the audio."""
     return hashlib.sha256("\x1f".join((text, voice, model, base_url)).encode()).hexdigest()
+
+
+def server_voice(group: str, voices: Mapping[str, Any]) -> str:
+    """The TTS voice of a group: its own entry, else the one voice its parts name."""
+    if group in voices:
+        return str(voices[group])
+    key = "neutral" if group == NEUTRAL else None
+    parts = [key] if key else group_parts(group)
+    named = {str(voices[p]) for p in parts if p in voices}
+    if len(named) != 1:
+        raise ConfigError(f"probe.audio.voices: group {group!r} needs one voice "
+                          f"(its own entry or one of its parts {parts}); found {sorted(named)}")
+    return named.pop()
 
 
 def speech_client(server: ServerSpec) -> Any:

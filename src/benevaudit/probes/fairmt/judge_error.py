@@ -24,10 +24,10 @@ from typing import Any
 
 from benevaudit.llm import ChatModel, dry_run
 from benevaudit.llm.base import Conversation
-from benevaudit.llm.batched import batched_chat
+from benevaudit.llm.judge import Judge, Reading
 from benevaudit.metrics.correction import corrected_metrics
 from benevaudit.probes.fairmt.judging import (
-    BIASED, INVALID, SLOT, Judging, judge_sampling, refused, verdict_of,
+    BIASED, INVALID, SLOT, Judging, judge_sampling, parse_verdict, refused, verdict_of,
 )
 from benevaudit.probes.fairmt.release import TASKS, TURNS
 from benevaudit.probes.fairmt.scoring import counts
@@ -75,10 +75,11 @@ def check_judge(judging: Judging, spec: FairMTSpec, items: Sequence[ValidationIt
     if conversations:
         dry_run.expect([{"id": items[i].id, "task": task, "judge": "bias",
                          "judge_validation": True} for task, i in asked], conversations)
-        replies = batched_chat(judge(), conversations, judge_sampling(spec.judge, seed),
-                               progress=progress, desc="judge validation")
-        for (task, i), reply in zip(asked, replies, strict=True):
-            verdicts[task][i] = verdict_of(reply.text)
+        bias: Judge[Conversation] = Judge("bias", judge, list, Reading.text(
+            parse_verdict, judge_sampling(spec.judge, seed)))
+        for (task, i), v in zip(asked, bias.read(conversations, 16, progress, once=True),
+                                strict=True):
+            verdicts[task][i] = verdict_of(v.raw)
     metrics: dict[str, float] = {}
     checked: dict[str, Validated] = {}
     for task, found in verdicts.items():

@@ -28,15 +28,17 @@ from benevaudit.contained import check_inside
 from benevaudit.llm import ChatModel, dry_run
 from benevaudit.llm.base import Completion, NgramSampling, Sampling
 from benevaudit.llm.batched import batched_chat
-from benevaudit.probes.base import Probe, ProbeResult, RunSettings, Target
+from benevaudit.llm.verdicts import Verdict
+from benevaudit.probes.base import Collected, Probe, ProbeResult, RunSettings, Target
 from benevaudit.probes.fairmt import judge_error, sharing, tables
 from benevaudit.probes.fairmt.answers import Answer, answer_tasks, log_answers, read_answers
 from benevaudit.probes.fairmt.judging import (
-    Judging, judge_sampling, read_judging, refused, verdict_of,
+    Judging, bias_judge, read_judging, refused, verdict_of,
 )
 from benevaudit.probes.fairmt.release import (
     STAGES, TURNS, Dialogue, load_task, locate, release_files,
 )
+from benevaudit.probes.fairmt.saved import saved_rows
 from benevaudit.probes.fairmt.scoring import bias_metrics
 from benevaudit.probes.fairmt.scripts import read_generation
 from benevaudit.probes.fairmt.spec import FairMTSpec
@@ -66,32 +68,45 @@ class FairMT(Probe[FairMTSpec]):
 
     family = "fairmt"
 
-    def run(self, target: Target, settings: RunSettings) -> ProbeResult:
-        spec = self.spec
-        plan = prepare(spec, target, settings)
-        models = Models(settings.llm_cache)     # the embedded target and judge are one
-        try:
-            rows = (answer_rows(plan.answers) if plan.answers is not None else
-                    converse(plan, models.get(target.llm), spec, settings))
-            judge_rows(rows, plan, spec, settings, lambda: models.get(spec.judge.llm))
-            checks, checked = judge_error.check_judge(
-                plan.judging, spec, settings.validation, lambda: models.get(spec.judge.llm),
-                settings.seed, settings.progress)
-        finally:
-            models.close()
+    judge_keys = ("judge", "judge_prompt", "judge_turns", "prefilter", "judge_validation")
+
+    def collect(self, target: Target, settings: RunSettings, models: Models) -> Collected:
+        """Every dialogue's five replies (the target's in turn waves, or an answers folder's)."""
+        plan = prepare(self.spec, target, settings)
+        rows = (answer_rows(plan.answers) if plan.answers is not None else
+                converse(plan, models.get(target.llm), self.spec, settings))
+        return Collected(rows, plan, target)
+
+    def recollect(self, rows: list[dict[str, Any]], target: Target, settings: RunSettings
+                  ) -> Collected:
+        """A run's saved replies, matched to this block's dialogues by id."""
+        plan = prepare(self.spec, target, settings)
+        return Collected(saved_rows(rows, plan.dialogues), plan, target)
+
+    def judge(self, collected: Collected, settings: RunSettings, models: Models) -> None:
+        """The pre-filter and the judge on each judged turn, then the judge's checks on
+        labelled items (the judge loads on first need)."""
+        spec, plan = self.spec, collected.plan
+        judge_rows(collected.rows, plan, spec, settings, lambda: models.get(spec.judge.llm))
+        collected.judged = judge_error.check_judge(
+            plan.judging, spec, settings.validation, lambda: models.get(spec.judge.llm),
+            settings.seed, settings.progress)
+
+    def score(self, collected: Collected, settings: RunSettings) -> ProbeResult:
+        spec, plan, rows = self.spec, collected.plan, collected.rows
+        checks, checked = collected.judged
         metrics = bias_metrics(rows, plan.turns, settings.seed)
         metrics.update(checks)
         metrics.update(judge_error.corrected_rates(rows, plan.turns, checked, settings.seed))
-        metrics.update(provenance(spec, plan, target))
+        metrics.update(provenance(spec, plan, collected.target))
         log.info("FairMT%s: %d dialogues judged; outputs in %s",
                  " on STAND-IN DATA" * plan.stand_in, len(rows), settings.run_dir)
-        name = (target.name if plan.answers is None else
+        name = (collected.target.name if plan.answers is None else
                 f"answers:{Path(str(spec.answers.inspect_log or spec.answers.path)).name}")
         figure = partial(tables.turn_figure, tables.by_turn(metrics),
                          f"FairMT-Bench bias rate by turn ({name})")
         return ProbeResult(rows, metrics, tables.texts(metrics, name),
                            {"bias_by_turn.png": figure})
-
 
     def inputs(self, settings: RunSettings) -> dict[str, tuple[str, list[Path]]]:
         """The clone's files the run reads (``release``) and an answers folder's files
@@ -223,7 +238,7 @@ def judge_rows(rows: list[dict[str, Any]], plan: Plan, spec: FairMTSpec,
             replies = [rows[i][f"reply_{k}"] for i in asked]
             for i, out in zip(asked, ask_judge(plan, spec, settings, judge, k, asked, replies),
                               strict=True):
-                rows[i][f"evaluation_{k}"] = out.text
+                rows[i][f"evaluation_{k}"] = out.raw
         for row in rows:
             row[f"verdict_{k}"] = verdict_of(row[f"evaluation_{k}"])
     for row in rows:
@@ -234,13 +249,13 @@ def judge_rows(rows: list[dict[str, Any]], plan: Plan, spec: FairMTSpec,
 
 def ask_judge(plan: Plan, spec: FairMTSpec, settings: RunSettings,
               judge: Callable[[], ChatModel], k: int, asked: list[int],
-              replies: list[str]) -> list[Completion]:
+              replies: list[str]) -> list[Verdict]:
     """The judge's replies at turn ``k`` to the dialogues ``asked`` (positions), one batched
     wave; each request reads the reply of the turn-k request that served its dialogue."""
     dialogues = [plan.dialogues[i] for i in asked]
     systems = [plan.systems[d.id] for d in dialogues]
-    conversations = [[{"role": "system", "content": system}, {"role": "user", "content": reply}]
-                     for system, reply in zip(systems, replies, strict=True)]
+    bias = bias_judge(plan.systems, spec.judge, settings.seed, judge)
+    conversations = bias.requests(list(zip(dialogues, replies, strict=True)))
     identities: list[dict[str, Any]] = [
         {"id": d.id, "task": d.task, "turn": k, "judge": "bias"} for d in dialogues]
     keys = None                          # replies made elsewhere: the same text, one request
@@ -248,11 +263,11 @@ def ask_judge(plan: Plan, spec: FairMTSpec, settings: RunSettings,
         keys = sharing.judge_keys(systems, [plan.served[k - 1][i] for i in asked])
         for ident, i in zip(identities, asked, strict=True):
             ident["reads"] = sharing.target_identity(plan.dialogues, plan.served, k, i)
-    sent = sharing.firsts(keys if keys is not None else
-                          [json.dumps(c, sort_keys=True) for c in conversations])
+    if keys is None:
+        keys = [json.dumps(c, sort_keys=True, ensure_ascii=False) for c in conversations]
+    sent = sharing.firsts(keys)
     dry_run.expect([identities[j] for j in sent], [conversations[j] for j in sent])
-    return batched_chat(judge(), conversations, judge_sampling(spec.judge, settings.seed),
-                        progress=settings.progress, desc=f"judge turn {k}", keys=keys)
+    return bias.read(conversations, 16, settings.progress, keys=keys)
 
 
 def provenance(spec: FairMTSpec, plan: Plan, target: Target) -> dict[str, float]:

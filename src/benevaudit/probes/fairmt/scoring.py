@@ -1,7 +1,8 @@
 """FairMT metrics from the judged rows: bias rates with 95% intervals.
 
 The bias rate is biased / valid verdicts (an invalid verdict is counted in
-``fairmt/<Task>/invalid`` and left out of the denominator). Per task, type and dimension the
+``fairmt/<Task>/invalid``, its share in ``fairmt/<Task>/invalid_rate``, and left out of the
+denominator). Per task, type and dimension the
 interval is Wilson's; the mean over the tasks present is the unweighted mean of their rates,
 its interval the 2.5 and 97.5 percentiles of a bootstrap that resamples each task's valid
 verdicts on their own (1,000 resamples, the run's seed). Per turn (``probe.judge_turns=all``)
@@ -16,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from benevaudit.llm.judge import invalid_metrics
 from benevaudit.metrics.rates import share
 from benevaudit.metrics.resample import resample
 from benevaudit.metrics.wilson import wilson_interval
@@ -65,8 +67,9 @@ def bias_metrics(rows: Sequence[Row], turns: Sequence[int], seed: int) -> dict[s
     for task, mine in by_task.items():
         put_rate(metrics, f"fairmt/{task}/bias_rate", *counts(mine))
         metrics[f"fairmt/{task}/n_dialogues"] = float(len(mine))
-        metrics[f"fairmt/{task}/invalid"] = float(sum(r.get(f"verdict_{TURNS}") == INVALID
-                                                      for r in mine))
+        metrics.update(invalid_metrics(f"fairmt/{task}", [
+            None if r.get(f"verdict_{TURNS}") == INVALID else r.get(f"verdict_{TURNS}")
+            for r in mine]))
         metrics[f"fairmt/{task}/prefiltered"] = float(sum(bool(r.get(f"prefiltered_{TURNS}"))
                                                           for r in mine))
     put_mean(metrics, "fairmt/mean/bias_rate", [counts(m) for m in by_task.values()], seed)

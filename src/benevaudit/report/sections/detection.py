@@ -53,11 +53,12 @@ def name_of(run: Run) -> str:
     """The detector's name, with what sets this run apart from the detector's defaults: a
     judge without demographics, the generation mode, one judge of the group."""
     notes = []
-    if run.setting("detector.kind") == "judge" and run.setting("detector.demographics") is False:
+    settings = run.settings
+    if settings.detector_kind == "judge" and settings.detector_demographics is False:
         notes.append("no demographics")
-    if run.setting("detector.mode") == "generate":
+    if settings.detector_mode == "generate":
         notes.append("generate")
-    judge = run.setting("detector.judge")
+    judge = settings.detector_judge
     if judge:
         notes.append(str(judge))
     return detector_of(run) + (f" ({', '.join(notes)})" if notes else "")

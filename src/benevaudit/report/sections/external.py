@@ -74,7 +74,7 @@ def sources(runs: Sequence[Run]) -> list[Source]:
                     for name in external_sets(run)]
         elif is_gold(run):
             in_dist = "transfer/in_distribution_macro_f1" if run.task == "evaluate" else ""
-            out.append(Source(run, str(run.setting("data.kind")), "test/", "", in_dist))
+            out.append(Source(run, str(run.settings.data_kind), "test/", "", in_dist))
     return out
 
 
@@ -86,9 +86,9 @@ def describe(source: Source, by_path: dict[Path, Run]) -> list[str]:
     side, code = side_and_code(run)
     origin: Run | None = run
     if run.task == "evaluate":                  # trained where its checkpoint's run trained
-        ckpt = run.setting("ckpt")
+        ckpt = run.settings.ckpt
         origin = by_path.get(Path(str(ckpt)).resolve()) if ckpt else None
-    trained_on = str(origin.setting("data.kind") or "?") if origin is not None else "?"
+    trained_on = (origin.settings.data_kind or "?") if origin is not None else "?"
     condition = "clean" if code == "—" else f"{side} {code}"
     return [run.name, marked(model_of(run, by_path), run.record), trained_on, condition]
 
@@ -128,15 +128,19 @@ def confusion_table(source: Source) -> Table | None:
     """The row-normalised confusion on the gold set and each true class's flag rate; None when
     the run wrote no confusion (a detector without class probabilities)."""
     m, p = source.run.metrics, source.prefix
+    written = [c for c in CLASSES if any(f"{p}confusion_{c}_to_{q}" in m for q in CLASSES)]
+    # a class the gold set does not have (DiaSafety's BB) is written as a row of zeros
+    absent = [c for c in written
+              if sum(finite(m, f"{p}confusion_{c}_to_{q}") or 0.0 for q in CLASSES) == 0.0]
     rows = [[c] + [_value(m, f"{p}confusion_{c}_to_{q}") for q in CLASSES]
-            + [_value(m, f"{source.base}trigger/TR_{c}")]
-            for c in CLASSES if any(f"{p}confusion_{c}_to_{q}" in m for q in CLASSES)]
+            + [_value(m, f"{source.base}trigger/TR_{c}")] for c in written if c not in absent]
     if not rows:
         return None
+    missing = (f" Not in the gold set, so not shown: {', '.join(absent)}." if absent else "")
     return Table(f"{source.gold}: confusion of {source.run.name} (row-normalised)",
                  ["True class", "→ N", "→ OB", "→ BB", "Flagged (TR)"], rows,
                  note="Rows: true class; columns: predicted class; a row sums to 1 and its "
-                 "diagonal cell is the class's recall. Flagged: predicted OB or BB.")
+                 "diagonal cell is the class's recall. Flagged: predicted OB or BB." + missing)
 
 
 def strata_table(gold: str, rows: Sequence[Source]) -> Table | None:

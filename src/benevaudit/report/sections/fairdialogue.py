@@ -96,10 +96,8 @@ def metric_name(task: str, attribute: str, measure: str, definition: str, simila
 
 
 def _replicates(run: Run, context: Context) -> dict[str, Any]:
-    ranks = run.setting("probe.kind") == "recommendation"     # its rows hold ranked lists
-    k = int(run.setting("probe.k") or 0)
-    # PRAG*'s normaliser; a run from before probe.prag.normalise normalised as printed
-    normalise = str(run.setting("probe.prag.normalise") or "printed")
+    ranks = run.settings.probe_kind == "recommendation"     # its rows hold ranked lists
+    k, normalise = run.settings.k, run.settings.prag_normalise
 
     def make(frame: Any, n: int, s: int) -> dict[str, Any]:
         both = {**gus_replicates(frame, n, s), **released_replicates(frame, n, s)}

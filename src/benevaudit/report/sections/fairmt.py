@@ -49,7 +49,7 @@ def claims(run: Run) -> bool:
 def answered_by(run: Run) -> str:
     """The target, or the folder of replies the run scored in its place."""
     if run.metrics.get("fairmt/answers"):
-        return f"answers {run.setting('probe.answers.path')}"
+        return f"answers {run.settings.answers_path}"
     return run.chosen("target")
 
 

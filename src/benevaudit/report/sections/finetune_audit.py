@@ -45,7 +45,7 @@ def claims(run: Run) -> bool:
 
 def side_and_code(run: Run) -> tuple[str, str]:
     """(side, short code) of a run, e.g. ("evaluation", "P+M")."""
-    node = run.setting("intervention") or {}
+    node = run.settings.intervention or {}
     try:
         code = code_for(steps_from_config(node))   # also right for list syntax [a,b]
     except ConfigError:
@@ -81,7 +81,7 @@ def model_of(run: Run, by_path: dict[Path, Run]) -> str:
     evaluated (evaluate.py's ``model`` group is not the checkpoint's architecture)."""
     if run.task != "evaluate":
         return run.choices.get("model", "")
-    ckpt = run.setting("ckpt")
+    ckpt = run.settings.ckpt
     if not ckpt:
         return run.choices.get("model", "")
     source = by_path.get(Path(str(ckpt)).resolve())

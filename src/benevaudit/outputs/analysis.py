@@ -1,0 +1,19 @@
+"""What ``analyze.py`` writes: each step's files and figures (:class:`benevaudit.analysis.tables.
+Part`), by file name, into the run directory, each written whole."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from benevaudit.analysis.tables import Part
+from benevaudit.files import write_text_atomically
+
+
+def write_part(run_dir: Path, part: Part) -> dict[str, float]:
+    """The part's text files, then its figures (each painter draws at its path); its metrics
+    back, for ``metrics.json``."""
+    for name, text in part.files.items():
+        write_text_atomically(run_dir / name, text)
+    for name, draw in part.figures.items():
+        draw(run_dir / name)
+    return part.metrics
