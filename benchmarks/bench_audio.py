@@ -48,6 +48,7 @@ def stimulus_cells(limit: int | None) -> list[Any]:
 
 def espeak_rate(cells: list[Any], run: Path) -> dict[str, float]:
     """Synthesis rate, then a second run over the same cells (counting synthesis calls)."""
+    from benevaudit.outputs.stimuli import write_stimuli
     from benevaudit.probes.fairdialogue import audio, stimuli
     from benevaudit.probes.spec import AudioSpec
 
@@ -65,14 +66,15 @@ def espeak_rate(cells: list[Any], run: Path) -> dict[str, float]:
 
     stimuli.synthesize = counted  # type: ignore[assignment]
     start = time.perf_counter()
-    made = stimuli.make_stimuli(cells, block, run)
+    made = stimuli.make_stimuli(cells, block)
+    write_stimuli(run, made)                          # as a probe run leaves them
     first = time.perf_counter() - start
     n_first, calls["n"] = calls["n"], 0
     start = time.perf_counter()
-    stimuli.make_stimuli(cells, block, run)
+    stimuli.make_stimuli(cells, block, stimuli.earlier_stimuli(run))
     second = time.perf_counter() - start
     stimuli.synthesize = real  # type: ignore[assignment]
-    distinct = {s.path: s.seconds for s in made}      # neutral recurs under each attribute
+    distinct = {s.path: s.seconds for s in made.clips}   # neutral recurs under each attribute
     speech = sum(distinct.values())
     return {"stimuli": len(distinct), "speech_seconds": speech,
             "speech_s_per_wall_s": speech / first,
@@ -80,7 +82,7 @@ def espeak_rate(cells: list[Any], run: Path) -> dict[str, float]:
             "second_over_first_wall": second / first}
 
 
-def tts_cache(cells: list[Any], cache: Path, run: Path) -> dict[str, float]:
+def tts_cache(cells: list[Any], cache: Path) -> dict[str, float]:
     """Two runs against a local speech server: requests sent in each, and the wall ratio."""
     from benevaudit.probes.fairdialogue import stimuli
     from benevaudit.probes.spec import AudioSpec
@@ -98,10 +100,10 @@ def tts_cache(cells: list[Any], cache: Path, run: Path) -> dict[str, float]:
     gender = [c for c in cells if c.group in ("male", "female", "neutral")]
     try:
         start = time.perf_counter()
-        stimuli.make_stimuli(gender, block, run)
+        stimuli.make_stimuli(gender, block)
         first, sent_first = time.perf_counter() - start, len(SpeechServer.requests)
         start = time.perf_counter()
-        stimuli.make_stimuli(gender, block, run)
+        stimuli.make_stimuli(gender, block)
         second = time.perf_counter() - start
     finally:
         server.shutdown()
@@ -157,7 +159,7 @@ def main() -> None:
             print("espeak-ng is not installed (scripts/setup_audio.sh): synthesis left out")
         else:
             results["espeak"] = espeak_rate(cells, root / "espeak")
-        results["tts_cache"] = tts_cache(cells, root / "tts", root / "tts_run")
+        results["tts_cache"] = tts_cache(cells, root / "tts")
         wavs = sorted((root / "espeak" / "audio").rglob("*.wav"))[: 4 if args.smoke else 32]
         if wavs:
             results["asr_tiny_whisper"] = asr_rtf(wavs, 8 if args.smoke else 32)
