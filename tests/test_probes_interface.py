@@ -18,8 +18,9 @@ from benevaudit.probes.fairdialogue.decision import Decision
 from benevaudit.probes.fairdialogue.feedback import Feedback
 from benevaudit.probes.fairdialogue.recommendation import Recommendation
 from benevaudit.probes.fairmt.probe import FairMT
+from benevaudit.probes.base import RunSettings
 from benevaudit.probes.registry import build
-from benevaudit.probes.spec import ProbeSpec
+from benevaudit.probes.spec import ProbeSpec, TargetSpec
 from benevaudit.specs import Spec
 
 CONF = Path(__file__).resolve().parents[1] / "conf"
@@ -76,14 +77,22 @@ def test_the_registry_is_read_from_the_modules(tmp_path, monkeypatch):
                         ("fairdialogue", "recommendation"): Recommendation,
                         ("fairmt", None): FairMT}
     (tmp_path / "toy_probe.py").write_text(
-        "from benevaudit.probes.base import Probe, ProbeResult\n\n"
+        "from benevaudit.probes.base import Collected, Probe, ProbeResult\n\n"
         "class Toy(Probe):\n    family = 'toy'\n\n"
-        "    def run(self, target, settings):\n        return ProbeResult([], {})\n")
+        "    def collect(self, target, settings, models):\n"
+        "        return Collected([{'reply': target.name}], None, target)\n\n"
+        "    def score(self, collected, settings):\n"
+        "        return ProbeResult(collected.rows, {'toy/n': len(collected.rows)})\n")
     monkeypatch.setattr(package, "__path__", [*package.__path__, str(tmp_path)])
     probes.cache_clear()
     try:
         toy = build(Toy(family="toy"))
         assert type(toy).__name__ == "Toy" and type(toy).__module__ == "benevaudit.probes.toy_probe"
+        target = TargetSpec.of({"name": "m1", "company": None, "model_company": None,
+                                "llm": {"backend": "scripted", "responses": ["ok"]}})
+        result = toy.run(target,
+                         RunSettings(run_dir=tmp_path, seed=0))
+        assert result.rows == [{"reply": "m1"}] and result.metrics == {"toy/n": 1}
     finally:
         probes.cache_clear()
     monkeypatch.undo()

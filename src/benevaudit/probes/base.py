@@ -12,7 +12,7 @@ in the result (``stimuli``) and are written with it.
 
 from __future__ import annotations
 
-from abc import ABC
+from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -114,10 +114,9 @@ class Probe(ABC, Generic[S]):
             models.close()
         return self.score(collected, settings)
 
+    @abstractmethod
     def collect(self, target: Target, settings: RunSettings, models: Models) -> Collected:
-        """The target's replies, one row per request (``models.get`` loads a model). A probe
-        implements ``collect`` and ``score``, or ``run`` itself."""
-        raise NotImplementedError(f"{type(self).__name__} implements neither collect nor run")
+        """The target's replies, one row per request (``models.get`` loads a model)."""
 
     def recollect(self, rows: list[dict[str, Any]], target: Target, settings: RunSettings
                   ) -> Collected:
@@ -128,9 +127,9 @@ class Probe(ABC, Generic[S]):
     def judge(self, collected: Collected, settings: RunSettings, models: Models) -> None:
         """Add the judges' verdicts to ``collected.rows`` (a probe with no judge: nothing)."""
 
+    @abstractmethod
     def score(self, collected: Collected, settings: RunSettings) -> ProbeResult:
         """The metrics, tables and figures of judged rows."""
-        raise NotImplementedError(f"{type(self).__name__} implements neither score nor run")
 
     def inputs(self, settings: RunSettings) -> dict[str, tuple[str, list[Path]]]:
         """The data files the run will read, ``{role: (kind, files)}``, for ``inputs.json``
