@@ -19,7 +19,7 @@ from benevaudit.errors import ConfigError
 from benevaudit.llm import BACKENDS, llm_spec
 from benevaudit.llm.backend_specs import BACKEND_SPECS, KEYS_OF, HFSpec, ScriptedSpec
 from benevaudit.llm.spec import SamplingSpec
-from benevaudit.pipelines.config import plain, validated
+from benevaudit.pipelines.config import validated
 from benevaudit.probes.spec import AudioSpec
 from benevaudit.schema import Dialogue, Turn
 

@@ -13,7 +13,7 @@ from benevaudit.generation.llm_generator import LLMProducer
 from benevaudit.generation.scripted import ScriptedProducer
 from benevaudit.generation.self_chat import SelfChatProducer
 from benevaudit.generation.spec import LLMGeneratorSpec, ScriptedGeneratorSpec
-from benevaudit.llm import Sampling, build_from_block
+from benevaudit.llm import build_from_block
 
 Producer = Union[ScriptedProducer, LLMProducer]
 

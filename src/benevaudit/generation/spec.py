@@ -14,7 +14,7 @@ from benevaudit.generation.scripted import PlantedCue
 from benevaudit.gold.spec import DiaSafetyDataSpec, EdosDataSpec, LabelledDataSpec
 from benevaudit.generation.writer import MANIFEST
 from benevaudit.llm.spec import LLMSpec, SamplingSpec
-from benevaudit.specs import Fraction, NonNegative, NonNegativeInt, PositiveInt, Share, Spec
+from benevaudit.specs import Fraction, NonNegative, NonNegativeInt, PositiveInt, Spec
 
 CORPUS = "a .jsonl, .jsonl.gz or .parquet corpus, or a directory of shards"
 EXCHANGES = "null or a list of positive integers (user-agent exchanges per dialogue)"

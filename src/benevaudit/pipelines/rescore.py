@@ -13,7 +13,6 @@ read (``responses.parquet`` with its sha256) in its inputs.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -24,6 +23,7 @@ from omegaconf import DictConfig, OmegaConf
 from benevaudit.errors import ConfigError, InputError
 from benevaudit.outputs.run_record import RUN_RECORD
 from benevaudit.pipelines.config import plain
+from benevaudit.report.record import read_hydra_config, read_record
 from benevaudit.specs import ELSEWHERE
 
 RESPONSES = "responses.parquet"
@@ -39,22 +39,19 @@ def source_of(path: str) -> Path:
 
 
 def recorded_config(folder: Path) -> tuple[dict[str, Any], dict[str, str]]:
-    """The recorded run's resolved config and its config-group choices: ``run.json``, else
-    ``.hydra/config.yaml`` (and ``.hydra/hydra.yaml``'s choices where readable)."""
-    record = folder / RUN_RECORD
-    if record.is_file():
-        data = json.loads(record.read_text(encoding="utf-8"))
-        if not isinstance(data, dict) or not isinstance(data.get("config"), dict):
-            raise InputError(f"{record}: no 'config' object; expected a benevaudit run record")
-        return data["config"], dict(data.get("choices") or {})
-    hydra = folder / ".hydra" / "config.yaml"
-    if not hydra.is_file():
+    """The recorded run's resolved config and its config-group choices, through the one
+    reader of run records: ``run.json``, else ``.hydra/config.yaml``."""
+    try:
+        record = read_record(folder)
+    except ValueError as e:
+        raise InputError(str(e)) from None
+    if record is not None:
+        return record.config, record.choices
+    config = read_hydra_config(folder)
+    if not config:
         raise ConfigError(f"rescore={folder}: neither {RUN_RECORD} nor .hydra/config.yaml "
                           "records the run's config")
-    loaded = OmegaConf.to_container(OmegaConf.load(hydra), resolve=False)
-    if not isinstance(loaded, dict):
-        raise InputError(f"{hydra}: not a mapping")
-    return {str(k): v for k, v in loaded.items()}, {}
+    return config, {}
 
 
 def family_of(block: dict[str, Any]) -> str:

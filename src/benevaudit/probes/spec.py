@@ -8,7 +8,7 @@ three protocols; each spec lists its kind's keys only, so a misspelt key names t
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Annotated, Any, Literal, Optional, Union, get_args
+from typing import Annotated, Literal, Optional, Union, get_args
 
 from pydantic import Field, model_validator
 
