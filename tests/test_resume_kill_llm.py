@@ -88,7 +88,10 @@ def test_probe_killed_at_several_points_resumes_to_the_same_responses(tmp_path) 
     assert final.wait(timeout=600) == 0, final.communicate()[1][-2000:]
     # a cached reply is never asked again; the one request in flight when a process is killed
     # (concurrency 1) may have been answered without reaching the cache, and is asked again
-    resent = sum(n - 1 for n in target.answered.values())
+    # equal requests of one wave (dialogues that share an opening turn) are each sent, in
+    # the uninterrupted run too: only a count beyond the reference's is a request sent again
+    resent = sum(max(0, n - reference_target.answered[key])
+                 for key, n in target.answered.items())
     assert resent <= 3, f"{resent} requests sent again over 3 kills"
     assert set(target.answered) == set(reference_target.answered)
     columns = [c for c in pd.read_parquet(tmp_path / "reference" / "responses.parquet").columns]
