@@ -55,7 +55,8 @@ def test_cobia_runs_every_method_and_writes_the_run_directory(tmp_path, caplog):
     assert len(messages[0]) == 11 and len(messages[1]) == 1 and messages[0][-1]["role"] == "user"
     assert frame["group"].isin(list(GROUPS)).all() and frame["id"].nunique() == 3
     assert (run_dir / "cobia_stand_in" / "cobia_dataset.json").is_file()
-    assert metrics["cobia/stand_in"] == 1.0 and "STAND-IN DATA" in caplog.text
+    assert json.loads((run_dir / "run.json").read_text())["ran"]["stand_in"] is True
+    assert "STAND-IN DATA" in caplog.text and "cobia/stand_in" not in metrics
     # bias replies cycle Biased, Unbiased, hmm over rows in order: row r -> r % 3
     # hcc rows 0, 4, 8 -> B, U, invalid; scc rows 1, 5, 9 -> U, invalid, B
     assert metrics["cobia/bias_rate/hcc/bias/all"] == pytest.approx(0.5)
@@ -69,7 +70,7 @@ def test_cobia_runs_every_method_and_writes_the_run_directory(tmp_path, caplog):
     category = frame["category"][0]
     assert f"cobia/bias_rate/hcc/bias/{category}_ci_low" in metrics
     saved = json.loads((run_dir / "metrics.json").read_text())
-    assert saved["cobia/ucc/bias/all"] == pytest.approx(2 / 3) and saved["cobia/stand_in"] == 1
+    assert saved["cobia/ucc/bias/all"] == pytest.approx(2 / 3)
     table = pd.read_csv(run_dir / "table.csv")
     assert {"ucc", "hcc", "roleplay"} <= set(table["method"])
     md = (run_dir / "table.md").read_text()
@@ -108,7 +109,8 @@ def test_cobia_on_the_release_is_not_marked(tmp_path, cobia_release):
     frame = pd.read_parquet(tmp_path / "run" / "responses.parquet")
     raw = json.loads((cobia_release / "cobia_dataset.json").read_text(encoding="utf-8"))
     assert frame["group"].isin(list(raw)).all() and frame["group"].nunique() == 3
-    assert metrics["cobia/stand_in"] == 0.0 and metrics["cobia/skipped"] == 33
+    assert json.loads((tmp_path / "run" / "run.json").read_text())["ran"]["stand_in"] is False
+    assert metrics["cobia/skipped"] == 33
     assert not (tmp_path / "run" / "cobia_stand_in").exists()
     assert (tmp_path / "run" / "table.md").read_text().startswith("# CoBia bias rates")
 
@@ -126,7 +128,7 @@ def test_the_report_marks_stand_in_runs_and_keeps_them_apart(tmp_path):
         metrics = run(cfg)
         (runs / name / ".hydra").mkdir()                              # as probe.py leaves it
         OmegaConf.save(cfg, runs / name / ".hydra" / "config.yaml")
-    assert metrics["cobia/stand_in"] == 0.0
+    assert json.loads((runs / "b" / "run.json").read_text())["ran"]["stand_in"] is False
     report = build_report([runs], tmp_path / "report", n_resamples=50)
     (section,) = [s for s in report.sections if s.key == "cobia"]
     table = next(t for t in section.tables if t.title == "Bias rate, category all")

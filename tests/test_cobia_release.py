@@ -252,15 +252,18 @@ def test_an_official_run_on_a_clone_writes_the_dan_call_and_the_release_choices(
     assert first["reply"] == "[🔓JAILBREAK] Sure." and first["company"] == "ACME"
     dan = frame[frame["method"] == "dan"]
     assert set(dan["rated_response"]) == {"Sure."}
-    assert metrics["cobia/layout_official"] == 1.0 and metrics["cobia/released_judge/bias"] == 1
-    assert metrics["cobia/reply_cap_tokens"] == 128 and metrics["cobia/ucc/bias/all"] == 1.0
+    ran = json.loads((tmp_path / "run" / "run.json").read_text())["ran"]
+    assert ran["layout"] == "official" and "bias" in ran["released_judges"]
+    assert ran["reply_cap_tokens"] == 128 and metrics["cobia/ucc/bias/all"] == 1.0
+    assert not any(k.startswith(("cobia/layout", "cobia/released", "cobia/reply_cap"))
+                   for k in metrics)                     # choices are in run.json, not metrics
     assert metrics["cobia/bias_rate/hcc/nli/all"] == 0.0
     # without the company names the released DAN is left out; no cap is recorded as null
     run(probe_config(tmp_path / "b", "cobia", clone, "probe.max_tokens=null"))
     frame = pd.read_parquet(tmp_path / "b" / "run" / "responses.parquet")
     assert "dan" not in set(frame["method"]) and len(frame) == 2 + 2 + 3 + 3
-    written = json.loads((tmp_path / "b" / "run" / "metrics.json").read_text())
-    assert written["cobia/reply_cap_tokens"] is None
+    ran = json.loads((tmp_path / "b" / "run" / "run.json").read_text())["ran"]
+    assert ran["reply_cap_tokens"] is None
 
 
 # ---- the release itself (data tier) -----------------------------------------------------------

@@ -121,7 +121,8 @@ def test_dan_refusal_reads_the_jailbroken_half_unless_released_scope(tmp_path, s
     assert len(dan) == 3 and set(dan["rated_response"]) == {"Sorry, no way."}
     assert (dan["refusal_verdict"] == "refusal").sum() == dan_refusals
     assert set(dan["bias_verdict"]) == {"biased"}          # the other raters: the half, always
-    assert metrics["cobia/refusal_dan_scope_released"] == float(scope == "released")
+    assert json.loads((tmp_path / "run" / "run.json").read_text())["ran"]["refusal_dan_scope"] \
+        == scope
     assert metrics["cobia/refusal_rate/dan/refusal/all"] == dan_refusals / 3
     # outside DAN both scopes read the same text: the whole reply opens with the CLASSIC tag
     assert set(frame[frame["method"] != "dan"]["refusal_verdict"]) == {"compliance"}

@@ -58,7 +58,8 @@ def test_the_stand_in_runs_five_turn_waves_and_judges_the_fifth_reply(tmp_path, 
     # are equal, yet rows 2-5 read four different target requests: four judge requests
     assert list(frame["verdict"][:8]) == ["biased", "not_biased", "invalid"] * 2 + [
         "biased", "not_biased"]
-    assert metrics["fairmt/stand_in"] == 1.0 and "STAND-IN DATA" in caplog.text
+    assert json.loads((out / "run.json").read_text())["ran"]["stand_in"] is True
+    assert "STAND-IN DATA" in caplog.text and "fairmt/stand_in" not in metrics
     assert metrics["fairmt/n_dialogues"] == 12 and metrics[f"fairmt/{TASKS[0]}/invalid"] == 0
     assert metrics[f"fairmt/{TASKS[0]}/bias_rate"] == 0.5            # rows 0, 1: yes, no
     assert metrics[f"fairmt/{TASKS[1]}/invalid"] == 1                 # rows 2, 3: maybe, yes
@@ -205,8 +206,9 @@ def test_answers_made_elsewhere_are_joined_and_scored(tmp_path):
     assert list(frame["id"]) == ["Fixed_Format/1k/2", "Fixed_Format/1k/0"]
     assert list(frame["source_5"]) == ["answers", "judge"]
     assert list(frame["verdict"]) == ["biased", "not_biased"]
-    assert metrics["fairmt/Fixed_Format/bias_rate"] == 0.5 and metrics["fairmt/answers"] == 1
-    assert metrics["fairmt/stand_in"] == 0 and "fairmt/Anaphora_Ellipsis/bias_rate" not in metrics
+    ran = json.loads((tmp_path / "run" / "run.json").read_text())["ran"]
+    assert metrics["fairmt/Fixed_Format/bias_rate"] == 0.5 and ran["answers"] == str(folder)
+    assert ran["stand_in"] is False and "fairmt/Anaphora_Ellipsis/bias_rate" not in metrics
 
 
 def no_model(*args, **kwargs):
@@ -373,7 +375,8 @@ def test_embedded_smollm2_as_target_and_judge(tmp_path):
     metrics = probe_run(config(tmp_path, "limit=2", "probe.sampling.max_tokens=24"))
     frame = pd.read_parquet(tmp_path / "run" / "responses.parquet")
     assert len(frame) == 12 and frame["reply_5"].str.len().gt(0).all()
-    assert metrics["fairmt/no_repeat_ngram_size"] == 6 and metrics["fairmt/stand_in"] == 1
+    ran = json.loads((tmp_path / "run" / "run.json").read_text())["ran"]
+    assert ran["no_repeat_ngram_size"] == 6 and ran["stand_in"] is True
     assert set(frame["verdict"]) <= {"biased", "not_biased", "invalid"}
     judged = (frame["verdict"] != "invalid").sum()
     assert metrics["fairmt/n_dialogues"] == 12 and judged + sum(

@@ -113,3 +113,27 @@ def test_settings_are_read_once_typed_with_older_runs_filled_in(tmp_path) -> Non
     run = read_run(path, "e")
     assert (run.seed, run.settings.data_kind, run.chosen("target")) == (7, "corpus", "m1")
     assert run.record is not None and run.record.adopted == ("data", "seed")
+
+
+def test_what_a_run_settled_as_it_ran_is_read_from_run_json_and_older_metrics(tmp_path) -> None:
+    """Schema 3 records ``ran`` (the stand-in, where the replies came from); an older run kept
+    it as floats in metrics.json, and the reader takes it from there, in one place."""
+    config = {"probe": {"family": "fairmt", "data": {"set": "10k"}, "judge_prompt": "paper",
+                        "judge_turns": "fifth", "answers": {"path": None}}}
+    old = write_run(tmp_path / "old", "probe", {"probe": "fairmt"}, config,
+                    {"fairmt/stand_in": 1.0, "fairmt/answers": 0.0, "fairmt/mean/bias_rate": 0.5})
+    run = read_run(old, "old")
+    assert run.record is not None and run.record.ran == {"stand_in": True}
+    assert (run.settings.stand_in, run.settings.answers_from) == (True, None)
+    (old / "run.json").write_text(json.dumps({"schema_version": 2, "entrypoint": "probe",
+                                               "config": {"task_name": "probe", **config}}))
+    run = read_run(old, "old")
+    assert run.record is not None and run.record.schema_version == 2 and run.settings.stand_in
+    new = write_run(tmp_path / "new", "probe", {"probe": "fairmt"}, config,
+                    {"fairmt/mean/bias_rate": 0.5})
+    write_run_record(new, run_record("probe", {"task_name": "probe", **config}, {}, "", "",
+                                     "complete", ran={"stand_in": False, "answers": "/logs"}))
+    settings = read_run(new, "new").settings
+    assert (settings.stand_in, settings.answers_from) == (False, "/logs")
+    assert (settings.data_set, settings.judge_prompt, settings.judge_turns) == (
+        "10k", "paper", "fifth")

@@ -10,7 +10,7 @@
 #
 # COBIA_DATA is the CoBia release: a clone of github.com/nafisenik/CoBia, or a folder holding its
 # three JSON files. Unset, the probe runs on benevaudit's stand-in (invented groups, marked
-# cobia/stand_in = 1): it tries the pipeline, it measures nothing.
+# ran.stand_in in run.json): it tries the pipeline, it measures nothing.
 #
 # Usage: [SCALE=embedded|paper] experiments/cobia/run.sh [probe.py overrides...]
 #   experiments/cobia/run.sh limit=3 probe.max_tokens=48                     # stand-in, CPU smoke

@@ -10,7 +10,7 @@
 #
 # FAIRMT_DATA is a clone of github.com/FanZT6/FairMT-bench (it has no licence: benevaudit reads
 # it where it is and copies nothing). Unset, the probe runs on benevaudit's stand-in (invented
-# groups, marked fairmt/stand_in = 1): it tries the pipeline, it measures nothing.
+# groups, marked ran.stand_in in run.json): it tries the pipeline, it measures nothing.
 #
 # Usage: [SCALE=embedded|paper] experiments/fairmt/run.sh [probe.py overrides...]
 #   experiments/fairmt/run.sh limit=1 probe.sampling.max_tokens=32                # stand-in

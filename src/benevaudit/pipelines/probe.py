@@ -28,7 +28,7 @@ from benevaudit.metrics.wer import wer_metrics
 from benevaudit.errors import ConfigError
 from benevaudit.llm.spec import ModelRun
 from benevaudit.pipelines.config import (
-    completes, group_choices, output_dir, run_logger, validated, write_metrics,
+    completes, group_choices, note_ran, output_dir, run_logger, validated, write_metrics,
 )
 from benevaudit.probes.base import ProbeResult, RunSettings
 from benevaudit.probes.dry_run import record_probe
@@ -105,6 +105,7 @@ def run(cfg: DictConfig) -> dict[str, float]:
         if (draw := wer_figure(result.rows, run.target.name, run.seed)) is not None:
             result.figures["wer.png"] = draw
         write_run(out, result)
+        note_ran(out, result.ran)
         if logger:
             logger.log_metrics({k: v for k, v in result.metrics.items() if v == v})
         return result.metrics

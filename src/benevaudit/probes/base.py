@@ -57,6 +57,9 @@ class ProbeResult:
     figures: dict[str, Callable[[Path], Any]] = field(default_factory=dict)
     # audio mode's spoken stimuli (FairDialogue): audio/ (benevaudit.outputs.stimuli)
     stimuli: Stimuli | None = None
+    # what the run settled as it ran, which its config cannot say (run.json's ``ran``): the
+    # invented stand-in read in place of a release, replies read in place of the target's
+    ran: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass

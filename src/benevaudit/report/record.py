@@ -9,7 +9,7 @@ schema than this reader knows is read for the fields it shares and says so in ``
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +17,12 @@ import yaml
 
 from benevaudit.outputs.run_record import RUN_RECORD, SCHEMA_VERSION
 
+RAN_SINCE = 3      # the schema version that records ``ran``
 FROM_HYDRA = 0     # the schema version given to a record built from ``.hydra/`` alone
+# metrics.json keys that held what a run settled as it ran, before run.json's ``ran`` (schema 3)
+LEGACY_RAN = {"cobia/stand_in": "stand_in", "fairmt/stand_in": "stand_in",
+              "fairmt/answers": "answers", "fairmt/no_repeat_ngram_size": "no_repeat_ngram_size",
+              "fairmt/target_system_prompt": "target_system_prompt"}
 
 
 @dataclass(frozen=True)
@@ -60,6 +65,8 @@ class RunRecord:
     # ("", ()) where none were, or the record is older)
     adopted_from: str = ""
     adopted: tuple[str, ...] = ()
+    # what the run settled as it ran (schema 3; from an older run's metrics.json before it)
+    ran: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -86,6 +93,12 @@ class Settings:
     prag_normalise: str = "printed"
     wer_strata: tuple[float, ...] = ()
     answers_path: str | None = None
+    data_set: str | None = None              # FairMT's set (1k, 10k)
+    judge_prompt: str | None = None          # FairMT's judge prompt (released, paper)
+    judge_turns: str | None = None           # FairMT's judged turns (fifth, all)
+    # what the run settled as it ran (``run.json``'s ``ran``)
+    stand_in: bool = False                   # it read the invented stand-in, not a release
+    answers_from: str | None = None          # replies read in place of the target's
 
 
 def _at(config: dict[str, Any], key: str) -> Any:
@@ -101,8 +114,10 @@ def _text(value: Any) -> str | None:
     return None if value is None else str(value)
 
 
-def settings_of(config: dict[str, Any]) -> Settings:
-    """The typed settings of a recorded config (``run.json``'s, or ``.hydra/``'s)."""
+def settings_of(config: dict[str, Any], ran: dict[str, Any] | None = None) -> Settings:
+    """The typed settings of a recorded config (``run.json``'s, or ``.hydra/``'s) and of what
+    the run settled as it ran (``ran``)."""
+    ran = ran or {}
     seed, k = _at(config, "seed"), _at(config, "probe.k")
     strata, demographics = _at(config, "probe.audio.wer_strata"), _at(config, "detector.demographics")
     return Settings(
@@ -120,7 +135,11 @@ def settings_of(config: dict[str, Any]) -> Settings:
         k=int(k) if isinstance(k, (int, float)) else 0,
         prag_normalise=str(_at(config, "probe.prag.normalise") or "printed"),
         wer_strata=tuple(float(x) for x in strata) if isinstance(strata, list) else (),
-        answers_path=_text(_at(config, "probe.answers.path")))
+        answers_path=_text(_at(config, "probe.answers.path")),
+        data_set=_text(_at(config, "probe.data.set")),
+        judge_prompt=_text(_at(config, "probe.judge_prompt")),
+        judge_turns=_text(_at(config, "probe.judge_turns")),
+        stand_in=bool(ran.get("stand_in")), answers_from=_text(ran.get("answers")))
 
 
 def _machine(raw: Any) -> Machine:
@@ -155,13 +174,29 @@ def migrate(raw: dict[str, Any]) -> RunRecord:
         machine=_machine(raw.get("machine")), started=str(raw.get("started") or ""),
         ended=str(raw.get("ended") or ""), notes=notes,
         adopted_from=str(adopted.get("from") or ""),
-        adopted=tuple(str(k) for k in adopted.get("keys") or ()))
+        adopted=tuple(str(k) for k in adopted.get("keys") or ()), ran=_object(raw, "ran"))
 
 
-def from_hydra(task: str, config: dict[str, Any], choices: dict[str, str]) -> RunRecord:
-    """The record of a run that has no ``run.json``: what its ``.hydra/`` files say."""
+def ran_of_metrics(metrics: dict[str, float]) -> dict[str, Any]:
+    """What a run before schema 3 recorded of ``ran`` as floats in its ``metrics.json``."""
+    ran: dict[str, Any] = {}
+    for key, value in metrics.items():
+        fact = LEGACY_RAN.get(key)
+        if fact is not None and value == value:
+            ran[fact] = bool(value) if fact != "no_repeat_ngram_size" else int(value)
+    if ran.get("answers"):
+        ran["answers"] = "an answers folder"      # the older record says only that one was
+    else:
+        ran.pop("answers", None)
+    return ran
+
+
+def from_hydra(task: str, config: dict[str, Any], choices: dict[str, str],
+               metrics: dict[str, float] | None = None) -> RunRecord:
+    """The record of a run that has no ``run.json``: what its ``.hydra/`` files say (and its
+    ``metrics.json`` of what it settled as it ran)."""
     return RunRecord(schema_version=FROM_HYDRA, entrypoint=task, status="unknown",
-                     choices=dict(choices), config=config,
+                     choices=dict(choices), config=config, ran=ran_of_metrics(metrics or {}),
                      notes=("no run.json: versions, machine and times unknown",))
 
 
@@ -202,4 +237,17 @@ def read_record(run_dir: Path) -> RunRecord | None:
         raise ValueError(f"{path}: half written or not JSON ({e})") from e
     if not isinstance(raw, dict):
         raise ValueError(f"{path}: not a JSON object")
-    return migrate(raw)
+    record = migrate(raw)
+    if record.schema_version < RAN_SINCE:       # ``ran`` was floats in metrics.json
+        record = replace(record, ran=ran_of_metrics(_metrics(run_dir)))
+    return record
+
+
+def _metrics(run_dir: Path) -> dict[str, float]:
+    """A run's ``metrics.json``, its numbers only; {} where it does not read."""
+    try:
+        raw = json.loads((run_dir / "metrics.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return ({str(k): float(v) for k, v in raw.items() if isinstance(v, (int, float))}
+            if isinstance(raw, dict) else {})

@@ -58,7 +58,8 @@ class Run:
         """What the run's recorded config says, typed (:class:`Settings`): its ``run.json``'s,
         else its ``.hydra/`` config's. The report reads a run's config only through here."""
         if self._settings is None:
-            self._settings = settings_of(self.record.config if self.record else self.config)
+            self._settings = (settings_of(self.record.config, self.record.ran) if self.record
+                              else settings_of(self.config))
         return self._settings
 
     @property
@@ -183,7 +184,7 @@ def _read_record(run: Run) -> None:
     except ValueError as e:
         run.reason = f"{run.reason}; {e}" if run.reason else str(e)
     if run.record is None and run.config:
-        run.record = from_hydra(run.task, run.config, run.choices)
+        run.record = from_hydra(run.task, run.config, run.choices, run.metrics)
 
 
 def read_run(path: Path, name: str) -> Run:

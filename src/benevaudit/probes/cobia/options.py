@@ -10,7 +10,6 @@ judges/ is there).
 from __future__ import annotations
 
 import logging
-import math
 
 from benevaudit.errors import ConfigError
 from benevaudit.llm import Sampling
@@ -110,13 +109,11 @@ def log_choices(layout: str, release: Release, rater_list: list[raters.Rater],
                     "sets no cap (probe.max_tokens=null for none)", sampling.max_tokens)
 
 
-def provenance(layout: str, rater_list: list[raters.Rater],
-               sampling: Sampling) -> dict[str, float]:
-    """What ``metrics.json`` records of the run's choices: 1 = as released."""
-    out = {"cobia/layout_official": float(layout == "official"),
-           "cobia/reply_cap_tokens": (math.nan if sampling.max_tokens is None
-                                      else float(sampling.max_tokens))}
-    for r in rater_list:
-        out[f"cobia/released_judge/{r.name}"] = float(r.variant in RELEASED)
-    return out
+def what_ran(plan_layout: str, rater_list: list[raters.Rater], sampling: Sampling,
+             dan_scope: str, stand_in: bool) -> dict[str, object]:
+    """What ``run.json`` records as ``ran``: the stand-in or the release, the layout, the
+    raters that are the release's own judges, the reply cap (None: none) and the DAN scope."""
+    return {"stand_in": stand_in, "layout": plan_layout,
+            "released_judges": [r.name for r in rater_list if r.variant in RELEASED],
+            "reply_cap_tokens": sampling.max_tokens, "refusal_dan_scope": dan_scope}
 

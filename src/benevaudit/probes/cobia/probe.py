@@ -35,8 +35,8 @@ from benevaudit.probes.cobia.dataset import FILES, Item, Loaded, load_items
 from benevaudit.probes.cobia.human import (check_groups, complete_labels, read_labelled,
                                             write_sheets)
 from benevaudit.probes.cobia.validation import human_validation
-from benevaudit.probes.cobia.options import (layout_of, log_choices, methods_of, provenance,
-                                             raters_of, target_sampling)
+from benevaudit.probes.cobia.options import (layout_of, log_choices, methods_of, raters_of,
+                                             target_sampling, what_ran)
 from benevaudit.probes.cobia.raters import KEYWORDS, Rater
 from benevaudit.probes.cobia.rating import rate_rows, saved_replies
 from benevaudit.probes.cobia.release import Release, locate, read_template
@@ -108,9 +108,6 @@ class CoBia(Probe[CobiaSpec]):
         metrics.update(checks)
         metrics.update(judge_error.corrected_rates(rows, plan.raters, checked, settings.seed))
         metrics["cobia/unmapped"] = float(sum(plan.loaded.unmapped.values()))
-        metrics.update(provenance(plan.layout, plan.raters, plan.sampling))
-        metrics["cobia/refusal_dan_scope_released"] = float(plan.dan_scope == "released")
-        metrics["cobia/stand_in"] = float(plan.stand_in)
         tables: dict[str, str] = {}
         if plan.human is not None:
             metrics.update(scoring.human_agreement(rows, kinds,
@@ -129,8 +126,10 @@ class CoBia(Probe[CobiaSpec]):
             log.info("blind annotation sheets in %s: %s", settings.run_dir / "annotation", sizes)
         log.info("CoBia%s: %d rows; outputs in %s", " on STAND-IN DATA" * plan.stand_in,
                  len(rows), settings.run_dir)
-        out = result(rows, metrics, collected.target.name)
+        out = result(rows, metrics, collected.target.name, plan.stand_in)
         out.tables.update(tables)
+        out.ran = what_ran(plan.layout, plan.raters, plan.sampling, plan.dan_scope,
+                           plan.stand_in)
         return out
 
 
@@ -254,11 +253,12 @@ def dan_call(model: ChatModel, template: list[dict[str, str]], target: Target,
     return first, reply
 
 
-def result(rows: list[dict[str, Any]], metrics: dict[str, float], target: str) -> ProbeResult:
+def result(rows: list[dict[str, Any]], metrics: dict[str, float], target: str,
+           stand_in: bool) -> ProbeResult:
     """The rows and metrics with the rate table (marked when the data is the stand-in) and the
     bar chart."""
     cells = tables.cells(metrics)
-    mark = STAND_IN_NOTE + "\n\n" if metrics.get("cobia/stand_in") else ""
+    mark = STAND_IN_NOTE + "\n\n" if stand_in else ""
     return ProbeResult(rows, metrics, tables={
         "table.csv": pd.DataFrame(cells).assign(target=target).to_csv(index=False),
         "table.md": mark + tables.markdown(cells, target) + "\n"},

@@ -98,15 +98,15 @@ class FairMT(Probe[FairMTSpec]):
         metrics = bias_metrics(rows, plan.turns, settings.seed)
         metrics.update(checks)
         metrics.update(judge_error.corrected_rates(rows, plan.turns, checked, settings.seed))
-        metrics.update(provenance(spec, plan, collected.target))
         log.info("FairMT%s: %d dialogues judged; outputs in %s",
                  " on STAND-IN DATA" * plan.stand_in, len(rows), settings.run_dir)
         name = (collected.target.name if plan.answers is None else
                 f"answers:{Path(str(spec.answers.inspect_log or spec.answers.path)).name}")
         figure = partial(tables.turn_figure, tables.by_turn(metrics),
                          f"FairMT-Bench bias rate by turn ({name})")
-        return ProbeResult(rows, metrics, tables.texts(metrics, name),
-                           {"bias_by_turn.png": figure})
+        return ProbeResult(rows, metrics, tables.texts(metrics, name, plan.stand_in),
+                           {"bias_by_turn.png": figure},
+                           ran=what_ran(spec, plan, collected.target))
 
     def inputs(self, settings: RunSettings) -> dict[str, tuple[str, list[Path]]]:
         """The clone's files the run reads (``release``) and an answers folder's files
@@ -270,8 +270,10 @@ def ask_judge(plan: Plan, spec: FairMTSpec, settings: RunSettings,
     return bias.read(conversations, 16, settings.progress, keys=keys)
 
 
-def provenance(spec: FairMTSpec, plan: Plan, target: Target) -> dict[str, float]:
-    """What the run was: stand-in, set, prompt, turns, and whether n-gram blocking applied."""
+def what_ran(spec: FairMTSpec, plan: Plan, target: Target) -> dict[str, object]:
+    """What the run settled as it ran (``run.json``'s ``ran``): the stand-in or the release,
+    where the replies came from, whether the target had a system turn, and the n-gram block
+    size applied (0: none, where the backend has no such option)."""
     backend = str(target.llm.backend)
     size = spec.sampling.no_repeat_ngram_size
     honoured = plan.answers is None and size is not None and backend in NGRAM_BACKENDS
@@ -279,10 +281,8 @@ def provenance(spec: FairMTSpec, plan: Plan, target: Target) -> dict[str, float]
         log.warning("no_repeat_ngram_size=%d is honoured by the %s backend only; %s has no such "
                     "option, so its replies decode without it (a departure from the release)",
                     size, "/".join(NGRAM_BACKENDS), backend)
-    return {"fairmt/stand_in": float(plan.stand_in),
-            "fairmt/set_10k": float(spec.data.set == "10k"),
-            "fairmt/judge_prompt_paper": float(spec.judge_prompt == "paper"),
-            "fairmt/judge_turns_all": float(spec.judge_turns == "all"),
-            "fairmt/target_system_prompt": float(plan.target_system is not None),
-            "fairmt/no_repeat_ngram_size": float(size if honoured and size else 0),
-            "fairmt/answers": float(plan.answers is not None)}
+    answers = spec.answers.inspect_log or spec.answers.path
+    return {"stand_in": plan.stand_in,
+            "answers": str(answers) if plan.answers is not None and answers else None,
+            "target_system_prompt": plan.target_system is not None,
+            "no_repeat_ngram_size": int(size) if honoured and size else 0}

@@ -48,7 +48,7 @@ def _fmt(value: object) -> str:
     return f"{value:.3f}" if isinstance(value, float) and not value.is_integer() else f"{value:g}"
 
 
-def texts(metrics: Mapping[str, float], target: str) -> dict[str, str]:
+def texts(metrics: Mapping[str, float], target: str, stand_in: bool) -> dict[str, str]:
     """``table.csv`` and ``table.md`` (the stand-in note atop when the run read the stand-in)."""
     rows = rows_of(metrics, target)
     fixed = any(r["corrected"] is not None for r in rows)   # judge validation corrected some
@@ -63,7 +63,7 @@ def texts(metrics: Mapping[str, float], target: str) -> dict[str, str]:
               f"{_fmt(r['prefiltered'])} |" + (f" {_fmt(r['corrected'])} | "
               f"[{_fmt(r['corrected_ci_low'])}, {_fmt(r['corrected_ci_high'])}] |" if fixed
                                                 else "") for r in rows]
-    mark = STAND_IN_NOTE + "\n\n" if metrics.get("fairmt/stand_in") else ""
+    mark = STAND_IN_NOTE + "\n\n" if stand_in else ""
     return {"table.csv": pd.DataFrame(rows).to_csv(index=False),
             "table.md": mark + "\n".join(lines) + "\n"}
 

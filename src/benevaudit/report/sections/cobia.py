@@ -45,7 +45,7 @@ def claims(run: Run) -> bool:
 def model_of(run: Run) -> str:
     """The row label: the target, marked when the run read the stand-in, not the release (its
     rows never pool with the release's)."""
-    label = run.chosen("target") + (f" {STAND_IN}" if run.metrics.get("cobia/stand_in") else "")
+    label = run.chosen("target") + (f" {STAND_IN}" if run.settings.stand_in else "")
     return marked(label, run.record)
 
 
@@ -76,7 +76,7 @@ def render(runs: Sequence[Run], context: Context) -> SectionOutput:
     groups = by_condition(runs, lambda r: (model_of(r), r.condition))
     reps = {key: [replicates(r, context) for r in members] for key, members in groups.items()}
     out = SectionOutput(KEY, TITLE)
-    mark = STAND_IN_NOTE if any(r.metrics.get("cobia/stand_in") for r in runs) else ""
+    mark = STAND_IN_NOTE if any(r.settings.stand_in for r in runs) else ""
     for category in categories:
         # a rater's corrected column beside its own, where judge validation corrected its rates
         columns = [(j, fix) for j in raters for fix in ("", CORRECTED)

@@ -48,22 +48,22 @@ def claims(run: Run) -> bool:
 
 def answered_by(run: Run) -> str:
     """The target, or the folder of replies the run scored in its place."""
-    if run.metrics.get("fairmt/answers"):
-        return f"answers {run.settings.answers_path}"
+    if run.settings.answers_from:
+        return f"answers {run.settings.answers_path or run.settings.answers_from}"
     return run.chosen("target")
 
 
 def model_of(run: Run) -> str:
     """The row label: the target, marked when the run read the stand-in."""
-    label = answered_by(run) + (f" {STAND_IN}" if run.metrics.get("fairmt/stand_in") else "")
+    label = answered_by(run) + (f" {STAND_IN}" if run.settings.stand_in else "")
     return marked(label, run.record)
 
 
 def settings_of(run: Run) -> str:
     """What changes a rate's meaning: the set, the judge prompt, the judged turns."""
-    m = run.metrics
-    return (f"{'10K' if m.get('fairmt/set_10k') else '1K'}, "
-            f"{'paper' if m.get('fairmt/judge_prompt_paper') else 'released'} prompt")
+    settings = run.settings
+    return (f"{'10K' if settings.data_set == '10k' else '1K'}, "
+            f"{'paper' if settings.judge_prompt == 'paper' else 'released'} prompt")
 
 
 def resampled(run: Run, frame: Any, n_resamples: int, seed: int) -> dict[str, np.ndarray]:
@@ -76,7 +76,7 @@ Groups = dict[tuple, list[Run]]
 
 def render(runs: Sequence[Run], context: Context) -> SectionOutput:
     groups = by_condition(runs, lambda r: (model_of(r), settings_of(r), r.condition))
-    stand_in = any(r.metrics.get("fairmt/stand_in") for r in runs)
+    stand_in = any(r.settings.stand_in for r in runs)
     out = SectionOutput(KEY, TITLE, intro=STAND_IN_NOTE if stand_in else "")
     out.tables.append(task_table(runs, groups, context, stand_in))
     scoped = sorted({(m["kind"], m["value"]) for r in runs for name in r.metrics
@@ -94,7 +94,7 @@ def render(runs: Sequence[Run], context: Context) -> SectionOutput:
             ["Model", "Setting", *[f"turn {k}" for k in turns]],
             [[*key[:2], *[context.cell(members, f"fairmt/mean/turn_{k}/bias_rate") for k in turns]]
              for key, members in groups.items()
-             if any(r.metrics.get("fairmt/judge_turns_all") for r in members)]))
+             if any(r.settings.judge_turns == "all" for r in members)]))
     if (fixed := corrected_table(runs, groups, context)) is not None:
         out.tables.append(fixed)
     if (checked := validation_table(runs, model_of)) is not None:
