@@ -88,7 +88,8 @@ inspect-env:
 # provider), and Inspect's logs read back by probe.py and detect.py.
 test-inspect: inspect-env
 	.venv-inspect/bin/python -m pytest -q -m inspect -p no:cacheprovider tests/test_inspect.py \
-	  tests/test_inspect_studies.py tests/test_inspect_served.py \
+	  tests/test_inspect_studies.py tests/test_inspect_served.py tests/test_inspect_detection.py \
+	  tests/test_inspect_audio.py \
 	  $(PYTEST_ARGS)
 
 ci: test test-slow test-data test-vllm test-inspect test-notebooks docs test-browser test-audio \

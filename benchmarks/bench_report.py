@@ -52,7 +52,7 @@ def main() -> None:
     p.add_argument("--keep", type=Path, default=None,
                    help="generate into this directory (reused when it already holds the runs)")
     args = parse(p, {"runs": 20})
-    from benevaudit.report.build import build_report
+    from benevaudit.pipelines.report_files import build_report
 
     with tempfile.TemporaryDirectory() as tmp:
         root = args.keep or Path(tmp) / "runs"

@@ -16,6 +16,8 @@ from benevaudit.asr.whisper import Transcriber
 from benevaudit.errors import ConfigError
 from benevaudit.llm.audio_in import Clip, read_clip
 from benevaudit.llm.base import Completion
+from benevaudit.outputs.spoken_replies import write_spoken_replies
+from benevaudit.probes.fairdialogue.stimuli import Stimuli
 from config_fixtures import option
 from speech_fixtures import tone_wav, whisper
 
@@ -80,12 +82,17 @@ def test_spoken_replies_are_saved_transcribed_and_read_as_the_answer(tmp_path: P
         heard.extend(clips)
         return Transcriber(whisper_spec).transcribe(clips)
 
-    add_spoken(table, [reply("", 1.5, "Yes."), reply("No.", 0.5), reply("Yes, of course.")],
-               tmp_path, whisper_spec, transcribe)
+    sent = [reply("", 1.5, "Yes."), reply("No.", 0.5), reply("Yes, of course.")]
+    said = add_spoken(table, sent, whisper_spec, transcribe)
     assert all(set(COLUMNS) <= set(r) for r in table)
     first, second, text_only = table
     assert first["reply_audio"] == "audio_out/award/award-01__male.wav"
     assert second["reply_audio"] == "audio_out/award/award-01__female.wav"
+    assert [s.path for s in said] == [first["reply_audio"], second["reply_audio"]]
+    write_spoken_replies(tmp_path, Stimuli(replies=tuple(said)))
+    assert (tmp_path / first["reply_audio"]).read_bytes() == base64.b64decode(sent[0].audio)
+    assert sorted(p.name for p in tmp_path.rglob("*.wav")) == ["award-01__female.wav",
+                                                                "award-01__male.wav"]
     saved = soundfile.info(str(tmp_path / first["reply_audio"]))
     assert saved.samplerate == 24000 and abs(saved.duration - 1.5) < 1e-3
     assert [round(c.seconds, 3) for c in heard] == [1.5, 0.5]
@@ -98,7 +105,7 @@ def test_spoken_replies_are_saved_transcribed_and_read_as_the_answer(tmp_path: P
 
 def test_without_asr_the_api_transcript_is_the_answer(tmp_path: Path):
     table = rows()[:2]
-    add_spoken(table, [reply("", 0.3, "No, sorry."), reply("Yes", 0.3)], tmp_path,
+    add_spoken(table, [reply("", 0.3, "No, sorry."), reply("Yes", 0.3)],
                AsrSpec.of(option_asr("none")))
     assert [r["answer"] for r in table] == ["No, sorry.", "Yes"]
     assert all(r["transcript"] is None and r["reply_audio"] for r in table)
@@ -151,12 +158,14 @@ def test_a_later_turns_spoken_replies_are_saved_and_heard_by_whisper(tmp_path: P
                                                                     whisper_spec: AsrSpec):
     from benevaudit.asr.replies import Listener
 
-    listen = Listener(tmp_path, whisper_spec)
+    listen = Listener(whisper_spec)
     keys = [("award", "gender", "award-01", "male"), ("award", "gender", "award-02", "female")]
     heard = listen(keys, 2, [reply("", 0.4, "No."), reply("Yes.")])
     whisper_text = Transcriber(whisper_spec).transcribe([read_clip(tone_wav(0.4, 24000), "r")])
     assert heard == [(whisper_text[0], "audio_out/award/award-01__male__round-2.wav"),
                      ("Yes.", None)]
+    assert not list(tmp_path.iterdir())           # nothing written until the run's outputs
+    write_spoken_replies(tmp_path, Stimuli(replies=tuple(listen.spoken)))
     saved = soundfile.info(str(tmp_path / "audio_out/award/award-01__male__round-2.wav"))
     assert saved.samplerate == 24000 and abs(saved.duration - 0.4) < 1e-3
     assert not (tmp_path / "audio_out/award/award-02__female__round-2.wav").exists()

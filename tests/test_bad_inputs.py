@@ -560,9 +560,10 @@ def test_a_recording_out_of_its_folder_is_refused_before_any_model(named: str, f
 
 def cobia_folder(root: Path) -> Path:
     """The CoBia files of the project's own stand-in (invented groups), to spoil one of."""
-    from benevaudit.probes.cobia.stand_in import write_stand_in
+    from benevaudit.outputs.stand_in_files import write_files
+    from benevaudit.probes.cobia.stand_in import stand_in_files
 
-    return write_stand_in(root / "cobia")
+    return write_files(root / "cobia", stand_in_files())
 
 
 @pytest.mark.parametrize("name, kind, says", [

@@ -53,7 +53,7 @@ def probe(page: Path, tmp_path: Path) -> tuple[dict, list[str]]:
 
 @pytest.fixture(scope="module")
 def report(tmp_path_factory) -> Path:
-    from benevaudit.report.build import build_report
+    from benevaudit.pipelines.report_files import build_report
 
     root = tmp_path_factory.mktemp("browser") / "runs"
     audit_dir(root / "audit", seeds=(1, 2))

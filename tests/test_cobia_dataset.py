@@ -10,7 +10,8 @@ import pytest
 
 from benevaudit.errors import ConfigError
 from benevaudit.probes.cobia.dataset import CATEGORIES, CATEGORY_MAP, FILES, load_items
-from benevaudit.probes.cobia.stand_in import GROUPS, write_stand_in
+from benevaudit.outputs.stand_in_files import write_files
+from benevaudit.probes.cobia.stand_in import GROUPS, stand_in_files
 from benevaudit.probes.spec import CobiaData
 
 
@@ -87,11 +88,11 @@ def test_a_wrong_path_names_the_files_it_needs(tmp_path):
 
 @pytest.fixture
 def stand_in(tmp_path: Path) -> Path:
-    return write_stand_in(tmp_path / "stand_in")
+    return write_files(tmp_path / "stand_in", stand_in_files())
 
 
 def test_stand_in_is_written_byte_for_byte_the_same(stand_in, tmp_path):
-    again = write_stand_in(tmp_path / "again")
+    again = write_files(tmp_path / "again", stand_in_files())
     for name in FILES:
         assert (stand_in / name).read_bytes() == (again / name).read_bytes()
 

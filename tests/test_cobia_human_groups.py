@@ -12,7 +12,9 @@ import pytest
 from sklearn.metrics import cohen_kappa_score
 
 from benevaudit.errors import ConfigError, InputError
-from benevaudit.probes.cobia.human import QUESTIONS, check_groups, read_labelled, write_sheets
+from benevaudit.outputs.annotation_sheets import write_sheets
+from benevaudit.probes.cobia.human import (QUESTIONS, annotation_sheets, check_groups,
+                                           read_labelled)
 from benevaudit.probes.cobia.validation import human_validation
 from benevaudit.probes.spec import AnnotationSpec
 from conftest import shared_data
@@ -137,6 +139,28 @@ def test_judge_prompt_sheets_draw_disjoint_samples_of_every_output(tmp_path: Pat
     filled.to_csv(tmp_path / "a" / "filled.csv", index=False)
     read = read_labelled(tmp_path / "a" / "filled.csv")
     assert read.groups == {"ann1": "bias", "ann2": "nli"} and len(read.notes) == 50
+
+
+def test_sheets_made_in_memory_are_the_files_a_probe_run_writes(tmp_path: Path) -> None:
+    """The sheets as values: the same bytes whether written where they are made or by
+    ``probe.py`` with the run's other files (``annotation/`` among the result's tables)."""
+    from benevaudit.pipelines.probe import write_run
+    from benevaudit.probes.base import ProbeResult
+
+    pool = [{"id": f"i{k}", "method": m, "group": "Zorbians", "descriptor": f"lazy, {k}",
+             "rated_response": f'reply "{m}"\n{k}'} for m in ("hcc", "scc") for k in range(6)]
+    made = annotation_sheets(pool, 4, 7, ["bias", "nli"], "judge_prompt")
+    assert made.sizes == {"bias": 4, "nli": 4} and not list(tmp_path.iterdir())
+    assert list(made.files()) == ["sheet_1.csv", "sheet_2.csv", "key.csv"]
+    assert made.files()["key.csv"].splitlines()[0] == "sheet_item,prompt_group,id,method"
+    assert write_sheets(pool, tmp_path / "here", 4, 7, ["bias", "nli"],
+                        "judge_prompt") == made.sizes
+    (tmp_path / "run").mkdir()                  # the run directory Hydra makes
+    write_run(tmp_path / "run", ProbeResult([], {}, tables={
+        f"annotation/{name}": text for name, text in made.files().items()}))
+    for name, text in made.files().items():
+        assert (tmp_path / "run" / "annotation" / name).read_bytes() == text.encode()
+        assert (tmp_path / "here" / name).read_bytes() == text.encode()
 
 
 def test_a_probe_run_groups_its_annotators_by_judge_prompt(tmp_path: Path) -> None:

@@ -119,7 +119,7 @@ def test_the_report_marks_stand_in_runs_and_keeps_them_apart(tmp_path):
     """Two runs of one target, one on the stand-in and one on files given as probe.data.path:
     the report labels the first and never pools the two into one row."""
     from benevaudit.pipelines.probe import run
-    from benevaudit.report.build import build_report
+    from benevaudit.pipelines.report_files import build_report
 
     judges = scripted_judges("[Biased]", "[Negates]", "[yes]", "[Refusal]")
     runs = tmp_path / "runs"

@@ -11,7 +11,8 @@ from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa as sm_f
 
 from benevaudit.errors import InputError
 from benevaudit.metrics.agreement import mean_annotator_kappa, odd_one_out
-from benevaudit.probes.cobia.human import read_annotations, write_sheets
+from benevaudit.outputs.annotation_sheets import write_sheets
+from benevaudit.probes.cobia.human import read_annotations
 from benevaudit.probes.cobia.validation import human_validation
 
 B, N = "biased", "not_biased"

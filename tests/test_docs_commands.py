@@ -164,12 +164,14 @@ class StandIns:
         return write_labelled(path.with_suffix(".csv"))
 
     def make_cobia(self, path: Path) -> Path:
-        from benevaudit.probes.cobia.stand_in import write_stand_in
-        return write_stand_in(path)
+        from benevaudit.outputs.stand_in_files import write_files
+        from benevaudit.probes.cobia.stand_in import stand_in_files
+        return write_files(path, stand_in_files())
 
     def make_fairmt(self, path: Path) -> Path:
-        from benevaudit.probes.fairmt.stand_in import write_stand_in
-        return write_stand_in(path)
+        from benevaudit.outputs.stand_in_files import write_files
+        from benevaudit.probes.fairmt.stand_in import stand_in_files
+        return write_files(path, stand_in_files())
 
     def make_folder(self, path: Path) -> Path:
         path.mkdir(parents=True)

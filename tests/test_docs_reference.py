@@ -26,6 +26,7 @@ from docs_yaml import read_comments  # noqa: E402
 # First path segments of "x/y" strings in src/ that are not metrics.json families, and why.
 NOT_METRICS = {
     "benevaudit": "Inspect AI names of benevaudit's tasks, solvers, scorers and metrics",
+    "annotation": "CoBia's blind annotation sheets, a result's files (annotation/key.csv)",
     "audio": "file paths of FairDialogue's stimuli (audio/<task>/<item>__<group>.wav)",
     "code": "the FairMT-Bench release's scripts (code/evaluation_*.py)",
     "data": "a release's files (data/edos_labelled_aggregated.csv)",

@@ -37,7 +37,7 @@ def scored(tmp: Path, out: Path, mode: str, answers: dict[str, str]) -> dict:
 
 
 def test_heard_beside_stated_per_attribute_with_intervals(tmp_path: Path):
-    from benevaudit.report.build import build_report
+    from benevaudit.pipelines.report_files import build_report
 
     heard = scored(tmp_path, tmp_path / "runs" / "audio", "audio",
                    {"male": "Yes.", "female": "No."})      # bias only when heard

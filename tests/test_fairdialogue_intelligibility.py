@@ -145,7 +145,7 @@ def spoken_run(tmp: Path, server_url: str, hears: Any, monkeypatch: pytest.Monke
 
 def test_a_spoken_run_audits_its_stimuli_and_the_report_shows_both_tables(
         tmp_path: Path, serve: Any, monkeypatch: pytest.MonkeyPatch):
-    from benevaudit.report.build import build_report
+    from benevaudit.pipelines.report_files import build_report
 
     def answer(body: dict[str, Any], n: int) -> tuple[int, dict[str, str], Any]:
         clip = base64_clip(body)                   # award-02's female speaker is refused

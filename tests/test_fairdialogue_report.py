@@ -52,7 +52,7 @@ def runs(tmp_path_factory) -> tuple[Path, dict]:
 
 
 def table2(root: Path, out: Path, **options):
-    from benevaudit.report.build import build_report
+    from benevaudit.pipelines.report_files import build_report
 
     scoring = {"definition": "paper", "similarity": "prag", **options}   # conf/report.yaml's
     files = build_report([root], out, n_resamples=200,

@@ -71,7 +71,7 @@ def run_probe(tmp: Path, server_url: str, whisper_dir: Path) -> Path:
 
 def test_report_shows_whispers_word_error_rate_per_group_with_intervals(
         tmp_path: Path, serve: Any, monkeypatch: pytest.MonkeyPatch):
-    from benevaudit.report.build import build_report
+    from benevaudit.pipelines.report_files import build_report
 
     from benevaudit.asr.spec import AsrSpec
     from benevaudit.metrics.wer import word_error_rate
@@ -122,8 +122,10 @@ def test_report_shows_whispers_word_error_rate_per_group_with_intervals(
 def test_feedback_rounds_save_and_read_each_spoken_reply(tmp_path: Path, serve: Any,
                                                          monkeypatch: pytest.MonkeyPatch):
     """Negative feedback on gpt4o_audio with the user's recordings: every round's spoken reply
-    is saved under the run beside the first turn's and read as the first turn's is (here, with
-    asr=none, the API's own transcript); the male speaker's "no" turns to yes at round 1."""
+    is saved under the run beside the first turn's, with the bytes the server sent, and read as
+    the first turn's is (here, with asr=none, the API's own transcript); the male speaker's "no"
+    turns to yes at round 1. A rerun in the same directory leaves the same replies' files as
+    they are."""
     from hydra import compose, initialize_config_dir
 
     from benevaudit.pipelines.probe import run
@@ -150,14 +152,25 @@ def test_feedback_rounds_save_and_read_each_spoken_reply(tmp_path: Path, serve: 
             rows.append((item, task, group, f"clips/{item}_{group}.wav"))
     recordings(rec, rows)
     out = tmp_path / "run"
+    overrides = [
+        "probe=fairdialogue_feedback", "probe.mode=audio", "probe.tasks=[award]",
+        "~probe.attributes", "+probe.attributes={gender: [male, female]}", "limit=1",
+        "probe.rounds=2", "probe.audio.source=dir", f"probe.audio.path={rec}",
+        "target=gpt4o_audio", f"target.llm.base_url={server.url}", "asr=none",
+        f"paths.root_dir={tmp_path}", f"paths.output_dir={out}", "progress=false",
+        "logger=none", "llm_cache=null"]
     with initialize_config_dir(config_dir=str(CONF), version_base="1.3"):
-        run(compose("probe", overrides=[
-            "probe=fairdialogue_feedback", "probe.mode=audio", "probe.tasks=[award]",
-            "~probe.attributes", "+probe.attributes={gender: [male, female]}", "limit=1",
-            "probe.rounds=2", "probe.audio.source=dir", f"probe.audio.path={rec}",
-            "target=gpt4o_audio", f"target.llm.base_url={server.url}", "asr=none",
-            f"paths.root_dir={tmp_path}", f"paths.output_dir={out}", "progress=false",
-            "logger=none", "llm_cache=null"]))
+        run(compose("probe", overrides=overrides))
+    # the target's WAVs as it sent them: both first turns, then each open round's
+    saved = {p.relative_to(out).as_posix(): p for p in sorted((out / "audio_out").rglob("*"))
+             if p.is_file()}
+    assert list(saved) == [f"audio_out/award/award-01__{g}.wav" for g in (
+        "female", "female__round-1", "female__round-2", "male", "male__round-1")]
+    assert all(p.read_bytes() == tone_wav(0.3, 24000) for p in saved.values())
+    written = {name: p.stat().st_mtime_ns for name, p in saved.items()}
+    with initialize_config_dir(config_dir=str(CONF), version_base="1.3"):
+        run(compose("probe", overrides=overrides))   # a rerun: the same replies, left as they are
+    assert {name: p.stat().st_mtime_ns for name, p in saved.items()} == written
     responses = pd.read_parquet(out / "responses.parquet").set_index("group")
     assert responses.loc["male", "revised_at"] == 1
     assert list(responses.loc["male", "feedback_replies"]) == ["Yes, you should."]

@@ -20,7 +20,8 @@ from benevaudit.probes import models as probe_models
 from benevaudit.probes.fairmt.judging import verdict_of
 from benevaudit.probes.fairmt.release import KEYS_10K, TASKS
 from benevaudit.probes.fairmt.scoring import bias_metrics
-from benevaudit.probes.fairmt.stand_in import GROUPS, write_stand_in
+from benevaudit.outputs.stand_in_files import write_files
+from benevaudit.probes.fairmt.stand_in import GROUPS, stand_in_files
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPTED_JUDGE = ["probe.judge.llm.backend=scripted"]
@@ -79,6 +80,7 @@ def test_turn_waves_keep_each_reply_in_the_history(tmp_path):
         return f"reply to turn {sum(m['role'] == 'user' for m in conversation)}"
 
     from benevaudit.llm.scripted import ScriptedChatModel
+    from benevaudit.outputs.stand_in_files import write_stand_in
     from benevaudit.probes.fairmt.probe import FairMT
     from benevaudit.probes.base import RunSettings
 
@@ -92,7 +94,9 @@ def test_turn_waves_keep_each_reply_in_the_history(tmp_path):
     original = probe_models.build_from_block
     probe_models.build_from_block = lambda block, cache=None: model
     try:
-        result = FairMT(spec).run(target, RunSettings(tmp_path / "r", 0, limit=1))
+        probe = FairMT(spec)
+        result = probe.run(target, RunSettings(tmp_path / "r", 0, limit=1,
+                                               stand_in=write_stand_in(tmp_path / "r", probe)))
     finally:
         probe_models.build_from_block = original
     last = [c for c in seen if sum(m["role"] == "user" for m in c) == 5 and c[0]["role"] == "system"
@@ -112,7 +116,7 @@ def test_dialogues_sharing_their_opening_turns_send_each_shared_turn_once(tmp_pa
     from benevaudit.probes.fairmt.spec import FairMTSpec
     from benevaudit.probes.spec import TargetSpec
 
-    clone = write_stand_in(tmp_path / "clone")
+    clone = write_files(tmp_path / "clone", stand_in_files())
     files = sorted((clone / "FairMT_10K").glob("*/Fixed_Format/prompt_*.json"))
     first, second = (json.loads(f.read_text()) for f in files[:2])
     second[0].update({k: first[0][k] for k in KEYS_10K[:2]})
@@ -168,7 +172,7 @@ def test_the_paper_prompt_fills_the_slot(tmp_path):
     from benevaudit.probes.fairmt.judging import read_judging
     from benevaudit.probes.fairmt.release import load_task
 
-    root = write_stand_in(tmp_path / "s")
+    root = write_files(tmp_path / "s", stand_in_files())
     judging = read_judging(root, list(TASKS), "paper")
     for task in TASKS:
         d = load_task(root, task, "1k", 1)[0]
@@ -197,7 +201,7 @@ def answers_folder(tmp: Path, root: Path) -> Path:
 def test_answers_made_elsewhere_are_joined_and_scored(tmp_path):
     from benevaudit.pipelines.probe import run as probe_run
 
-    root = write_stand_in(tmp_path / "clone")
+    root = write_files(tmp_path / "clone", stand_in_files())
     folder = answers_folder(tmp_path, root)
     cfg = config(tmp_path, f"probe.data.path={root}", f"probe.answers.path={folder}",
                  *SCRIPTED_JUDGE, "+probe.judge.llm.responses=[No]")
@@ -233,7 +237,7 @@ def fails(tmp: Path, *overrides: str) -> str:
 @pytest.fixture
 def clone(tmp_path, monkeypatch):
     monkeypatch.setattr(probe_models, "build_from_block", no_model)
-    return write_stand_in(tmp_path / "clone")
+    return write_files(tmp_path / "clone", stand_in_files())
 
 
 def test_a_folder_that_is_not_a_clone_fails(tmp_path, clone):
@@ -386,7 +390,7 @@ def test_embedded_smollm2_as_target_and_judge(tmp_path):
 def test_the_report_compares_fairmt_runs_with_intervals(tmp_path):
     """Two scripted runs (every turn judged) in one report: a row per model × setting, the
     stand-in marked and noted atop, bootstrap intervals that reproduce each run's rate."""
-    from benevaudit.report.build import build_report
+    from benevaudit.pipelines.report_files import build_report
 
     run_probe(tmp_path, "[Fine.]", "[Yes, No, No]", "limit=3", "probe.judge_turns=all",
               run="runs/a")

@@ -15,7 +15,8 @@ from hydra import compose, initialize_config_dir
 from benevaudit.probes.fairmt.judging import verdict_of
 from benevaudit.probes.fairmt.release import KEYS_10K, SCRIPTS, TASKS, load_task, locate
 from benevaudit.probes.fairmt.scripts import read_generation, read_script
-from benevaudit.probes.fairmt.stand_in import write_stand_in
+from benevaudit.outputs.stand_in_files import write_files
+from benevaudit.probes.fairmt.stand_in import stand_in_files
 from test_cobia_requests import Recorder, server  # noqa: F401 (the recording server fixture)
 from test_fairmt import ROOT, config
 
@@ -57,7 +58,7 @@ def wrong_links(rows: list[dict], dialogues: list) -> tuple[int, int]:
 def shared_clone(tmp: Path) -> Path:
     """The stand-in with Fixed_Format's 10K dialogue 1 opening as dialogue 0 does (turns 1-2)
     and dialogue 2 as dialogue 0 does (turn 1): three dialogues behind one opening request."""
-    clone = write_stand_in(tmp / "clone")
+    clone = write_files(tmp / "clone", stand_in_files())
     files = sorted((clone / "FairMT_10K").glob("*/Fixed_Format/prompt_*.json"))
     first = json.loads(files[0].read_text())[0]
     for file, shared in ((files[1], 2), (files[2], 1)):
@@ -142,7 +143,7 @@ def digest(text: str) -> str:
 
 def test_each_task_is_judged_by_its_own_script(tmp_path):
     """A mark in one script's prompt reaches the judge requests of its task and no other."""
-    clone = write_stand_in(tmp_path / "clone")
+    clone = write_files(tmp_path / "clone", stand_in_files())
     for task, name in SCRIPTS.items():
         file = clone / "code" / name
         file.write_text(file.read_text().replace("Stand-in judge.", f"Judge of {task}.", 1))
@@ -202,7 +203,7 @@ def test_the_release_exempts_gemma_and_mistral_v0_3_from_its_system_prompt(fairm
     ("released", "no-system-stand-in-7b", True), ("none", "other-7b", False)])
 def test_the_system_prompt_choice_on_the_stand_in(tmp_path, choice, model, system):
     """The stand-in's generation script exempts names holding ``no-system-stand-in``."""
-    clone = write_stand_in(tmp_path / "clone")
+    clone = write_files(tmp_path / "clone", stand_in_files())
     rows = dry_run(tmp_path, f"probe.data.path={clone}", "limit=1", "probe.tasks=[Fixed_Format]",
                    f"probe.system_prompt={choice}", "target.llm.backend=vllm",
                    f"target.llm.model={model}", *HF_KEYS_NULL)
@@ -215,7 +216,7 @@ def test_every_run_records_the_release_files_with_their_sha256(tmp_path):
     from benevaudit.pipelines.probe import run as probe_run
     from test_fairmt import answers_folder
 
-    clone = write_stand_in(tmp_path / "clone")
+    clone = write_files(tmp_path / "clone", stand_in_files())
     probe_run(config(tmp_path, *SCRIPTED, f"probe.data.path={clone}", "limit=1",
                      "probe.tasks=[Anaphora_Ellipsis,Fixed_Format]", "probe.judge_prompt=paper"))
     record = json.loads((tmp_path / "run" / "inputs.json").read_text())

@@ -125,9 +125,10 @@ def labelled_jsonl(folder: Path) -> Path:
 
 def fairmt_answers(folder: Path) -> Path:
     from benevaudit.probes.fairmt.release import KEYS_10K
-    from benevaudit.probes.fairmt.stand_in import write_stand_in
+    from benevaudit.outputs.stand_in_files import write_files
+    from benevaudit.probes.fairmt.stand_in import stand_in_files
 
-    root = write_stand_in(folder / "clone")
+    root = write_files(folder / "clone", stand_in_files())
     records = json.loads((root / "FairMT_1K" / "Fixed_Format.json").read_text())
     entries = [{key: {"prompt": records[p][str(k)], "response": f"{SENTINEL} ok"}
                 for k, key in enumerate(KEYS_10K)} for p in (0, 1)]
@@ -168,9 +169,10 @@ def option_audio() -> dict[str, Any]:
 
 def cobia_file(name: str) -> Callable[[Path], Path]:
     def setup(folder: Path) -> Path:
-        from benevaudit.probes.cobia.stand_in import write_stand_in
+        from benevaudit.outputs.stand_in_files import write_files
+        from benevaudit.probes.cobia.stand_in import stand_in_files
 
-        return write_stand_in(folder / "cobia") / name
+        return write_files(folder / "cobia", stand_in_files()) / name
     return setup
 
 
@@ -199,13 +201,13 @@ def read_predictions(folder: Path, file: Path) -> object:
 
 
 def read_generation_manifest(folder: Path, file: Path) -> object:
-    from benevaudit.generation.writer import write_manifest
+    from benevaudit.outputs.corpus_shards import write_manifest
 
     return write_manifest(file.parent, ["a", "b"], {"seed": 1})
 
 
 def generation_manifest(folder: Path) -> Path:
-    from benevaudit.generation.writer import write_manifest
+    from benevaudit.outputs.corpus_shards import write_manifest
 
     write_manifest(folder / "out", ["a", "b"], {"seed": 1})
     return folder / "out" / "manifest.json"

@@ -12,7 +12,7 @@ import pytest
 
 from benevaudit.corpus import read_corpus
 from benevaudit.generation.grid import iter_conditions
-from benevaudit.generation.writer import FailureLog
+from benevaudit.outputs.corpus_shards import FailureLog
 
 ROOT = Path(__file__).resolve().parents[1]
 

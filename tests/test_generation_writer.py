@@ -12,8 +12,8 @@ from benevaudit.corpus import CorpusError, read_corpus
 from benevaudit.generation.driver import Failure, generate_corpus
 from benevaudit.generation.grid import iter_conditions
 from benevaudit.generation.scripted import ScriptedProducer, compose_dialogue
-from benevaudit.generation.writer import (
-    COMPLETE, FailureLog, ResumeError, ShardWriter, recover, write_manifest,
+from benevaudit.outputs.corpus_shards import (
+    COMPLETE, CorpusShards, FailureLog, ResumeError, ShardWriter, recover, write_manifest,
 )
 
 CONDITIONS = list(iter_conditions(limit=30))
@@ -85,8 +85,9 @@ class Flaky:
 
 def test_retries_failures_card_and_completion_marker(tmp_path):
     producer = Flaky()
-    s = generate_corpus(CONDITIONS, producer, tmp_path, {"seed": 42}, {"generator": "x"},
-                        batch_size=8, max_retries=2, shard_size=7, progress=False)
+    s = generate_corpus(CONDITIONS, producer, CorpusShards(tmp_path, shard_size=7),
+                        {"seed": 42}, {"generator": "x"}, batch_size=8, max_retries=2,
+                        progress=False)
     assert (s.expected, s.written_now, s.gave_up) == (30, 29, 1)
     assert (tmp_path / COMPLETE).is_file()
     assert sorted(d.id for d in read_corpus(tmp_path)) == sorted(IDS[1:])
@@ -109,12 +110,13 @@ def test_retries_failures_card_and_completion_marker(tmp_path):
     assert card["provenance"] == {"generator": "x"}
     assert "29 of 30 expected" in (tmp_path / "README.md").read_text()
     assert producer.calls[:3] == [(8, 0), (4, 1), (4, 2)]  # only failed ids are retried
-    again = generate_corpus(CONDITIONS, ScriptedProducer(), tmp_path, {"seed": 42}, {},
-                            batch_size=8, progress=False)
+    again = generate_corpus(CONDITIONS, ScriptedProducer(), CorpusShards(tmp_path),
+                            {"seed": 42}, {}, batch_size=8, progress=False)
     assert (again.already_present, again.written_now) == (29, 1)  # the given-up id, retried
     assert len(read_corpus(tmp_path)) == 30
 
 
 def test_a_producer_returning_the_wrong_count_is_an_error(tmp_path):
     with pytest.raises(RuntimeError, match="one per condition"):
-        generate_corpus(CONDITIONS, lambda cs, a: [], Path(tmp_path), {}, {}, progress=False)
+        generate_corpus(CONDITIONS, lambda cs, a: [], CorpusShards(Path(tmp_path)), {}, {},
+                        progress=False)

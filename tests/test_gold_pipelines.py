@@ -25,7 +25,7 @@ from omegaconf import DictConfig, OmegaConf
 
 from benevaudit.errors import InputError
 from benevaudit.pipelines import detect, evaluate, train
-from benevaudit.report.build import ReportFiles, build_report
+from benevaudit.pipelines.report_files import ReportFiles, build_report
 from benevaudit.schema import CLASSES
 from config_fixtures import CONF, smoke_train
 from gold_fixtures import SENTINEL, write_diasafety, write_edos

@@ -102,6 +102,28 @@ def test_the_cobia_tasks_metrics_equal_the_probes_rates_on_its_log(tmp_path):
     assert len(first) == 4 and first["id"].nunique() == 1 and len(log.samples) == 12
 
 
+def test_each_cobia_rater_asks_its_own_grader_role(tmp_path):
+    """``grader_bias`` bound: the bias rater asks it alone; the other raters ask ``grader``."""
+    from inspect_ai import eval as inspect_run
+
+    target, to_target = mock_model(rater_says)
+    bias, to_bias = mock_model(lambda messages: "Biased")
+    grader, to_grader = mock_model(rater_says)
+    [log] = inspect_run("benevaudit/cobia", model=target, task_args={"limit": 1},
+                        model_roles={"grader_bias": bias, "grader": grader},
+                        log_dir=str(tmp_path / "logs"), display="none")
+    assert log.status == "success", log.error
+
+    def bias_prompt(messages):
+        return "Verdict (Biased or Unbiased)" in messages[-1]["content"]
+
+    # 1 item × 4 methods: 4 replies, each read by the bias rater and 3 other model raters
+    assert len(to_target) == len(to_bias) == 4 and len(to_grader) == 12
+    assert all(bias_prompt(m) for m, _ in to_bias)
+    assert not any(bias_prompt(m) for m, _ in to_grader + to_target)
+    assert {s.scores["benevaudit/cobia_raters"].value["bias"] for s in log.samples} == {"biased"}
+
+
 def listed_twice(logs: Path) -> None:
     """The folder's log beside a copy of itself, as a log listed twice."""
     log = next(logs.glob("*.eval"))

@@ -337,7 +337,7 @@ def test_validated_holds_each_items_flag_and_class():
 def test_the_report_shows_raw_and_corrected_rates_and_each_judges_validation(tmp_path):
     from report_fixtures import write_run
 
-    from benevaudit.report.build import build_report
+    from benevaudit.pipelines.report_files import build_report
 
     head = "judge_validation/bias"
     cobia = {"cobia/skipped": 0.0, "cobia/invalid/bias": 0.0,

@@ -261,6 +261,8 @@ def test_qwen25_omni_speaks_and_whisper_hears_the_reply(tmp_path: Path,
     import transformers
 
     from benevaudit.asr.replies import add_spoken
+    from benevaudit.outputs.spoken_replies import write_spoken_replies
+    from benevaudit.probes.fairdialogue.stimuli import Stimuli
     from benevaudit.asr.spec import AsrSpec
     from speech_fixtures import whisper
 
@@ -282,7 +284,8 @@ def test_qwen25_omni_speaks_and_whisper_hears_the_reply(tmp_path: Path,
         whisper(tmp_path / "whisper")), "device": "cpu", "dtype": "float32", "batch_size": 1,
         "language": None, "chunk_length_s": 30.0})
     rows = [{"item": "award-01", "task": "award", "group": "female", "answer": reply.text}]
-    add_spoken(rows, [reply], tmp_path / "run", asr)
+    said = add_spoken(rows, [reply], asr)
+    write_spoken_replies(tmp_path / "run", Stimuli(replies=tuple(said)))
     saved = tmp_path / "run" / "audio_out" / "award" / "award-01__female.wav"
     assert rows[0]["reply_audio"] == "audio_out/award/award-01__female.wav" and saved.is_file()
     assert soundfile.info(str(saved)).frames == wav.frames

@@ -204,7 +204,7 @@ def test_the_limit_keeps_n_replies_and_other_entrypoints_refuse_the_kind(tmp_pat
 def test_the_report_shows_the_unseen_bb_table_and_keeps_the_run_out_of_table_3(tmp_path):
     from report_fixtures import write_run
 
-    from benevaudit.report.build import build_report
+    from benevaudit.pipelines.report_files import build_report
 
     head = "probe_run/hcc/turn_1"
     metrics = {"binary/f1": math.nan, "trigger/TR_N": math.nan, "detect/n": 4.0,

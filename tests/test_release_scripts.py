@@ -15,7 +15,8 @@ from benevaudit.errors import InputError
 from benevaudit.probes.cobia import release_raters
 from benevaudit.probes.fairmt.release import GENERATOR, SCRIPTS
 from benevaudit.probes.fairmt.scripts import paper_prompt, read_generation, read_script
-from benevaudit.probes.fairmt.stand_in import write_stand_in
+from benevaudit.outputs.stand_in_files import write_files
+from benevaudit.probes.fairmt.stand_in import stand_in_files
 from test_cobia_release import make_clone
 
 TASK = "Negative_Feedback"         # its script also holds the paper's commented prompt
@@ -39,7 +40,7 @@ READERS: dict[str, tuple[str, Callable[[Path], object]]] = {
 @pytest.mark.parametrize("spoil", list(SPOILT))
 def test_a_spoilt_fairmt_script_is_one_line_naming_it(reader: str, spoil: str,
                                                       tmp_path) -> None:
-    root = write_stand_in(tmp_path / "clone")
+    root = write_files(tmp_path / "clone", stand_in_files())
     name, read = READERS[reader]
     data, says = SPOILT[spoil]
     (root / "code" / name).write_bytes(data)
@@ -53,7 +54,7 @@ def test_a_spoilt_fairmt_script_is_one_line_naming_it(reader: str, spoil: str,
 
 
 def test_the_stand_in_scripts_still_read(tmp_path) -> None:
-    root = write_stand_in(tmp_path / "clone")
+    root = write_files(tmp_path / "clone", stand_in_files())
     assert read_script(root, TASK).phrases and paper_prompt(root).startswith("Stand-in")
     assert read_generation(root).system
 

@@ -31,7 +31,7 @@ def audit(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def built(audit, tmp_path_factory):
-    from benevaudit.report.build import build_report
+    from benevaudit.pipelines.report_files import build_report
 
     return build_report([audit], tmp_path_factory.mktemp("out"), n_resamples=300)
 
@@ -184,7 +184,7 @@ def test_evaluated_checkpoint_keeps_its_training_model(tmp_path):
     """evaluate.py's own `model` choice is not the checkpoint's: rows follow the checkpoint."""
     from report_fixtures import classifier_metrics
 
-    from benevaudit.report.build import build_report
+    from benevaudit.pipelines.report_files import build_report
 
     frame = predictions(4, 0.9, 0)
     base = write_run(tmp_path / "a" / "baseline", "train", {"model": "tiny_bert"},

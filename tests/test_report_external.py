@@ -121,7 +121,7 @@ def test_gold_runs_leave_the_corpus_tables(runs_root: Path) -> None:
 
 
 def _build(root: Path, tmp_path: Path):
-    from benevaudit.report.build import build_report
+    from benevaudit.pipelines.report_files import build_report
 
     return build_report([root], tmp_path / "out", n_resamples=0)
 

@@ -13,7 +13,7 @@ from report_fixtures import png, predictions, write_run
 
 
 def _build(root, tmp_path, n=300):
-    from benevaudit.report.build import build_report
+    from benevaudit.pipelines.report_files import build_report
 
     files = build_report([root], tmp_path / "out", n_resamples=n)
     return {s.key: s for s in files.sections}, files

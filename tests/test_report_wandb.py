@@ -34,7 +34,7 @@ def two_sweeps(tmp_path) -> Path:
 def test_report_spec_groups_by_choice_and_filters_by_sweep(two_sweeps, tmp_path):
     from wandb_workspaces import expr
 
-    from benevaudit.report.build import build_report
+    from benevaudit.pipelines.report_files import build_report
     from benevaudit.report.sections.finetune_audit import COLUMNS
     from benevaudit.report.wandb_report import report_spec, workspace_report
 
@@ -61,7 +61,7 @@ def test_report_spec_groups_by_choice_and_filters_by_sweep(two_sweeps, tmp_path)
 def test_probe_sections_get_panels_of_their_own_metrics(tmp_path):
     from test_report_sections import _cobia_run
 
-    from benevaudit.report.build import build_report
+    from benevaudit.pipelines.report_files import build_report
     from benevaudit.report.wandb_report import report_spec
 
     _cobia_run(tmp_path / "runs" / "c", "embedded")

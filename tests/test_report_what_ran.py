@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from benevaudit.outputs.run_record import run_record, write_run_record
-from benevaudit.report.build import build_report
+from benevaudit.pipelines.report_files import build_report
 from benevaudit.report.record import FROM_HYDRA, migrate, read_record
 from benevaudit.report.runs import read_run
 from benevaudit.report.stand_ins import MARK, stand_ins

@@ -168,10 +168,46 @@ def test_rows_that_are_not_the_recorded_dialogues_are_refused(fairmt):
             "probe.judge.llm.backend=scripted")
 
 
-def test_fairdialogue_has_no_judge_to_rerun(tmp_path):
+def test_a_fairdialogue_decision_run_is_parsed_and_scored_again(tmp_path):
+    """FairDialogue has no judge: a rescore parses the saved answers again and scores them,
+    and gives the recorded run's metrics and rows; the target is never built."""
+    first = run(tmp_path, "first", "probe=fairdialogue_decision", "limit=1",
+                "target.llm.backend=scripted", "+target.llm.responses=[Yes.,No.,maybe]")
+    unloadable_target(tmp_path / "first", tmp_path)
+    again = run(tmp_path, "again", "probe=fairdialogue_decision", f"rescore={tmp_path / 'first'}")
+    assert same(judged(again), judged(first)) and first["parse/award/invalid"] > 0
+    want = pd.read_parquet(tmp_path / "first" / "responses.parquet")
+    got = pd.read_parquet(tmp_path / "again" / "responses.parquet")
+    pd.testing.assert_frame_equal(want, got[list(want.columns)])
+
+
+def test_a_recommendation_rescore_takes_its_scoring_from_the_current_config(tmp_path):
+    lists = "'1. Ann 2. Bo 3. Cy 4. Di 5. Ed','1. Ed 2. Di 3. Cy 4. Bo 5. Ann'"
+    first = run(tmp_path, "first", "probe=fairdialogue_recommendation", "limit=1",
+                "target.llm.backend=scripted", f"+target.llm.responses=[{lists}]")
+    unloadable_target(tmp_path / "first", tmp_path)
+    same_scoring = run(tmp_path, "again", "probe=fairdialogue_recommendation",
+                       f"rescore={tmp_path / 'first'}")
+    assert same(judged(same_scoring), judged(first))
+    other = "pairs" if json.loads((tmp_path / "first" / "run.json").read_text())[
+        "config"]["probe"]["prag"]["normalise"] == "printed" else "printed"
+    rescored = run(tmp_path, "other", "probe=fairdialogue_recommendation",
+                   f"rescore={tmp_path / 'first'}", f"probe.prag.normalise={other}")
+    direct = run(tmp_path, "direct", "probe=fairdialogue_recommendation", "limit=1",
+                 "target.llm.backend=scripted", f"+target.llm.responses=[{lists}]",
+                 f"probe.prag.normalise={other}")
+    assert same(judged(rescored), judged(direct))
+    record = json.loads((tmp_path / "other" / "run.json").read_text())
+    assert record["config"]["probe"]["prag"]["normalise"] == other   # the current config's
+
+
+def test_an_audio_or_feedback_fairdialogue_run_is_refused(tmp_path):
     run(tmp_path, "first", "probe=fairdialogue_decision", "limit=1",
         "target.llm.backend=scripted", "+target.llm.responses=[Yes.]")
-    with pytest.raises(ConfigError, match=r"rescore= re-judges cobia and fairmt runs"):
+    record = json.loads((tmp_path / "first" / "run.json").read_text())
+    record["config"]["probe"]["mode"] = "audio"
+    (tmp_path / "first" / "run.json").write_text(json.dumps(record))
+    with pytest.raises(ConfigError, match=r"re-scores text-mode FairDialogue runs"):
         run(tmp_path, "again", "probe=fairdialogue_decision", f"rescore={tmp_path / 'first'}")
 
 

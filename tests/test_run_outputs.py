@@ -61,7 +61,7 @@ def test_a_failed_write_ends_with_one_error_line_and_no_torn_file(tmp_path) -> N
 
 
 def test_the_report_leaves_out_a_run_without_its_marker(tmp_path) -> None:
-    from benevaudit.report.build import build_report
+    from benevaudit.pipelines.report_files import build_report
 
     root = tmp_path / "runs"
     for name in ("done", "killed"):

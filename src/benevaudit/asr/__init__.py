@@ -1,8 +1,8 @@
 """Speech to text for spoken replies: the ``asr`` config group.
 
 A target that answers in audio (Qwen2.5-Omni's talker, GPT-4o Audio) is scored on what it
-said: ``replies`` saves each reply's WAV under the run (``audio_out/<task>/<item>__<group>.wav``)
-and ``whisper`` transcribes it with transformers' automatic-speech-recognition pipeline
+said: ``replies`` keeps each reply's WAV (written by ``benevaudit.outputs.spoken_replies`` as
+``audio_out/<task>/<item>__<group>.wav`` in the run) and ``whisper`` transcribes it with transformers' automatic-speech-recognition pipeline
 (``asr=whisper_large_v3``; ``asr=none`` keeps the API's own transcript or the text reply).
 :mod:`benevaudit.metrics.wer` sets Whisper's transcripts beside the API's. ``replies.Hearing``
 is one Whisper for a whole run: FairDialogue's spoken stimuli (its intelligibility audit), then

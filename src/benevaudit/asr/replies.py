@@ -1,10 +1,12 @@
-"""Spoken replies in a probe's rows: saved under the run, transcribed, and read as the answer.
+"""Spoken replies in a probe's rows: kept in memory, transcribed, and read as the answer.
 
-Every row a target answered gains ``reply_text`` (the model's own text), ``reply_audio`` (the
-saved WAV, relative to the run: ``audio_out/<task>/<item>__<group>.wav``, or None),
+Every row a target answered gains ``reply_text`` (the model's own text), ``reply_audio`` (where
+the WAV goes, relative to the run: ``audio_out/<task>/<item>__<group>.wav``, or None),
 ``api_transcript`` (the server's own transcript of its audio, or None), ``transcript``
 (Whisper's, or None) and ``asr_model``. The answer the parser reads is what was *heard*:
-Whisper's transcript where there is one, else the API's transcript, else the text reply.
+Whisper's transcript where there is one, else the API's transcript, else the text reply. The
+WAVs come back as :class:`SpokenReply` values (path and bytes); ``benevaudit.outputs`` writes
+them into the run directory with the rows.
 """
 
 from __future__ import annotations
@@ -12,8 +14,8 @@ from __future__ import annotations
 import base64
 import logging
 from collections.abc import Callable, Sequence
-from pathlib import Path
-from typing import Any, Optional
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple, Optional
 
 from benevaudit.asr.spec import AsrSpec
 from benevaudit.llm.audio_in import Clip, read_clip
@@ -33,25 +35,29 @@ def reply_path(task: str, item: str, group: str, turn: int | None = None) -> str
     return f"{AUDIO_OUT}/{task}/{item}__{group}{tail}.wav"
 
 
-def save_audio(run_dir: Path, rel: str, reply: Completion) -> Clip | None:
-    """Write the reply's WAV to ``rel`` under the run (when it spoke) and return its clip,
-    checked readable."""
+@dataclass(frozen=True)
+class SpokenReply:
+    """One spoken reply as the target sent it: its WAV bytes and where they go under the run
+    (:func:`reply_path`)."""
+
+    path: str
+    data: bytes = field(repr=False)
+
+
+class Spoken(NamedTuple):
+    """A spoken reply and its clip, decoded once: the bytes to keep, the samples to hear."""
+
+    reply: SpokenReply
+    clip: Clip
+
+
+def spoken(rel: str, reply: Completion) -> Spoken | None:
+    """The reply's WAV (when it spoke), to be kept at ``rel`` under the run, with its clip,
+    checked readable; None for a text reply."""
     if not reply.audio:
         return None
     data = base64.b64decode(reply.audio)
-    clip = read_clip(data, f"the spoken reply for {rel}")
-    (run_dir / rel).parent.mkdir(parents=True, exist_ok=True)
-    (run_dir / rel).write_bytes(data)
-    return clip
-
-
-def save_reply(run_dir: Path, row: dict[str, Any], reply: Completion) -> Clip | None:
-    """Write the row's spoken reply (when it spoke), note its path, return its clip."""
-    rel = reply_path(str(row["task"]), str(row["item"]), str(row["group"]))
-    clip = save_audio(run_dir, rel, reply)
-    if clip is not None:
-        row["reply_audio"] = rel
-    return clip
+    return Spoken(SpokenReply(rel, data), read_clip(data, f"the spoken reply for {rel}"))
 
 
 def transcriber_of(asr: AsrSpec) -> Transcribe:
@@ -89,28 +95,31 @@ def hearing_of(asr: AsrSpec | None) -> Hearing | None:
     return Hearing(asr) if asr is not None and asr.kind == "whisper" else None
 
 
-def add_spoken(rows: list[dict[str, Any]], replies: Sequence[Completion], run_dir: Path,
-               asr: AsrSpec | None, transcribe: Transcribe | None = None) -> None:
-    """Fill :data:`COLUMNS` of ``rows`` (one per reply, in order) and set each ``answer`` to
-    what was heard. ``transcribe`` replaces the transcriber ``asr`` names (tests, reuse)."""
-    spoken: list[tuple[dict[str, Any], Clip]] = []
+def add_spoken(rows: list[dict[str, Any]], replies: Sequence[Completion],
+               asr: AsrSpec | None, transcribe: Transcribe | None = None) -> list[SpokenReply]:
+    """Fill :data:`COLUMNS` of ``rows`` (one per reply, in order), set each ``answer`` to what
+    was heard, and return the spoken replies' WAVs (each row's ``reply_audio`` names its
+    path). ``transcribe`` replaces the transcriber ``asr`` names (tests, reuse)."""
+    said: list[tuple[dict[str, Any], Spoken]] = []
     for row, reply in zip(rows, replies, strict=True):
         row.update(reply_text=reply.text, reply_audio=None, api_transcript=reply.transcript,
                    transcript=None, asr_model=None)
-        clip = save_reply(run_dir, row, reply)
-        if clip is not None:
-            spoken.append((row, clip))
-    if spoken and asr is not None and asr.kind == "whisper":
-        texts = (transcribe or transcriber_of(asr))([c for _, c in spoken])
-        for (row, _), text in zip(spoken, texts, strict=True):
+        made = spoken(reply_path(str(row["task"]), str(row["item"]), str(row["group"])), reply)
+        if made is not None:
+            row["reply_audio"] = made.reply.path
+            said.append((row, made))
+    if said and asr is not None and asr.kind == "whisper":
+        texts = (transcribe or transcriber_of(asr))([s.clip for _, s in said])
+        for (row, _), text in zip(said, texts, strict=True):
             row.update(transcript=text, asr_model=asr.name)
-    elif spoken:
+    elif said:
         log.warning("%d replies are spoken and asr=none: their answers are the API's "
                     "transcript or the text reply (asr=whisper_large_v3 transcribes them)",
-                    len(spoken))
+                    len(said))
     for row in rows:
         heard = row["transcript"] if row["transcript"] is not None else row["api_transcript"]
         row["answer"] = heard if heard is not None else row["reply_text"]
+    return [s.reply for _, s in said]
 
 
 def heard_texts(replies: Sequence[Completion], asr: AsrSpec | None,
@@ -129,7 +138,7 @@ def heard_texts(replies: Sequence[Completion], asr: AsrSpec | None,
 
 
 # (each reply's key (task, attribute, item, group), the turn, the replies) -> what each said
-# and where its audio was saved (None: a text reply)
+# and where its audio goes under the run (None: a text reply)
 Listen = Callable[[Sequence[tuple[str, ...]], int, Sequence[Completion]],
                   list[tuple[str, Optional[str]]]]
 
@@ -142,13 +151,14 @@ def plain_texts(keys: Sequence[tuple[str, ...]], turn: int, replies: Sequence[Co
 
 class Listener:
     """The :data:`Listen` of a run: a later turn's replies (feedback rounds) read as the first
-    turn's are. A spoken reply is saved as ``audio_out/<task>/<item>__<group>__round-<r>.wav``
-    and heard through :func:`heard_texts` (Whisper's transcript under ``asr=whisper``), the
-    transcriber loaded once, on the first spoken reply."""
+    turn's are. A spoken reply is kept (``spoken``, in the order heard) for
+    ``audio_out/<task>/<item>__<group>__round-<r>.wav`` and heard through :func:`heard_texts`
+    (Whisper's transcript under ``asr=whisper``), the transcriber loaded once, on the first
+    spoken reply."""
 
-    def __init__(self, run_dir: Path, asr: AsrSpec | None,
-                 transcribe: Transcribe | None = None) -> None:
-        self.run_dir, self.asr, self._transcribe = run_dir, asr, transcribe
+    def __init__(self, asr: AsrSpec | None, transcribe: Transcribe | None = None) -> None:
+        self.asr, self._transcribe = asr, transcribe
+        self.spoken: list[SpokenReply] = []
 
     def transcribe(self, clips: Sequence[Clip]) -> list[str]:
         if self._transcribe is None:
@@ -158,7 +168,8 @@ class Listener:
 
     def __call__(self, keys: Sequence[tuple[str, ...]], turn: int,
                  replies: Sequence[Completion]) -> list[tuple[str, str | None]]:
-        paths = [reply_path(k[0], k[2], k[3], turn) for k in keys]
-        saved = [rel if save_audio(self.run_dir, rel, r) is not None else None
-                 for rel, r in zip(paths, replies, strict=True)]
-        return list(zip(heard_texts(replies, self.asr, self.transcribe), saved, strict=True))
+        made = [spoken(reply_path(k[0], k[2], k[3], turn), r)
+                for k, r in zip(keys, replies, strict=True)]
+        self.spoken += [m.reply for m in made if m is not None]
+        return list(zip(heard_texts(replies, self.asr, self.transcribe),
+                        [m.reply.path if m is not None else None for m in made], strict=True))

@@ -1,7 +1,7 @@
 """Detectors: one interface over sequence classifiers, generative guards and LLM judges.
 
 ``build_detector(spec, ...)`` turns a ``detector`` spec (:mod:`benevaudit.detectors.spec`) into
-a ``Detector``. ``kind`` picks the family, from the modules that declare ``KIND``
+a ``Detector``. ``kind`` picks the family, from the modules that register it with ``DETECTORS``
 (:mod:`benevaudit.detectors.registry`: a new kind is one module and one YAML):
 
 | kind | family | module |
@@ -22,7 +22,7 @@ classifier only) the audit's evaluation pass; never ``report`` or ``pipelines``.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from benevaudit.detectors.base import (
     Checkpoint,
@@ -38,9 +38,12 @@ from benevaudit.detectors.external import ExternalDetector, external_detector, r
 from benevaudit.detectors.guards.detector import GuardDetector, guard_llm_block
 from benevaudit.detectors.guards.registry import GUARD_KINDS, guard_format
 from benevaudit.detectors.judges import JudgeDetector, judge_llm_blocks
-from benevaudit.detectors.registry import BuildContext, detector_kinds, kind_of
-from benevaudit.detectors.spec import DetectorSpec, JudgeModel, PredictionsSpec
+from benevaudit.detectors.registry import DETECTORS, BuildContext, detector_kinds, kind_of
+from benevaudit.detectors.spec import JudgeModel, PredictionsSpec
 from benevaudit.detectors.units import AGGREGATIONS, UNITS, Unit, aggregate, make_units
+
+if TYPE_CHECKING:   # the union of the registered kinds, made once the package is read
+    from benevaudit.detectors.spec import DetectorSpec
 
 
 def __getattr__(name: str) -> Any:
@@ -64,7 +67,7 @@ def build_detector(spec: DetectorSpec, judges: Sequence[JudgeModel] = (),
     return kind_of(spec).build(spec, context)
 
 
-__all__ = ["AGGREGATIONS", "BuildContext", "Checkpoint", "Detector", "DialogueResult",
+__all__ = ["AGGREGATIONS", "DETECTORS", "BuildContext", "Checkpoint", "Detector", "DialogueResult",
            "ExternalDetector", "FinetunedDetector", "GUARD_KINDS", "GuardDetector", "JudgeDetector", "KINDS",
            "SequenceClassifierDetector", "UNITS", "Unit", "UnitVerdict", "aggregate",
            "build_detector", "evaluation_set", "external_detector",

@@ -15,19 +15,18 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from benevaudit.detectors.base import Detector, UnitVerdict
-from benevaudit.detectors.registry import BuildContext, DetectorKind
+from benevaudit.detectors.registry import DETECTORS, BuildContext, DetectorKind
+from benevaudit.detectors.spec import ClassifierSpec
 from benevaudit.detectors.units import Unit, make_units
 from benevaudit.errors import ConfigError
 from benevaudit.llm.dry_run import RequestLog
 from benevaudit.schema import Dialogue
 
-if TYPE_CHECKING:   # the spec module lists the kinds this package's modules declare
-    from benevaudit.detectors.spec import ClassifierSpec
 
 
 def load_sequence_classifier(source: str, device: str = "cpu") -> tuple[Any, Any]:
@@ -160,4 +159,5 @@ def record_classifier(spec: ClassifierSpec, context: BuildContext,
                 unit=k, detector=spec.name)
 
 
-KIND = DetectorKind(("sequence_classifier",), build_classifier, record_classifier)
+KIND = DetectorKind(build_classifier, record_classifier)
+DETECTORS.add("sequence_classifier", ClassifierSpec, KIND)

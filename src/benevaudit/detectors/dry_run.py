@@ -8,13 +8,17 @@ go in dialogue and turn order, judges in group order; ``external`` reads its pre
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from benevaudit.audit.checkpoints import load_frozen, locate
 from benevaudit.detectors.base import Checkpoint
 from benevaudit.detectors.registry import BuildContext, kind_of
-from benevaudit.detectors.spec import DetectorSpec, JudgeModel, PredictionsSpec
+from benevaudit.detectors.spec import JudgeModel, PredictionsSpec
 from benevaudit.llm.dry_run import RequestLog
 from benevaudit.schema import Dialogue
+
+if TYPE_CHECKING:   # the union of the registered kinds, made once the package is read
+    from benevaudit.detectors.spec import DetectorSpec
 
 
 def record_detector(spec: DetectorSpec, judges: Sequence[JudgeModel], dialogues: list[Dialogue],

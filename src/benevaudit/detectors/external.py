@@ -6,20 +6,19 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pandas as pd
 
 from benevaudit.detectors.base import Detector, UnitVerdict
-from benevaudit.detectors.registry import BuildContext, DetectorKind
+from benevaudit.detectors.registry import DETECTORS, BuildContext, DetectorKind
+from benevaudit.detectors.spec import ExternalSpec, PredictionsSpec
 from benevaudit.detectors.units import Aggregation, Unit, aggregate
 from benevaudit.errors import ConfigError, InputError
 from benevaudit.files import describe_columns, read_csv, read_parquet
 from benevaudit.llm.dry_run import RequestLog
 from benevaudit.schema import CLASSES, Dialogue
 
-if TYPE_CHECKING:   # the spec module lists the kinds this package's modules declare
-    from benevaudit.detectors.spec import ExternalSpec, PredictionsSpec
 
 log = logging.getLogger(__name__)
 
@@ -185,4 +184,5 @@ def record_external(spec: ExternalSpec, context: BuildContext, dialogues: Sequen
     log.info("detector=external reads predictions made elsewhere: no model requests")
 
 
-KIND = DetectorKind(("external",), build_external, record_external, reads_corpus=False)
+KIND = DetectorKind(build_external, record_external, reads_corpus=False)
+DETECTORS.add("external", ExternalSpec, KIND)

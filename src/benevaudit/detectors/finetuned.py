@@ -9,20 +9,19 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import yaml
 from pydantic import BaseModel, ConfigDict
 
 from benevaudit.detectors.base import Checkpoint, Detector, DialogueResult, UnitVerdict
-from benevaudit.detectors.registry import BuildContext, DetectorKind
+from benevaudit.detectors.registry import DETECTORS, BuildContext, DetectorKind
+from benevaudit.detectors.spec import FinetunedSpec
 from benevaudit.detectors.units import Unit
 from benevaudit.errors import ConfigError
 from benevaudit.llm.dry_run import RequestLog
 from benevaudit.schema import CLASSES, Dialogue
 
-if TYPE_CHECKING:   # the spec module lists the kinds this package's modules declare
-    from benevaudit.detectors.spec import FinetunedSpec
 
 
 class TrainedSequence(BaseModel):
@@ -110,4 +109,5 @@ def record_finetuned(spec: FinetunedSpec, context: BuildContext, dialogues: Sequ
                                   "tokenizer at scoring time", id=d.id, detector=spec.name)
 
 
-KIND = DetectorKind(("finetuned",), build_finetuned, record_finetuned)
+KIND = DetectorKind(build_finetuned, record_finetuned)
+DETECTORS.add("finetuned", FinetunedSpec, KIND)

@@ -24,14 +24,15 @@ holds one engine at a time.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 from tqdm import tqdm
 
 from benevaudit.detectors.base import DialogueResult, Detector, UnitVerdict
 from benevaudit.detectors.judge_prompts import judge_prompt, parse_label
-from benevaudit.detectors.registry import BuildContext, DetectorKind, record_by_running
+from benevaudit.detectors.registry import DETECTORS, BuildContext, DetectorKind, record_by_running
+from benevaudit.detectors.spec import JudgeModel, JudgeSpec
 from benevaudit.detectors.units import Unit, make_units
 from benevaudit.errors import ConfigError
 from benevaudit.llm import ChatModel, Conversation, build_from_block
@@ -39,8 +40,6 @@ from benevaudit.llm.dry_run import RequestLog
 from benevaudit.llm.judge import Judge, Reading
 from benevaudit.schema import CLASSES, Dialogue
 
-if TYPE_CHECKING:   # the spec module lists the kinds this package's modules declare
-    from benevaudit.detectors.spec import JudgeModel, JudgeSpec
 
 JudgeFactory = Callable[[], ChatModel]
 
@@ -189,4 +188,5 @@ def record_judge(spec: JudgeSpec, context: BuildContext, dialogues: Sequence[Dia
                       lambda d: [{"judge": n} for n in names])
 
 
-KIND = DetectorKind(("judge",), build_judge, record_judge)
+KIND = DetectorKind(build_judge, record_judge)
+DETECTORS.add("judge", JudgeSpec, KIND)

@@ -4,16 +4,20 @@ detect.py's ``eval`` and ``predictions`` blocks, typed (see :mod:`benevaudit.spe
 ``detector.kind`` picks the spec: ``sequence_classifier``, a guard (every kind of
 ``detectors/guards/``: its spec is :class:`GuardSpec`), ``judge``, ``finetuned`` or ``external``.
 Each lists only its own keys, so a misspelt key is refused with that kind's keys listed.
+``DetectorSpec``, their union, and ``KINDS`` are read from the registry
+(:mod:`benevaudit.detectors.registry`) when first asked for: each kind's module registers its
+spec there, and those modules read the spec classes of this one.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any, Literal, Optional, Union, get_args
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Optional, Union
 
-from pydantic import Discriminator, Field, Tag, model_validator
+from pydantic import Field, model_validator
 
 from benevaudit.detectors.guards.registry import GUARD_FORMATS, GUARD_KINDS
 from benevaudit.detectors.judge_prompts import Strategy
+from benevaudit.detectors.kinds import DETECTORS
 from benevaudit.detectors.units import Aggregation, UnitKind
 from benevaudit.errors import ConfigError
 from benevaudit.llm.spec import LLMSpec, SamplingSpec
@@ -121,16 +125,22 @@ def detector_tag(block: Any) -> Any:
     return block.get("kind") if isinstance(block, dict) else getattr(block, "kind", None)
 
 
-FAMILIES: tuple[type[Spec], ...] = (ClassifierSpec, GuardSpec, JudgeSpec, FinetunedSpec,
-                                    ExternalSpec)
-# each kind by its spec's ``kind`` tag (a guard's: every module of ``detectors/guards/``)
-KINDS: dict[str, type[Spec]] = {kind: spec for spec in FAMILIES
-                                for kind in get_args(spec.model_fields["kind"].annotation)}
 if TYPE_CHECKING:
     DetectorSpec = Union[ClassifierSpec, GuardSpec, JudgeSpec, FinetunedSpec, ExternalSpec]
-else:   # one member per kind, each guard kind tagged with its own name
-    DetectorSpec = Annotated[Union[tuple(Annotated[spec, Tag(kind)] for kind, spec in KINDS.items())],
-                             Discriminator(detector_tag)]
+    KINDS: dict[str, type[Spec]]          # each kind -> its spec
+    FAMILIES: tuple[type[Spec], ...]      # the distinct specs
+
+
+def __getattr__(name: str) -> Any:
+    """``DetectorSpec`` (one member per registered kind, each guard kind tagged with its own
+    name), ``KINDS`` and ``FAMILIES``, from the registry once its modules are read."""
+    if name == "DetectorSpec":
+        return DETECTORS.union(read=detector_tag)
+    if name == "KINDS":
+        return DETECTORS.specs()
+    if name == "FAMILIES":
+        return tuple(dict.fromkeys(DETECTORS.specs().values()))
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class JudgeModel(Spec):

@@ -8,8 +8,9 @@ run reads.
 - ``prompts``, ``parse``, ``llm_generator``, ``self_chat``: generation with any
   ``benevaudit.llm`` chat model;
 - ``producers``: a ``generator`` block built into a producer;
-- ``driver``, ``writer``, ``card``, ``dry_run``: the resumable shard writer, retries,
-  failures, dataset card, and a dry run's requests.
+- ``driver``, ``sink``, ``card``, ``dry_run``: the generation loop (retries, failures) into a
+  ``CorpusSink`` the caller builds (``benevaudit.outputs.corpus_shards``: the resumable shard
+  writer), the dataset card, and a dry run's requests.
 
 May import the core, ``llm``, ``encoders`` and ``metrics``; never another layer-3 family, the
 dataset analysis (``benevaudit.analysis``, which reads corpora written here), ``report`` or

@@ -12,7 +12,7 @@ from benevaudit.errors import ConfigError, InputError
 from benevaudit.files import read_json
 from benevaudit.generation.scripted import PlantedCue
 from benevaudit.gold.spec import DiaSafetyDataSpec, EdosDataSpec, LabelledDataSpec
-from benevaudit.generation.writer import MANIFEST
+from benevaudit.generation.sink import MANIFEST
 from benevaudit.llm.spec import LLMSpec, SamplingSpec
 from benevaudit.specs import Fraction, NonNegative, NonNegativeInt, PositiveInt, Spec
 

@@ -1,6 +1,6 @@
 """benevaudit's studies inside Inspect AI: CoBia, FairMT-Bench, FairDialogue and the detection
-sweep as Inspect tasks (``inspect eval benevaudit/<task>``), benevaudit's judges as Inspect
-scorers, with Inspect's ``grader`` model role as the judge.
+sweep as Inspect tasks (``inspect eval benevaudit/<task>``), benevaudit's judges and detectors
+as Inspect scorers, with Inspect's ``grader`` model roles as the judges.
 
 Each task composes the block ``python probe.py`` (or ``detect.py``) would read, with its ``-T``
 arguments as overrides (``pipelines.inspect_config``), and builds its samples with the probe's

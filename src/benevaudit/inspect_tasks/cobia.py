@@ -3,12 +3,14 @@ baselines), each reply rated by the raters of ``probe.judges`` as one Inspect sc
 
 The items, the layout (the release's templates or benevaudit's seeded list), the messages, the
 target's decoding, every rater's prompt (``probes.cobia.rating.rater_prompts``), decoding and
-parser (``probes.cobia.raters``) are the probe's own; the raters that ask a model ask Inspect's
-``grader`` model role (the model under test where no grader is bound), the refusal keyword rule
-asks none. The metric is ``probes.cobia.scoring.metrics_of`` over the scored samples, so on the
-same replies it gives what ``python probe.py probe=cobia`` gives. Two things run through
-probe.py only: the released DAN (its first call answers once per target, and every DAN item
-reads that reply) and raters in ``mode: score`` (log-probabilities of the verdict words).
+parser (``probes.cobia.raters``) are the probe's own. Each rater that asks a model asks
+Inspect's model role ``grader_<rater>`` (``grader_bias``, ``grader_nli``: each rater its own
+model, as probe.py gives each its own ``llm`` block), else the ``grader`` role, else the model
+under test; the refusal keyword rule asks none. The metric is
+``probes.cobia.scoring.metrics_of`` over the scored samples, so on the same replies it gives
+what ``python probe.py probe=cobia`` gives. Two things run through probe.py only: the released
+DAN (its first call answers once per target, and every DAN item reads that reply) and raters in
+``mode: score`` (log-probabilities of the verdict words).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from benevaudit.inspect_tasks import convert
 from benevaudit.inspect_tasks.arguments import overrides
 from benevaudit.inspect_tasks.scores import rates_metric
 from benevaudit.llm import Sampling
+from benevaudit.outputs.stand_in_files import write_stand_in
 from benevaudit.pipelines.inspect_config import probe_run
 from benevaudit.probes.base import RunSettings
 from benevaudit.probes.cobia import official, raters, release_raters
@@ -45,7 +48,8 @@ def cobia(probe: str = "cobia", data_path: str | None = None, limit: int | None 
     spec = run.probe
     if not isinstance(spec, CobiaSpec):
         raise ValueError(f"benevaudit/cobia runs a CoBia probe option, not probe={probe}")
-    plan = cobia_probe.prepare(spec, run.target, RunSettings(work, run.seed, run.limit))
+    plan = cobia_probe.prepare(spec, run.target, RunSettings(
+        work, run.seed, run.limit, stand_in=write_stand_in(work, cobia_probe.CoBia(spec))))
     check_inspectable(plan)
     messages = cobia_probe.build_requests(plan.layout, plan.pairs, run.seed, plan.switches,
                                           plan.sentences, plan.dan, plan.templates)
@@ -97,7 +101,6 @@ def cobia_raters(plan: cobia_probe.Plan, seed: int) -> Any:
     """The scorer: every rater of ``probe.judges`` on the reply, as ``rating.rate_rows`` rates
     a row (a refusal rater under ``dan_scope: released`` reads the whole DAN reply)."""
     # Inspect AI: an optional package (make inspect-env)
-    from inspect_ai.model import get_model
     from inspect_ai.scorer import Score, scorer
 
     pairs = {sample_id(item, m): (item, m) for item, m in plan.pairs}
@@ -117,13 +120,24 @@ def cobia_raters(plan: cobia_probe.Plan, seed: int) -> Any:
             for rater in plan.raters:
                 text = row["response" if whole_reply(rater, plan) else "rated_response"]
                 raw = (None if rater.variant in raters.KEYWORDS else await ask(
-                    get_model(role="grader"), rater, plan, (item, method), text, seed))
+                    grader_of(rater), rater, plan, (item, method), text, seed))
                 row[f"{rater.name}_verdict"], row[f"{rater.name}_raw"] = verdict(
                     rater, plan, text, raw)
             return Score(value={r.name: str(row[f"{r.name}_verdict"] or "invalid")
                                 for r in plan.raters}, answer=reply, metadata={"row": row})
         return score
     return raters_scorer()
+
+
+def grader_of(rater: raters.Rater) -> Any:
+    """The rater's model: the role ``grader_<rater>`` where one is bound (each rater its own
+    model, as each has its own ``llm`` block in probe.py), else ``grader``, else the model
+    under test."""
+    # Inspect AI: an optional package (make inspect-env)
+    from inspect_ai.model import get_model, model_roles
+
+    role = f"grader_{rater.name}"
+    return get_model(role=role if role in model_roles() else "grader")
 
 
 def whole_reply(rater: raters.Rater, plan: cobia_probe.Plan) -> bool:

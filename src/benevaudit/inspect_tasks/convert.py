@@ -87,10 +87,25 @@ def seeded_generate(sampling: Sampling) -> Any:
     return generate_solver()
 
 
+def part_of(content: Any) -> dict[str, Any]:
+    """Inspect content as benevaudit's part: audio as ``input_audio`` (base64 and format)."""
+    if content.type == "audio":
+        return {"type": "input_audio", "input_audio": {
+            "data": content.audio.split(";base64,", 1)[-1], "format": content.format}}
+    return {"type": "text", "text": content.text}
+
+
 def plain(messages: list[Any]) -> list[dict[str, Any]]:
-    """Inspect chat messages as benevaudit's ``{role, content}`` (text content as a string)."""
-    return [{"role": m.role, "content": m.content if isinstance(m.content, str) else m.text}
-            for m in messages]
+    """Inspect chat messages as benevaudit's ``{role, content}``: text content as a string,
+    content with audio as parts (so a spoken request's seed is benevaudit's for it)."""
+    def content(m: Any) -> Any:
+        if isinstance(m.content, str):
+            return m.content
+        if any(c.type == "audio" for c in m.content):
+            return [part_of(c) for c in m.content]
+        return m.text
+
+    return [{"role": m.role, "content": content(m)} for m in messages]
 
 
 def metadata_json(value: Any) -> str:

@@ -1,17 +1,17 @@
-"""``inspect eval benevaudit/detection``: an LLM judge detector of ``conf/detector/`` over an
-evaluation set, the model under test as the judge, scored with benevaudit's detection metrics.
+"""``inspect eval benevaudit/detection``: benevaudit's detection sweep over an evaluation set,
+scored with benevaudit's detection metrics, in one of two ways (``-T scorer=``).
 
 The task composes the block ``python detect.py`` would read (``data``, ``detector``, ``eval``,
 with the ``-T`` arguments as overrides) and takes the evaluation set detect.py draws
 (``evaluation_dialogues``: ``eval.fraction`` and ``eval.limit`` of the corpus, a gold set or a
-probe run's replies). Each dialogue is one sample whose input is the judge's prompt under the
+probe run's replies). Under ``scorer=model`` (the default) the model under test is an LLM judge
+of ``conf/detector/``: each dialogue is one sample whose input is the judge's prompt under the
 detector's strategy (``judge_prompt``, the reasoned form of ``mode: generate``), decoded with
 the detector's sampling. The scorer reads the reply's label with the judge's parser and decides
 the dialogue as ``JudgeDetector`` does (one judge: the model under test); the metric is
 ``score_frame`` over the predictions (``binary/*``, ``trigger/*``, ``test/*``,
-``detect/invalid_rate``), so on the same replies it gives what ``python detect.py`` gives. Score
-mode (label log-probabilities), the ensemble of a judges group, classifiers and guards run
-through detect.py only.
+``detect/invalid_rate``), so on the same replies it gives what ``python detect.py`` gives. Under
+``scorer=detector`` any detector scores each sample's transcript (``detector_scoring``).
 """
 
 from __future__ import annotations
@@ -28,36 +28,54 @@ from benevaudit.detectors.spec import JudgeSpec
 from benevaudit.detectors.units import make_units
 from benevaudit.inspect_tasks import convert
 from benevaudit.inspect_tasks.arguments import overrides
+from benevaudit.inspect_tasks.detector_scoring import detector_task
 from benevaudit.inspect_tasks.scores import Rows, rates_metric
 from benevaudit.llm import Sampling
 from benevaudit.outputs.detection import score_frame
-from benevaudit.pipelines.detect import evaluation_dialogues
+from benevaudit.pipelines.detect import DetectRun, evaluation_dialogues
 from benevaudit.pipelines.inspect_config import detect_run
 from benevaudit.schema import CLASSES, Dialogue
 
 HEADLINE = ("",)                       # every key of score_frame
 JUDGE = "model"                        # the judge's name: the model under test
 KEPT = ("id", "label", "flagged", "pred")   # what score_frame reads of a prediction
+SCORERS = ("model", "detector")     # who decides: the model under test as the judge, a detector
 
 
 def detection(detector: str = "judge_plain", data: str = "embedded",
               data_path: str | None = None, limit: int | None = None,
-              options: str | Sequence[str] | None = None) -> Any:
-    """The detection sweep's judge on ``data`` (a ``conf/data/`` option; ``data_path`` its
-    path), ``limit`` dialogues (``eval.limit``), ``options`` any detect.py override."""
+              options: str | Sequence[str] | None = None, scorer: str = "model",
+              generate: bool = False) -> Any:
+    """The detection sweep on ``data`` (a ``conf/data/`` option; ``data_path`` its path),
+    ``limit`` dialogues (``eval.limit``), ``options`` any detect.py override. ``scorer=model``:
+    the model under test is the judge ``detector``; ``scorer=detector``: the detector scores
+    each transcript (the corpus's dialogue, or under ``generate`` the model's reply to it)."""
+    if scorer not in SCORERS:
+        raise ValueError(f"benevaudit/detection: scorer={scorer}; expected one of {SCORERS}")
+    if generate and scorer == "model":
+        raise ValueError("benevaudit/detection: generate=true needs scorer=detector (under "
+                         "scorer=model the model under test is the judge)")
+    forced = ["detector.mode=generate"] if scorer == "model" else []
+    run, cfg, _ = detect_run([f"data={data}", *forced, *overrides(
+        "detector", detector, "data.path", data_path, limit, options)])
+    chosen, _ = evaluation_dialogues(cfg, run)
+    if scorer == "detector":
+        return detector_task(run, chosen, f"detection_{data}", bool(generate))
+    return judge_task(run, chosen, data, detector)
+
+
+def judge_task(run: DetectRun, chosen: list[Dialogue], data: str, detector: str) -> Any:
+    """The task whose model under test is the judge: its prompt as each sample's input."""
     # Inspect AI: an optional package (make inspect-env)
     from inspect_ai import Task
     from inspect_ai.dataset import MemoryDataset, Sample
 
-    run, cfg, _ = detect_run([f"data={data}", "detector.mode=generate",
-                              *overrides("detector", detector, "data.path", data_path, limit,
-                                         options)])
     spec = run.detector
     if not isinstance(spec, JudgeSpec) or spec.mode != "generate":
-        raise ValueError(f"benevaudit/detection runs an LLM judge detector in mode generate "
-                         f"(judge_plain, judge_conceptual, judge_operational), not detector="
-                         f"{detector} (kind {spec.kind}); the rest run via detect.py")
-    chosen, _ = evaluation_dialogues(cfg, run)
+        raise ValueError(f"benevaudit/detection: scorer=model runs an LLM judge detector in "
+                         f"mode generate (judge_plain, judge_conceptual, judge_operational), "
+                         f"not detector={detector} (kind {spec.kind}); score with any detector "
+                         f"under scorer=detector")
     judge = JudgeDetector(spec, [(JUDGE, refuse_loading)])
     samples = [Sample(id=d.id, input=convert.chat_messages(judge_prompt(
         d, spec.strategy, spec.demographics, reasoned=True)), metadata={"label": d.label})

@@ -17,6 +17,7 @@ from benevaudit.inspect_tasks import convert
 from benevaudit.inspect_tasks.arguments import overrides
 from benevaudit.inspect_tasks.scores import rates_metric
 from benevaudit.llm import Sampling
+from benevaudit.outputs.stand_in_files import write_stand_in
 from benevaudit.pipelines.inspect_config import probe_run
 from benevaudit.probes.base import RunSettings
 from benevaudit.probes.fairmt import probe as fairmt_probe
@@ -41,8 +42,10 @@ def fairmt(probe: str = "fairmt", data_path: str | None = None, limit: int | Non
     spec = run.probe
     if not isinstance(spec, FairMTSpec):
         raise ValueError(f"benevaudit/fairmt runs a FairMT probe option, not probe={probe}")
-    plan = fairmt_probe.prepare(spec, run.target, RunSettings(work, run.seed, run.limit))
-    root, _ = fairmt_probe.root_of(spec, work)
+    stand_in = write_stand_in(work, fairmt_probe.FairMT(spec))
+    plan = fairmt_probe.prepare(spec, run.target, RunSettings(work, run.seed, run.limit,
+                                                              stand_in=stand_in))
+    root, _ = fairmt_probe.root_of(spec, stand_in)
     generation = read_generation(root)
     samples = [Sample(id=d.id, input=convert.chat_messages([{"role": "user",
                                                              "content": d.turns[0]}]),

@@ -16,13 +16,16 @@ vLLM keys are null). Two blocks take more:
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, Optional, Union
+from functools import cache
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Optional, Union, cast
 
-from pydantic import Discriminator, Tag, model_validator
+from pydantic import create_model, model_validator
 
 from benevaudit.errors import ConfigError
 from benevaudit.llm.block import LLMBlock
+from benevaudit.llm.registry import BACKENDS
 from benevaudit.llm.system_prompt import SystemPrompt
+from benevaudit.registry import tagged_union
 from benevaudit.specs import NonNegativeInt, Positive, PositiveInt, Share, Spec
 
 log = logging.getLogger(__name__)
@@ -68,7 +71,7 @@ class Closed(LLMBlock):
         block = self.model_dump(exclude_unset=True)
         backend = overrides.get("backend", self.backend)
         if backend != self.backend:
-            taken = BACKEND_SPECS.get(str(backend), LLMBlock).model_fields
+            taken = BACKENDS.specs().get(str(backend), LLMBlock).model_fields
             block = {k: v for k, v in block.items() if k in taken}
         return {**block, **overrides}
 
@@ -119,6 +122,9 @@ class HFSpec(InProcessKeys, SystemKeys):
                               "models take a card's system prompt, the text models do not")
 
 
+BACKENDS.add("hf", HFSpec, "benevaudit.llm.hf:HFChatModel")
+
+
 class VLLMSpec(InProcessKeys, SystemKeys):
     """``backend: vllm``: the offline engine (``llm/vllm.py``); its own engine arguments too."""
 
@@ -136,6 +142,9 @@ class VLLMSpec(InProcessKeys, SystemKeys):
         if self.audio_out:
             raise ConfigError("llm.audio_out=true: the vllm backend returns text only; run the "
                               "speaking model on hf (llm.backend=hf) or behind an openai server")
+
+
+BACKENDS.add("vllm", VLLMSpec, "benevaudit.llm.vllm:VLLMChatModel")   # imported when built
 
 
 class OpenAISpec(SystemKeys):
@@ -157,6 +166,9 @@ class OpenAISpec(SystemKeys):
     extra_body: Optional[dict[str, Any]] = None  # vLLM's own sampling parameters
 
 
+BACKENDS.add("openai", OpenAISpec, "benevaudit.llm.openai:OpenAIChatModel")
+
+
 class ScriptedSpec(Closed):
     """``backend: scripted``: seeded or listed replies, no model (``llm/scripted.py``)."""
 
@@ -167,8 +179,9 @@ class ScriptedSpec(Closed):
     not_passed: ClassVar[frozenset[str]] = frozenset({"audio_out"})
 
 
-BACKEND_SPECS: dict[str, type[Closed]] = {"hf": HFSpec, "vllm": VLLMSpec, "openai": OpenAISpec,
-                                          "scripted": ScriptedSpec}
+BACKENDS.add("scripted", ScriptedSpec, "benevaudit.llm.scripted:ScriptedChatModel")
+# the shipped backends' blocks, by backend
+BACKEND_SPECS = cast(dict[str, type[Closed]], BACKENDS.specs())
 # each key a backend alone (or some backends) take -> those backends
 KEYS_OF: dict[str, list[str]] = {}
 for _name, _spec in BACKEND_SPECS.items():
@@ -195,10 +208,8 @@ def backend(block: Any) -> str:
 
 if TYPE_CHECKING:
     LLMSpec = Union[HFSpec, VLLMSpec, OpenAISpec, ScriptedSpec, UnsetSpec]
-else:
-    LLMSpec = Annotated[Union[tuple(Annotated[spec, Tag(name)]
-                                    for name, spec in {**BACKEND_SPECS, "null": UnsetSpec}.items())],
-                        Discriminator(backend)]
+else:   # one member per registered backend, and the block without one
+    LLMSpec = BACKENDS.union({"null": UnsetSpec}, backend)
 
 
 class Block(Spec):
@@ -212,4 +223,14 @@ def llm_spec(block: Any, where: str = "") -> LLMSpec:
     ``<where>.llm``: a refused key is named as ``<where>.llm.<key>``."""
     if isinstance(block, LLMBlock):
         return block    # type: ignore[return-value]
-    return Block.of({"llm": dict(block)}, where).llm
+    return holder(tuple(BACKENDS.specs().items())).of({"llm": dict(block)}, where).llm
+
+
+@cache
+def holder(specs: tuple[tuple[str, type[Spec]], ...]) -> type[Block]:
+    """:class:`Block`, or where a backend registered since this module was read (a plugin's),
+    its like over every backend registered now."""
+    if dict(specs) == BACKEND_SPECS:
+        return Block
+    union = tagged_union({**dict(specs), "null": UnsetSpec}, backend)
+    return create_model("Block", __base__=Block, llm=(union, ...))

@@ -1,22 +1,23 @@
 """The backends by name, each imported only when asked for (vllm is heavy and optional), and
-the keys of an ``llm`` block that a backend's constructor takes."""
+the keys of an ``llm`` block that a backend's constructor takes.
+
+``BACKENDS`` is a :class:`benevaudit.registry.Registry`: each backend registers its block's
+spec and its chat model together (``BACKENDS.add("hf", HFSpec, "benevaudit.llm.hf:HFChatModel")``,
+in ``llm/backend_specs.py`` for the shipped ones), so a new backend is one module that does the
+same and one ``conf/llm/`` YAML."""
 
 from __future__ import annotations
 
-import importlib
 import inspect
 import logging
 from typing import Any
 
 from benevaudit.errors import ConfigError
 from benevaudit.llm.base import ChatModel
+from benevaudit.registry import Registry, resolve
 
-BACKENDS: dict[str, str] = {
-    "hf": "benevaudit.llm.hf:HFChatModel",
-    "vllm": "benevaudit.llm.vllm:VLLMChatModel",
-    "openai": "benevaudit.llm.openai:OpenAIChatModel",
-    "scripted": "benevaudit.llm.scripted:ScriptedChatModel",
-}
+# backend -> its chat model class; the shipped backends register in llm/backend_specs.py
+BACKENDS: Registry[type[ChatModel]] = Registry("LLM backend", tag="backend")
 # ``audio_in: true`` on these backends loads a speech model (Qwen2.5-Omni, Qwen2-Audio) instead
 SPEECH_BACKENDS: dict[str, str] = {"hf": "benevaudit.llm.hf_speech:HFSpeechChatModel"}
 
@@ -26,9 +27,10 @@ def backend_class(backend: str, audio_in: bool = False) -> type[ChatModel]:
     ``audio_in``: its speech model, where the backend has a separate one."""
     if backend not in BACKENDS:
         raise ConfigError(f"unknown LLM backend {backend!r}; valid backends: {sorted(BACKENDS)}")
-    registry = SPEECH_BACKENDS if audio_in and backend in SPEECH_BACKENDS else BACKENDS
-    module_name, class_name = registry[backend].split(":")
-    return getattr(importlib.import_module(module_name), class_name)
+    if audio_in and backend in SPEECH_BACKENDS:
+        speech: type[ChatModel] = resolve(SPEECH_BACKENDS[backend])
+        return speech
+    return BACKENDS[backend]
 
 
 def backend_kwargs(backend: str, block: dict[str, Any], audio_in: bool = False

@@ -25,7 +25,9 @@ from omegaconf import DictConfig
 from pydantic import Field, model_validator
 
 from benevaudit.audit import checkpoints
-from benevaudit.detectors import Checkpoint, build_detector, evaluation_set, reads_corpus
+from benevaudit.detectors import (
+    Checkpoint, Detector, build_detector, evaluation_set, reads_corpus,
+)
 from benevaudit.detectors.dry_run import record_detector
 from benevaudit.detectors.spec import DetectorSpec, EvalSpec, JudgesSpec, PredictionsSpec
 from benevaudit.encoders.models import set_offline_defaults
@@ -94,15 +96,19 @@ def evaluation_dialogues(cfg: DictConfig, run: DetectRun) -> tuple[list[Dialogue
     return chosen, len(dialogues)
 
 
-def detect(run: DetectRun, chosen: list[Dialogue]) -> tuple[pd.DataFrame, float]:
-    """(predictions frame, seconds of detection, the model's loading included). The detector
-    gets what its kind reads: the judges group's models, the trained classifier (``ckpt``) or
-    the predictions file."""
+def detector_of(run: DetectRun) -> Detector:
+    """The run's detector, given what its kind reads: the judges group's models, the trained
+    classifier (``ckpt``) or the predictions file."""
     checkpoint = (Checkpoint(run.ckpt, checkpoints.locate, checkpoints.load_frozen)
                   if run.ckpt else None)
+    return build_detector(run.detector, run.judges.models, cache=run.llm_cache,
+                          checkpoint=checkpoint, predictions=run.predictions, seed=run.seed)
+
+
+def detect(run: DetectRun, chosen: list[Dialogue]) -> tuple[pd.DataFrame, float]:
+    """(predictions frame, seconds of detection, the model's loading included)."""
     start = time.perf_counter()
-    detector = build_detector(run.detector, run.judges.models, cache=run.llm_cache,
-                              checkpoint=checkpoint, predictions=run.predictions, seed=run.seed)
+    detector = detector_of(run)
     try:
         frame = detector.predictions(chosen, progress=run.progress)
     finally:

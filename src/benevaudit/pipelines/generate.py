@@ -1,8 +1,9 @@
 """``python generate.py``: write a BenevDial-style corpus, resumably, with its dataset card.
 
 Flow: generator config → producer (the scripted phrase banks, or a chat model behind
-``benevaudit.llm``) → the attribute grid filtered and limited → ``generate_corpus`` (manifest,
-journals sealed into Parquet shards, retries, failures, card, ``_COMPLETE``) → ``metrics.json``.
+``benevaudit.llm``) → the attribute grid filtered and limited → ``generate_corpus`` (retries,
+failures, card) into ``out_dir`` (``benevaudit.outputs.corpus_shards``: manifest, journals sealed
+into Parquet shards, ``_COMPLETE``) → ``metrics.json``.
 Rerunning with the same ``out_dir`` and settings resumes: ids already written are skipped.
 ``dry_run=true`` writes the requests an LLM generator would send to ``requests.jsonl`` instead.
 """
@@ -25,6 +26,7 @@ from benevaudit.generation.grid import SCRIPTED_GENERATORS, iter_conditions
 from benevaudit.generation.producers import build_producer
 from benevaudit.generation.spec import GeneratorSpec, check_resumable
 from benevaudit.llm.spec import ModelRun
+from benevaudit.outputs.corpus_shards import CorpusShards
 from benevaudit.pipelines.config import (
     completes, group_choices, output_dir, validated, write_metrics,
 )
@@ -74,9 +76,9 @@ def run(cfg: DictConfig) -> dict[str, float]:
                   "seed": run.seed, "config_choices": group_choices(), **producer.provenance()}
     log.info("generating %d dialogues into %s", len(conditions), out)
     try:
-        summary = generate_corpus(conditions, producer, out, params, provenance,
-                                  batch_size=run.batch_size, max_retries=run.max_retries,
-                                  shard_size=run.shard_size, progress=run.progress)
+        summary = generate_corpus(conditions, producer, CorpusShards(out, run.shard_size),
+                                  params, provenance, batch_size=run.batch_size,
+                                  max_retries=run.max_retries, progress=run.progress)
     finally:
         model = getattr(producer, "model", None)
         if model is not None:

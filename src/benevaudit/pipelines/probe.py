@@ -38,7 +38,9 @@ from benevaudit.probes.spec import ProbeSpec, TargetSpec
 from benevaudit.pipelines.rescore import RESPONSES, rescore_data, saved_rows, source_of
 from benevaudit.pipelines.targets import audio_target_error
 from benevaudit.outputs.inputs import add_inputs, write_inputs
+from benevaudit.outputs.stand_in_files import write_stand_in
 from benevaudit.outputs.power import PowerSpec, dry_run_power, planned_probe_items
+from benevaudit.outputs.spoken_replies import write_spoken_replies
 from benevaudit.outputs.stimuli import write_stimuli
 from benevaudit.outputs.tracking import finish_logger
 from benevaudit.specs import PositiveInt
@@ -81,7 +83,7 @@ def run(cfg: DictConfig) -> dict[str, float]:
     run, source = run_spec(cfg)
     probe, target, out = build(run.probe), run.target, output_dir(cfg)
     settings = RunSettings(out, run.seed, run.limit, run.progress, run.llm_cache, run.asr,
-                           judge_items(run, cfg.paths.cache_dir, out))
+                           judge_items(run, cfg.paths.cache_dir, out), write_stand_in(out, probe))
     add_inputs(out, probe.inputs(settings))       # the release a probe reads, with its sha256
     if source is not None:                        # the replies rescored, with their sha256
         add_inputs(out, {"rescore": ("probe_run", [source / RESPONSES])})
@@ -147,13 +149,16 @@ def judge_items(run: ProbeRun, cache_dir: str, out: Path) -> tuple[ValidationIte
 
 
 def write_run(out: Path, result: ProbeResult) -> None:
-    """``responses.parquet``, ``metrics.json``, then the tables and figures, by file name, and
-    audio mode's stimuli (``audio/``)."""
+    """Audio mode's stimuli (``audio/``) and the target's spoken replies (``audio_out/``),
+    ``responses.parquet`` that names them, ``metrics.json``, then the tables and figures, by
+    file name (a name with a folder, ``annotation/key.csv``, gets its folder)."""
     write_stimuli(out, result.stimuli)
+    write_spoken_replies(out, result.stimuli)
     frame = pd.DataFrame(result.rows)
     write_atomically(out / "responses.parquet", lambda tmp: frame.to_parquet(tmp, index=False))
     write_metrics(result.metrics, out / "metrics.json")
     for name, text in result.tables.items():
+        (out / name).parent.mkdir(parents=True, exist_ok=True)
         write_text_atomically(out / name, text)
     for name, draw in result.figures.items():
         write_atomically(out / name, draw)

@@ -21,10 +21,10 @@ from pydantic import Field, model_validator
 
 from benevaudit.errors import ConfigError
 from benevaudit.pipelines.config import output_dir, validated
-from benevaudit.report.build import ReportFiles, build_report
+from benevaudit.pipelines.report_files import ReportFiles, build_report, write_paired
 from benevaudit.report.document import SectionOutput
 from benevaudit.report.paired import Comparison, compare
-from benevaudit.report.paired_section import gate_lines, section, write_paired
+from benevaudit.report.paired_section import gate_lines, section
 from benevaudit.report.runs import check_named, expand, find_runs
 from benevaudit.report.spec import GateSpec, IntervalsSpec, SignificanceSpec, WandbReportSpec
 from benevaudit.report.wandb_report import push, report_spec, sync_commands

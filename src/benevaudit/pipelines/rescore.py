@@ -5,7 +5,8 @@ The run spec is the recorded run's (its ``run.json``, else its ``.hydra/config.y
 what defines the replies: the ``probe`` block, ``target`` and ``limit``; the keys of the probe
 block that set its judges (the probe's ``judge_keys``: CoBia's ``judges``, FairMT-Bench's
 ``judge``, ``judge_prompt``, ``judge_turns``, ``prefilter``, and both probes'
-``judge_validation``) and every other top-level key (``seed``, ``llm_cache``, ``dry_run``, …)
+``judge_validation``; FairDialogue's recommendation, with no judge, its scoring: ``prag`` and
+``fairllm``) and every other top-level key (``seed``, ``llm_cache``, ``dry_run``, …)
 come from the current config. The current ``probe=`` must be the recorded run's family (and
 kind). The new run directory records ``rescore`` in its ``run.json`` config and the replies
 read (``responses.parquet`` with its sha256) in its inputs.

@@ -16,7 +16,7 @@ from hydra.core.utils import JobStatus
 from hydra.experimental.callback import Callback
 from omegaconf import DictConfig
 
-from benevaudit.report.build import build_report
+from benevaudit.pipelines.report_files import build_report
 
 log = logging.getLogger(__name__)
 

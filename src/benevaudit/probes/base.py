@@ -16,13 +16,14 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, get_args
 
 from benevaudit.asr.spec import AsrSpec
 from benevaudit.errors import ConfigError
 from benevaudit.probes.judge_validation import ValidationItem
 from benevaudit.probes.models import Models
 from benevaudit.probes.spec import TargetSpec
+from benevaudit.registry import Registry
 from benevaudit.specs import Spec
 
 if TYPE_CHECKING:      # a type only: the result carries what one family's probe made
@@ -30,6 +31,8 @@ if TYPE_CHECKING:      # a type only: the result carries what one family's probe
 
 Target = TargetSpec              # the model under test: name, llm, company, model_company
 S = TypeVar("S", bound=Spec)
+# ``family`` (or ``family/kind``) -> the probe class, registered by its class statement
+PROBES: Registry[type[Probe[Any]]] = Registry("probe", "benevaudit.probes", tag="family")
 
 
 @dataclass(frozen=True)
@@ -44,6 +47,17 @@ class RunSettings:
     asr: AsrSpec | None = None        # transcribes spoken replies (``asr``); None: none
     # labelled items the probe's judges are checked on (``probe.judge_validation``); (): none
     validation: tuple[ValidationItem, ...] = ()
+    # the folder the probe's invented stand-in was written to (``Probe.stand_in``); None: none
+    stand_in: Path | None = None
+
+
+@dataclass(frozen=True)
+class StandIn:
+    """A probe's invented stand-in for its release: the folder of the run directory it is
+    written to, and its files (path in the release's layout -> text)."""
+
+    folder: str
+    files: dict[str, str]
 
 
 @dataclass
@@ -75,6 +89,8 @@ class Collected:
     judged: Any = None
     # the verdicts came with the replies (an Inspect log's scorer): nothing left to judge
     verdicts_given: bool = False
+    # what collecting made besides the rows, by the file it becomes (CoBia's DAN first call)
+    files: dict[str, str] = field(default_factory=dict)
 
 
 class Probe(ABC, Generic[S]):
@@ -85,12 +101,22 @@ class Probe(ABC, Generic[S]):
     A run is three steps: ``collect`` the target's replies, ``judge`` them (add each judge's
     verdicts to the rows), ``score`` them (metrics, tables, figures). ``rescore`` runs the last
     two over the replies a run saved (``recollect``), loading no target. ``judge_keys`` are the
-    keys of the probe block that set its judges: a rescore takes them from the current config
-    and every other key from the recorded run."""
+    keys of the probe block that set its judges, or its scoring where it has no judge: a
+    rescore takes them from the current config and every other key from the recorded run."""
 
     family: str = ""
     kind: str | None = None
     judge_keys: tuple[str, ...] = ()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """A subclass that sets ``family`` registers itself, with its spec (the ``S`` of its
+        ``Probe[S]`` base), as the kind ``family`` or ``family/kind``."""
+        super().__init_subclass__(**kwargs)
+        if "family" in vars(cls) and cls.family:
+            specs = [a for base in vars(cls).get("__orig_bases__", ()) for a in get_args(base)
+                     if isinstance(a, type) and issubclass(a, Spec)]
+            key = cls.family if cls.kind is None else f"{cls.family}/{cls.kind}"
+            PROBES.add(key, specs[0] if specs else None, cls, origin=cls.__module__)
 
     def __init__(self, spec: S) -> None:
         self.spec = spec
@@ -124,8 +150,10 @@ class Probe(ABC, Generic[S]):
     def recollect(self, rows: list[dict[str, Any]], target: Target, settings: RunSettings
                   ) -> Collected:
         """The saved rows as ``collect`` would give them, their verdicts dropped."""
-        raise ConfigError(f"rescore= re-judges cobia and fairmt runs; probe {self.family}"
-                          f"{'/' + self.kind if self.kind else ''} has no judge to rerun")
+        raise ConfigError(f"rescore= re-scores cobia, fairmt and fairdialogue decision and "
+                          f"recommendation runs; probe {self.family}"
+                          f"{'/' + self.kind if self.kind else ''} scores what only a live "
+                          "run makes")
 
     def judge(self, collected: Collected, settings: RunSettings, models: Models) -> None:
         """Add the judges' verdicts to ``collected.rows`` (a probe with no judge: nothing)."""
@@ -138,3 +166,9 @@ class Probe(ABC, Generic[S]):
         """The data files the run will read, ``{role: (kind, files)}``, for ``inputs.json``
         (each with its sha256); asked before the run, so a run stopped midway names them."""
         return {}
+
+    def stand_in(self) -> StandIn | None:
+        """The invented stand-in the run reads where the block names no release (written into
+        the run directory before the probe plans, as ``RunSettings.stand_in``); None: the
+        probe reads a release, or has none."""
+        return None

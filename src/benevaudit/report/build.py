@@ -1,5 +1,7 @@
-"""One call from run directories to every report file; used by ``report.py`` and by the
-end-of-sweep callback, and callable from notebooks."""
+"""One call from run directories to the whole report as values: the runs, their sections, the
+runs table and the text of ``report.html`` and ``report.md``. ``benevaudit.pipelines.
+report_files`` writes them (``report.py``, the end-of-sweep callback, and notebooks through its
+``build_report``)."""
 
 from __future__ import annotations
 
@@ -7,35 +9,35 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
+import pandas as pd
+
 from benevaudit.report.context import Context
 from benevaudit.report.document import SectionOutput
-from benevaudit.report.html import html_page, markdown, runs_frame, write_runs
+from benevaudit.report.html import html_page, markdown, runs_frame
 from benevaudit.report.runs import Run, collect, find_runs
 from benevaudit.report.sections import render_sections
 
 
-class ReportFiles(NamedTuple):
-    """Where the report went, and what it holds."""
+class Report(NamedTuple):
+    """A report of runs, ready to be written."""
 
-    runs_parquet: Path
-    runs_csv: Path
-    html: Path
-    markdown: Path
     runs: list[Run]
     sections: list[SectionOutput]
-    gate: tuple[str, ...] = ()    # report.py gate=true: one line per significant paired change
+    table: pd.DataFrame        # runs.parquet and runs.csv: one row per run
+    html: str                  # report.html, figures inlined
+    markdown: str              # report.md, figures linked from the report's folder
 
 
-def build_report(roots: Sequence[Path], out: Path, title: str = "benevaudit report",
-                 n_resamples: int = 1000, seed: int = 0,
-                 options: dict[str, dict[str, Any]] | None = None,
-                 extra: Sequence[SectionOutput] = ()) -> ReportFiles:
-    """Collect the runs under ``roots`` and write runs.parquet/csv, report.html and report.md
-    into ``out``. A root with no runs is an error that names it; failed runs are listed.
+def make_report(roots: Sequence[Path], home: Path, title: str = "benevaudit report",
+                n_resamples: int = 1000, seed: int = 0,
+                options: dict[str, dict[str, Any]] | None = None,
+                extra: Sequence[SectionOutput] = ()) -> Report:
+    """Collect the runs under ``roots`` into a :class:`Report`. ``home`` is the folder the
+    report is for (nothing is written): it is no run of the report, and ``report.md`` links
+    figures from it. A root with no runs is an error that names it; failed runs are listed.
     ``options`` are per-section settings by section key (``{"fairdialogue": {...}}``);
     ``extra`` sections built from more than one run's rows (the paired comparison) come last."""
-    out.mkdir(parents=True, exist_ok=True)
-    runs = collect(roots, exclude=out)
+    runs = collect(roots, exclude=home)
     if not runs:
         raise FileNotFoundError(f"no run directories (a metrics.json or a .hydra/ folder) under "
                                 f"{', '.join(str(r) for r in roots)}")
@@ -44,8 +46,6 @@ def build_report(roots: Sequence[Path], out: Path, title: str = "benevaudit repo
         if not find_runs(root):
             context.notes.append(f"no run directories under {root}")
     sections = [*render_sections(runs, context), *extra]
-    parquet, csv = write_runs(runs_frame(runs), out)
-    html_path, md_path = out / "report.html", out / "report.md"
-    html_path.write_text(html_page(title, sections, runs, context.notes), encoding="utf-8")
-    md_path.write_text(markdown(title, sections, runs, context.notes, out), encoding="utf-8")
-    return ReportFiles(parquet, csv, html_path, md_path, runs, sections)
+    return Report(runs, sections, runs_frame(runs),
+                  html_page(title, sections, runs, context.notes),
+                  markdown(title, sections, runs, context.notes, home))

@@ -1,6 +1,6 @@
-"""The report's files: ``runs.parquet``/``runs.csv`` (one row per run), ``report.md`` and a
-self-contained ``report.html`` (figures inlined as base64, inline CSS, no scripts, no network),
-a single file a user can mail.
+"""What the report's files hold: the table of ``runs.parquet``/``runs.csv`` (one row per run),
+the text of ``report.md`` and of a self-contained ``report.html`` (figures inlined as base64,
+inline CSS, no scripts, no network), a single file a user can mail.
 """
 
 from __future__ import annotations
@@ -46,12 +46,6 @@ def runs_frame(runs: Sequence[Run]) -> pd.DataFrame:
     frame = pd.DataFrame(data)
     frame["seed"] = frame["seed"].astype("Int64")
     return frame
-
-
-def write_runs(frame: pd.DataFrame, out: Path) -> tuple[Path, Path]:
-    frame.to_parquet(out / "runs.parquet", index=False)
-    frame.to_csv(out / "runs.csv", index=False)
-    return out / "runs.parquet", out / "runs.csv"
 
 
 def problems(runs: Sequence[Run]) -> list[Run]:

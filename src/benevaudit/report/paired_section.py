@@ -1,6 +1,6 @@
-"""What a paired comparison leaves in the report's run directory: ``paired.csv`` (one row per
-metric), ``paired_flips.csv`` (the items whose verdict changed, ids and labels only), the
-"Paired comparison" section, and the gate's lines for CI.
+"""What a paired comparison leaves in the report's run directory: the text of ``paired.csv``
+(one row per metric) and ``paired_flips.csv`` (the items whose verdict changed, ids and labels
+only), the "Paired comparison" section, and the gate's lines for CI.
 
 The gate (``gate=true``) names each metric whose change is significant after Holm's
 adjustment; ``gate.metrics`` narrows the metrics it looks at and ``gate.direction=worse``
@@ -11,31 +11,22 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from pathlib import Path
-from typing import NamedTuple
 
 import pandas as pd
 
 from benevaudit.errors import ConfigError
-from benevaudit.files import write_atomically
 from benevaudit.report.document import SectionOutput, Table
 from benevaudit.report.paired import Comparison
 
 KEY, TITLE = "paired", "Paired comparison"
 DIRECTIONS = ("any", "worse")
+TABLE, FLIPS = "paired.csv", "paired_flips.csv"
 
 
-class PairedFiles(NamedTuple):
-    table: Path
-    flips: Path
-
-
-def write_paired(comparison: Comparison, out: Path) -> PairedFiles:
-    """``paired.csv`` and ``paired_flips.csv`` in the report's run directory."""
-    files = PairedFiles(out / "paired.csv", out / "paired_flips.csv")
-    write_atomically(files.table, lambda tmp: comparison.table.to_csv(tmp, index=False))
-    write_atomically(files.flips, lambda tmp: comparison.flips.to_csv(tmp, index=False))
-    return files
+def paired_texts(comparison: Comparison) -> dict[str, str]:
+    """The CSV text of ``paired.csv`` and ``paired_flips.csv``, by file name."""
+    return {TABLE: comparison.table.to_csv(index=False),
+            FLIPS: comparison.flips.to_csv(index=False)}
 
 
 def _number(value: float, digits: int = 3) -> str:

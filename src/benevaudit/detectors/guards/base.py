@@ -39,6 +39,7 @@ class GuardFormat:
     categories: Callable[[str], tuple[str, ...]] | None = None  # what a reply says it found
     criteria: bool = False     # whether the prompt takes a criterion (Granite Guardian)
     lenient: Callable[[str], bool | None] | None = None  # a laxer reader than the released one
+    spec: type | None = None   # its block's spec, a GuardSpec with its own kind (None: GuardSpec)
 
 def speaker(turn: Turn, user: str, agent: str) -> str:
     """The name a guard's prompt writes before a turn."""

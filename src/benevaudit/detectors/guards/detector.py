@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from benevaudit.detectors.base import Detector, UnitVerdict
-from benevaudit.detectors.guards.registry import GUARD_KINDS, guard_format
-from benevaudit.detectors.registry import BuildContext, DetectorKind, record_by_running
+from benevaudit.detectors.guards.registry import GUARD_FORMATS, guard_format
+from benevaudit.detectors.registry import DETECTORS, BuildContext, DetectorKind, record_by_running
 from benevaudit.detectors.units import Unit, make_units
 from benevaudit.llm import ChatModel, Conversation, Sampling, build_from_block
 from benevaudit.llm.dry_run import RequestLog
@@ -126,4 +126,7 @@ def record_guard(spec: GuardSpec, context: BuildContext, dialogues: Sequence[Dia
         {"unit": k} for k in range(len(make_units(d, detector.unit)))])
 
 
-KIND = DetectorKind(GUARD_KINDS, build_guard, record_guard)
+KIND = DetectorKind(build_guard, record_guard)
+# every guard is a detector kind, its block a GuardSpec (or the spec its format names); the spec
+# is named, not imported: the spec module lists the guards, so it is read after this module
+DETECTORS.family(GUARD_FORMATS, "benevaudit.detectors.spec:GuardSpec", KIND)

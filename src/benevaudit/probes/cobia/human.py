@@ -18,7 +18,8 @@ reading; ``prompt_group`` is not needed). Each group's sheet is a seeded sample 
 ``size`` outputs (300 in the paper), in a seeded order, showing only the biased opinion, the
 output and the group's question: blind to the method and to every judge's verdict. Under
 ``judge_prompt`` the groups' samples are drawn from every output without overlap. The key that
-maps each sheet row back to its (id, method) is a separate file.
+maps each sheet row back to its (id, method) is a separate file. :func:`annotation_sheets`
+makes them in memory (``benevaudit.outputs.annotation`` writes them into ``annotation/``).
 """
 
 from __future__ import annotations
@@ -176,15 +177,30 @@ def complete_labels(notes: dict[Key, dict[str, str]]) -> dict[Key, list[str]]:
             if set(v) == everyone}
 
 
-def write_sheets(rows: list[dict[str, Any]], folder: Path, size: int, seed: int,
-                 groups: list[str], grouping: str) -> dict[str, int]:
-    """One blind sheet per prompt group (``sheet_<n>.csv``, groups numbered in ``groups``
-    order) and its ``key.csv``; returns each group's sample size. ``grouping`` judge_prompt:
-    the groups (``bias``, ``nli``) take consecutive slices of one seeded order of every output,
-    each sheet with its group's question; method: each group samples its method's outputs."""
+class Sheets(NamedTuple):
+    """The blind sheets, in ``groups`` order, and the key that maps their rows back to
+    (id, method) and prompt group; ``sizes`` is each group's sample size."""
+
+    sheets: list[pd.DataFrame]
+    key: pd.DataFrame
+    sizes: dict[str, int]
+
+    def files(self) -> dict[str, str]:
+        """The CSV text of each file, by name: ``sheet_<n>.csv`` (groups numbered from 1),
+        then ``key.csv``."""
+        out = {f"sheet_{n}.csv": sheet.to_csv(index=False)
+               for n, sheet in enumerate(self.sheets, start=1)}
+        out["key.csv"] = self.key.to_csv(index=False)
+        return out
+
+
+def annotation_sheets(rows: list[dict[str, Any]], size: int, seed: int, groups: list[str],
+                      grouping: str) -> Sheets:
+    """One blind sheet per prompt group and their key. ``grouping`` judge_prompt: the groups
+    (``bias``, ``nli``) take consecutive slices of one seeded order of every output, each
+    sheet with its group's question; method: each group samples its method's outputs."""
     frame = pd.DataFrame(rows)
-    folder.mkdir(parents=True, exist_ok=True)
-    keys, sizes = [], {}
+    sheets, keys, sizes = [], [], {}
     order = np.random.default_rng([seed, 0]).permutation(len(frame))
     for n, group in enumerate(groups, start=1):
         if grouping == "judge_prompt":
@@ -199,10 +215,9 @@ def write_sheets(rows: list[dict[str, Any]], folder: Path, size: int, seed: int,
             "output": [pool["rated_response"][i] for i in pick], "label": ""})
         if grouping == "judge_prompt":
             sheet.insert(3, "question", QUESTIONS[group])
-        sheet.to_csv(folder / f"sheet_{n}.csv", index=False)
+        sheets.append(sheet)
         keys.append(pd.DataFrame({"sheet_item": sheet["sheet_item"], GROUP: group,
                                   "id": [pool["id"][i] for i in pick],
                                   "method": [pool["method"][i] for i in pick]}))
         sizes[group] = len(pick)
-    pd.concat(keys).to_csv(folder / "key.csv", index=False)
-    return sizes
+    return Sheets(sheets, pd.concat(keys), sizes)

@@ -2,16 +2,17 @@
 
 Flow: the CoBia files at ``probe.data.path`` (a clone of the release or a flat folder; unset:
 the stand-in of ``probes/cobia/stand_in``, written to ``cobia_stand_in/`` in the run directory
-and marked ``cobia/stand_in`` = 1) → items (group, primary and second descriptor) → messages per
+and recorded as ``ran.stand_in`` in ``run.json``) → items (group, primary and second descriptor) → messages per
 method (``probe.methods``; the release's templates under ``probe.layout=official``,
 benevaudit's seeded list under ``seeded``) → the target (``target.llm``, temperature 0, through
 the request cache) → every rater in ``probe.judges`` (the release's own where its ``judges/``
 is there, unless a ``variant`` says otherwise) → scores → the result: ``responses.parquet``,
 ``metrics.json``, ``table.csv`` + ``table.md`` and ``bias_rate.png`` (and
-``dan_first_call.json`` for the released DAN, written as it is asked). Models with identical
-``llm`` blocks are loaded once and shared. With ``probe.judge_validation``, the bias-scoring
-raters also read its labelled items (``judge_error``): ``judge_validation/<rater>/*`` and each
-of their bias rates corrected for their error (``<rate>_corrected``).
+``dan_first_call.json`` for the released DAN: its first call, whose reply every item reuses).
+Models with identical ``llm`` blocks are loaded once and shared. With
+``probe.judge_validation``, the bias-scoring raters also read its labelled items
+(``judge_error``): ``judge_validation/<rater>/*`` and each of their bias rates corrected for
+their error (``<rate>_corrected``).
 """
 
 from __future__ import annotations
@@ -28,19 +29,20 @@ import pandas as pd
 from benevaudit.errors import ConfigError
 from benevaudit.llm import ChatModel, Sampling, dry_run
 from benevaudit.llm.batched import batched_chat
-from benevaudit.probes.base import Collected, Probe, ProbeResult, RunSettings, Target
+from benevaudit.probes.base import (Collected, Probe, ProbeResult, RunSettings, StandIn,
+                                    Target)
 from benevaudit.probes.cobia import attacks, judge_error, official, scoring, tables
 from benevaudit.probes.cobia.answers import log_rows
 from benevaudit.probes.cobia.dataset import FILES, Item, Loaded, load_items
-from benevaudit.probes.cobia.human import (check_groups, complete_labels, read_labelled,
-                                            write_sheets)
+from benevaudit.probes.cobia.human import (annotation_sheets, check_groups, complete_labels,
+                                            read_labelled)
 from benevaudit.probes.cobia.validation import human_validation
 from benevaudit.probes.cobia.options import (layout_of, log_choices, methods_of, raters_of,
                                              target_sampling, what_ran)
 from benevaudit.probes.cobia.raters import KEYWORDS, Rater
 from benevaudit.probes.cobia.rating import rate_rows, saved_replies
 from benevaudit.probes.cobia.release import Release, locate, read_template
-from benevaudit.probes.cobia.stand_in import write_stand_in
+from benevaudit.probes.cobia.stand_in import stand_in_files
 from benevaudit.probes.models import Models
 from benevaudit.probes.spec import CobiaData, CobiaSpec, SwitchesSpec
 
@@ -82,7 +84,9 @@ class CoBia(Probe[CobiaSpec]):
         if self.spec.answers.inspect_log:
             return Collected(log_rows(self.spec.answers.inspect_log, plan, settings, models),
                              plan, target, verdicts_given=True)
-        return Collected(ask_target(plan, target, settings, models), plan, target)
+        files: dict[str, str] = {}
+        rows = ask_target(plan, target, settings, models, files)
+        return Collected(rows, plan, target, files=files)
 
     def recollect(self, rows: list[dict[str, Any]], target: Target, settings: RunSettings
                   ) -> Collected:
@@ -90,6 +94,10 @@ class CoBia(Probe[CobiaSpec]):
         plan = prepare(self.spec, target, settings)
         replies, pairs = saved_replies(rows, plan.pairs)
         return Collected(replies, replace(plan, pairs=pairs), target)
+
+    def stand_in(self) -> StandIn | None:
+        """The invented release (``cobia_stand_in/``) where ``probe.data.path`` is unset."""
+        return None if self.spec.data.path else StandIn("cobia_stand_in", stand_in_files())
 
     def judge(self, collected: Collected, settings: RunSettings, models: Models) -> None:
         """Every rater's verdict on every row, then the raters' checks on labelled items."""
@@ -121,25 +129,29 @@ class CoBia(Probe[CobiaSpec]):
         if sheets.size:
             groups = [g for g in sheets.group_names()
                       if sheets.grouping == "judge_prompt" or g in plan.methods]
-            sizes = write_sheets(rows, settings.run_dir / "annotation", sheets.size,
-                                 settings.seed, groups, sheets.grouping)
-            log.info("blind annotation sheets in %s: %s", settings.run_dir / "annotation", sizes)
+            made = annotation_sheets(rows, sheets.size, settings.seed, groups, sheets.grouping)
+            tables.update({f"annotation/{name}": text for name, text in made.files().items()})
+            log.info("blind annotation sheets in %s: %s", settings.run_dir / "annotation",
+                     made.sizes)
         log.info("CoBia%s: %d rows; outputs in %s", " on STAND-IN DATA" * plan.stand_in,
                  len(rows), settings.run_dir)
         out = result(rows, metrics, collected.target.name, plan.stand_in)
         out.tables.update(tables)
+        out.tables.update(collected.files)
         out.ran = what_ran(plan.layout, plan.raters, plan.sampling, plan.dan_scope,
                            plan.stand_in)
         return out
 
 
-def data_of(spec: CobiaSpec, run_dir: Path) -> tuple[CobiaData, str, bool]:
-    """``probe.data``, the folder it reads and whether that is the stand-in (written now: no
-    ``probe.data.path``)."""
+def data_of(spec: CobiaSpec, stand_in: Path | None) -> tuple[CobiaData, str, bool]:
+    """``probe.data``, the folder it reads and whether that is the stand-in (written into the
+    run directory: no ``probe.data.path``)."""
     data = spec.data
     if data.path:
         return data, data.path, False
-    path = str(write_stand_in(run_dir / "cobia_stand_in"))
+    if stand_in is None:
+        raise ConfigError("probe.data.path is not set and no stand-in was written for the run")
+    path = str(stand_in)
     log.warning("STAND-IN DATA: probe.data.path is not set, so this run reads the stand-in "
                 "written to %s (invented groups and traits, not the CoBia release; its rates "
                 "say nothing about the target's biases). For the study, set probe.data.path "
@@ -150,7 +162,7 @@ def data_of(spec: CobiaSpec, run_dir: Path) -> tuple[CobiaData, str, bool]:
 
 def prepare(spec: CobiaSpec, target: Target, settings: RunSettings) -> Plan:
     """Read and check every input (data, layout, methods, raters, labels) in that order."""
-    data, path, stand_in = data_of(spec, settings.run_dir)
+    data, path, stand_in = data_of(spec, settings.stand_in)
     limit, seed = settings.limit, settings.seed
     if limit is not None and limit < 1:
         raise ConfigError(f"limit must be a positive number of items or null, got {limit}")
@@ -178,15 +190,18 @@ def prepare(spec: CobiaSpec, target: Target, settings: RunSettings) -> Plan:
                 spec.sentences, dan, templates, human, pairs, sampling, dan_scope)
 
 
-def ask_target(plan: Plan, target: Target, settings: RunSettings, models: Models
-               ) -> list[dict[str, Any]]:
-    """The target's reply to every (item, method), one row each, in pair order."""
+def ask_target(plan: Plan, target: Target, settings: RunSettings, models: Models,
+               files: dict[str, str]) -> list[dict[str, Any]]:
+    """The target's reply to every (item, method), one row each, in pair order; the released
+    DAN's first call goes into ``files`` (``dan_first_call.json``)."""
     pairs = plan.pairs
     model = models.get(target.llm)
     if "dan" in plan.templates:
         dry_run.expect([{"id": "dan_first_call", "method": "dan"}])
-    first = (dan_call(model, plan.templates["dan"], target, plan.sampling, settings.run_dir)
-             if "dan" in plan.templates else None)
+    first: tuple[list[dict[str, str]], str] | None = None
+    if "dan" in plan.templates:
+        first, files["dan_first_call.json"] = dan_call(model, plan.templates["dan"], target,
+                                                       plan.sampling)
     messages = build_requests(plan.layout, pairs, settings.seed, plan.switches,
                               plan.sentences, plan.dan, plan.templates, first)
     log.info("%d items × %s = %d requests to target %s (%d items without a second "
@@ -240,17 +255,17 @@ def build_requests(layout: str, pairs: list[tuple[Item, str]], seed: int,
 
 
 def dan_call(model: ChatModel, template: list[dict[str, str]], target: Target,
-             sampling: Sampling, run_dir: Path) -> tuple[list[dict[str, str]], str]:
-    """The released DAN's first call, once per target; its reply is saved and reused (the
-    method runs only when the target names its company and model company)."""
+             sampling: Sampling) -> tuple[tuple[list[dict[str, str]], str], str]:
+    """The released DAN's first call, once per target, with its reply (reused for every item:
+    the method runs only when the target names its company and model company), and its record
+    as ``dan_first_call.json``'s text."""
     company, model_company = str(target.company), str(target.model_company)
     first = official.dan_first_call(template, company, model_company)
     reply = model.chat([first], sampling)[0].text
-    (run_dir / "dan_first_call.json").write_text(json.dumps(
-        {"company": company, "model_company": model_company,
-         "messages": first, "reply": reply}, ensure_ascii=False, indent=1) + "\n")
     log.info("DAN first call answered (%d characters); reused for every item", len(reply))
-    return first, reply
+    return (first, reply), json.dumps({"company": company, "model_company": model_company,
+                                       "messages": first, "reply": reply},
+                                      ensure_ascii=False, indent=1) + "\n"
 
 
 def result(rows: list[dict[str, Any]], metrics: dict[str, float], target: str,

@@ -113,13 +113,10 @@ def negative_description() -> dict[str, str]:
             for _, descriptors in GROUPS.values() for d in descriptors}
 
 
-def write_stand_in(directory: Path) -> Path:
-    """Write the three files into ``directory`` (created if needed) and return it."""
-    directory.mkdir(parents=True, exist_ok=True)
+def stand_in_files() -> dict[str, str]:
+    """The three files by name, as text: the release's own layout (four-space indent, UTF-8
+    as is, no final newline)."""
     contents: dict[str, Any] = {FILES[0]: dataset(), FILES[1]: group_chars(),
                                 FILES[2]: negative_description()}
-    for name, value in contents.items():
-        # the release's own layout: four-space indent, UTF-8 as is, no final newline
-        (directory / name).write_text(json.dumps(value, indent=4, ensure_ascii=False),
-                                      encoding="utf-8")
-    return directory
+    return {name: json.dumps(value, indent=4, ensure_ascii=False)
+            for name, value in contents.items()}

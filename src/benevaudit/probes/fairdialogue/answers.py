@@ -27,7 +27,7 @@ from benevaudit.probes.fairdialogue import render, scoring
 from benevaudit.probes.fairdialogue.audio import audio_conversation
 from benevaudit.probes.fairdialogue.stimuli import (Earlier, Stimuli, earlier_stimuli,
                                                     make_stimuli, wav_bytes)
-from benevaudit.probes.fairdialogue.groups import NEUTRAL
+from benevaudit.probes.fairdialogue.groups import NEUTRAL, check_attributes
 from benevaudit.probes.fairdialogue.logged import log_rows
 from benevaudit.probes.models import Models
 from benevaudit.probes.spec import DecisionSpec, FeedbackSpec, RecommendationSpec
@@ -147,7 +147,7 @@ def run_hearing(settings: RunSettings) -> Hearing | None:
 
 class Collection(NamedTuple):
     """Answer rows, their conversations, the models if one ran (the caller closes them), and
-    audio mode's spoken stimuli."""
+    audio mode's spoken stimuli with the target's spoken replies."""
 
     rows: list[dict[str, Any]]
     conversations: list[Conversation]
@@ -193,9 +193,9 @@ def collect(spec: FairDialogue, kind: Asked, attributes: dict[str, list[str]], t
         wers = stimuli.wers()
         for row in rows:
             row["stimulus_wer"] = wers.get((row["item"], row["task"], row["group"]))
-    add_spoken(rows, replies, settings.run_dir, settings.asr,   # the answer is what was heard
-               hears.transcribe if hears is not None else None)
-    return Collection(rows, conversations, models, stimuli)
+    said = add_spoken(rows, replies, settings.asr,   # the answer is what was heard
+                      hears.transcribe if hears is not None else None)
+    return Collection(rows, conversations, models, stimuli + Stimuli(replies=tuple(said)))
 
 
 def discovered_groups(rows: list[dict[str, Any]]) -> dict[str, list[str]]:
@@ -231,6 +231,27 @@ def scored_answers(spec: DecisionSpec | RecommendationSpec, attributes: dict[str
         attributes = discovered_groups(rows)
     return Answers(scoring.parse_rows(rows, spec.kind, list_length(spec)), attributes, name,
                    stimuli)
+
+
+PARSED = ("decision", "ranked", "parse_status")     # what parsing adds to an answer row
+
+
+def saved_answers(spec: DecisionSpec | RecommendationSpec, rows: list[dict[str, Any]],
+                  target: str) -> Answers:
+    """A text-mode run's saved answer rows (its ``responses.parquet``) parsed again with this
+    block's settings; its attributes as the run had them. An audio-mode run's metrics read its
+    stimuli, which a rescore does not make again: refused."""
+    if spec.mode == "audio":
+        raise ConfigError("rescore= re-scores text-mode FairDialogue runs; an audio-mode run's "
+                          "metrics read its spoken stimuli (audio/), which a rescore does not "
+                          "make again: rerun it, with the request cache, to score it anew")
+    answered = [{k: v for k, v in row.items() if k not in PARSED} for row in rows]
+    elsewhere = spec.answers.path or spec.answers.inspect_log
+    attributes = (discovered_groups(answered) if elsewhere
+                  else check_attributes(spec.attributes))
+    name = f"answers from {Path(str(elsewhere)).name}" if elsewhere else target
+    log.info("re-scoring %d saved answers; no target model is loaded", len(answered))
+    return Answers(scoring.parse_rows(answered, spec.kind, list_length(spec)), attributes, name)
 
 
 def table_texts(rows: list[dict[str, Any]]) -> dict[str, str]:

@@ -18,7 +18,8 @@ from typing import Any
 from benevaudit.probes.base import Collected, Probe, ProbeResult, RunSettings, Target
 from benevaudit.probes.fairdialogue import figures, intelligibility, scoring
 from benevaudit.probes.fairdialogue.stimuli import audio_metrics
-from benevaudit.probes.fairdialogue.answers import Answers, scored_answers, table_texts
+from benevaudit.probes.fairdialogue.answers import (Answers, saved_answers, scored_answers,
+                                                     table_texts)
 from benevaudit.probes.fairdialogue.groups import check_attributes
 from benevaudit.probes.models import Models
 from benevaudit.probes.spec import DecisionSpec
@@ -36,6 +37,12 @@ class Decision(Probe[DecisionSpec]):
         """The target's answers (or a CSV's), parsed as decisions."""
         attributes = check_attributes(self.spec.attributes)
         answers = scored_answers(self.spec, attributes, target, settings)
+        return Collected(answers.rows, answers, target)
+
+    def recollect(self, rows: list[dict[str, Any]], target: Target, settings: RunSettings
+                  ) -> Collected:
+        """A text-mode run's saved answers, parsed again (``rescore=``)."""
+        answers = saved_answers(self.spec, rows, target.name)
         return Collected(answers.rows, answers, target)
 
     def score(self, collected: Collected, settings: RunSettings) -> ProbeResult:

@@ -90,7 +90,7 @@ def run_feedback(model: ChatModel, starts: Sequence[tuple[tuple[str, ...], Conve
     Replies stay in the context as text (an audio reply as its transcript): chat APIs take an
     assistant turn's audio only by a server-side id, never as input audio. ``listen`` says
     what each reply said (:class:`~benevaudit.asr.replies.Listener`: Whisper's transcript of a
-    spoken reply, which it saves under the run, as the first turn's answer is read).
+    spoken reply, which it keeps for the run directory, as the first turn's answer is read).
     """
     traces = [Trace(key, [*conv, {"role": "assistant", "content": first}])
               for key, conv, first in starts]
@@ -186,8 +186,7 @@ class Feedback(Probe[FeedbackSpec]):
                                    earlier_stimuli(settings.run_dir), hears)
                   if spec.mode == "audio" else Stimuli())
         spoken = pushback_wavs(pushed) if spec.mode == "audio" else None
-        listen = Listener(settings.run_dir, settings.asr,
-                          hears.transcribe if hears is not None else None)
+        listen = Listener(settings.asr, hears.transcribe if hears is not None else None)
         try:
             with dry_run.scope(method="feedback"):
                 traces = run_feedback(asked.get(target.llm), starts,
@@ -198,8 +197,9 @@ class Feedback(Probe[FeedbackSpec]):
         finally:
             asked.close()
         add_traces(rows, traces)
+        said = Stimuli(replies=tuple(listen.spoken))      # the rounds' spoken replies
         return Collected(rows, Conversations(attributes, traces, not_no, metrics,
-                                             stimuli + pushed), target)
+                                             stimuli + pushed + said), target)
 
     def score(self, collected: Collected, settings: RunSettings) -> ProbeResult:
         done: Conversations = collected.plan
@@ -216,7 +216,7 @@ class Feedback(Probe[FeedbackSpec]):
 class Conversations:
     """What the feedback conversations gave besides the rows: the attributes, every trace,
     the first-not-no counts, the first round's parse counts and the spoken stimuli (the first
-    turns', then the pushbacks')."""
+    turns', then the pushbacks') with the target's spoken replies."""
 
     attributes: dict[str, list[str]]
     traces: list[Trace]

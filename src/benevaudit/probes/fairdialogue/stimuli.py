@@ -14,8 +14,9 @@
 Every stimulus is read and opened with soundfile before the target is built: an unreadable,
 empty or non-audio file, a missing manifest row or a voice the server refuses is one ``error:``
 line. The stimuli travel in memory (:class:`Stimuli`: each clip's bytes, manifest row and
-intelligibility figures, :mod:`.intelligibility`); ``benevaudit.outputs.stimuli`` writes them
-(``audio/<task>/`` and ``audio/manifest.csv``, :data:`MANIFEST_COLUMNS`). A rerun in the same
+intelligibility figures, :mod:`.intelligibility`, and the target's spoken replies);
+``benevaudit.outputs.stimuli`` writes them (``audio/<task>/`` and ``audio/manifest.csv``,
+:data:`MANIFEST_COLUMNS`), ``benevaudit.outputs.spoken_replies`` the replies (``audio_out/``). A rerun in the same
 run directory starts from what the earlier run left (:func:`earlier_stimuli`): its clips are
 sent as they are, and an unchanged clip is not measured or transcribed again.
 """
@@ -32,6 +33,7 @@ from typing import Any
 import pandas as pd
 import soundfile
 
+from benevaudit.asr.replies import SpokenReply
 from benevaudit.errors import ConfigError
 from benevaudit.llm.dry_run_audio import register_stimuli
 from benevaudit.probes.fairdialogue.audio import synthesize, voice_for
@@ -81,12 +83,14 @@ class Stimulus:
 @dataclass(frozen=True)
 class Stimuli:
     """A run's spoken stimuli, in the order asked (a neutral rendering recurs under each
-    attribute); ``+`` adds the feedback turns' to the first turns'."""
+    attribute), and the target's spoken replies to them (``audio_out/``, in the order heard);
+    ``+`` adds the feedback turns' to the first turns'."""
 
     clips: tuple[Stimulus, ...] = ()
+    replies: tuple[SpokenReply, ...] = ()
 
     def __add__(self, other: Stimuli) -> Stimuli:
-        return Stimuli(self.clips + other.clips)
+        return Stimuli(self.clips + other.clips, self.replies + other.replies)
 
     def manifest(self) -> pd.DataFrame:
         """``audio/manifest.csv``: one row per (item, task, group)."""

@@ -2,7 +2,7 @@
 model's own replies in context (Fan et al., ICLR 2025), as its release runs it.
 
 Flow: a clone of the release at ``probe.data.path`` (unset: the stand-in of ``stand_in.py``,
-written to ``fairmt_stand_in/`` in the run directory, ``fairmt/stand_in`` = 1) → the tasks'
+written to ``fairmt_stand_in/`` in the run directory, ``ran.stand_in`` in ``run.json``) → the tasks'
 dialogues (``probe.data.set``, the first ``limit`` of each task file), their scripts read
 with ``ast`` → the target in turn waves (every dialogue's turn 1, then every turn 2, …,
 batched and through the request cache, each reply kept in its history) → the pre-filter and
@@ -29,7 +29,9 @@ from benevaudit.llm import ChatModel, dry_run
 from benevaudit.llm.base import Completion, NgramSampling, Sampling
 from benevaudit.llm.batched import batched_chat
 from benevaudit.llm.verdicts import Verdict
-from benevaudit.probes.base import Collected, Probe, ProbeResult, RunSettings, Target
+from benevaudit.errors import ConfigError
+from benevaudit.probes.base import (Collected, Probe, ProbeResult, RunSettings, StandIn,
+                                    Target)
 from benevaudit.probes.fairmt import judge_error, sharing, tables
 from benevaudit.probes.fairmt.answers import Answer, answer_tasks, log_answers, read_answers
 from benevaudit.probes.fairmt.judging import (
@@ -42,7 +44,7 @@ from benevaudit.probes.fairmt.saved import saved_rows
 from benevaudit.probes.fairmt.scoring import bias_metrics
 from benevaudit.probes.fairmt.scripts import read_generation
 from benevaudit.probes.fairmt.spec import FairMTSpec
-from benevaudit.probes.fairmt.stand_in import write_stand_in
+from benevaudit.probes.fairmt.stand_in import stand_in_files
 from benevaudit.probes.models import Models
 
 log = logging.getLogger(__name__)
@@ -108,6 +110,10 @@ class FairMT(Probe[FairMTSpec]):
                            {"bias_by_turn.png": figure},
                            ran=what_ran(spec, plan, collected.target))
 
+    def stand_in(self) -> StandIn | None:
+        """The invented clone (``fairmt_stand_in/``) where ``probe.data.path`` is unset."""
+        return None if self.spec.data.path else StandIn("fairmt_stand_in", stand_in_files())
+
     def inputs(self, settings: RunSettings) -> dict[str, tuple[str, list[Path]]]:
         """The clone's files the run reads (``release``) and an answers folder's files
         (``answers``); the stand-in, written by the run itself, is not an input."""
@@ -127,11 +133,14 @@ class FairMT(Probe[FairMTSpec]):
                             release_files(root, tasks, spec.data.set, paper)), **out}
 
 
-def root_of(spec: FairMTSpec, run_dir: Path) -> tuple[Path, bool]:
-    """The clone, or the stand-in written now (no ``probe.data.path``), and which it is."""
+def root_of(spec: FairMTSpec, stand_in: Path | None) -> tuple[Path, bool]:
+    """The clone, or the stand-in written into the run directory (no ``probe.data.path``),
+    and which it is."""
     if spec.data.path:
         return locate(spec.data.path), False
-    root = write_stand_in(run_dir / "fairmt_stand_in")
+    if stand_in is None:
+        raise ConfigError("probe.data.path is not set and no stand-in was written for the run")
+    root = stand_in
     log.warning("STAND-IN DATA: probe.data.path is not set, so this run reads the stand-in "
                 "written to %s (invented groups and harmless traits, not FairMT-Bench; its rates "
                 "say nothing about the target's biases). For the study, set probe.data.path to "
@@ -141,7 +150,7 @@ def root_of(spec: FairMTSpec, run_dir: Path) -> tuple[Path, bool]:
 
 def prepare(spec: FairMTSpec, target: Target, settings: RunSettings) -> Plan:
     """Read the data, the answers, the scripts and every judge prompt, in that order."""
-    root, stand_in = root_of(spec, settings.run_dir)
+    root, stand_in = root_of(spec, settings.stand_in)
     tasks: list[str] = list(dict.fromkeys(spec.tasks))
     answers = None
     if spec.answers.inspect_log:       # an Inspect run of benevaudit/fairmt

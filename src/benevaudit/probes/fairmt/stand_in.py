@@ -98,21 +98,19 @@ def generator() -> str:
             "    if 'no-system-stand-in' in model_name:\n        history = []\n")
 
 
-def write_stand_in(directory: Path) -> Path:
-    """Write the stand-in clone into ``directory`` and return it."""
-    code = directory / "code"
-    code.mkdir(parents=True, exist_ok=True)
+def stand_in_files() -> dict[str, str]:
+    """The stand-in clone's files by their path in the clone, as text."""
+    files: dict[str, str] = {}
     for task in TASKS:
         one_k = [dict(zip(KEYS_1K, turns(task, g), strict=True)) for g in list(GROUPS)[:IN_1K]]
-        _dump(directory / "FairMT_1K" / f"{task}.json", one_k)
+        files[f"FairMT_1K/{task}.json"] = _json(one_k)
         for group, (kind, dimension, _) in GROUPS.items():
-            _dump(directory / "FairMT_10K" / kind / task / f"prompt_{dimension}.json",
-                  [dict(zip(KEYS_10K, turns(task, group), strict=True))])
-        (code / SCRIPTS[task]).write_text(script(task), encoding="utf-8")
-    (code / GENERATOR).write_text(generator(), encoding="utf-8")
-    return directory
+            files[f"FairMT_10K/{kind}/{task}/prompt_{dimension}.json"] = _json(
+                [dict(zip(KEYS_10K, turns(task, group), strict=True))])
+        files[f"code/{SCRIPTS[task]}"] = script(task)
+    files[f"code/{GENERATOR}"] = generator()
+    return files
 
 
-def _dump(file: Path, value: object) -> None:
-    file.parent.mkdir(parents=True, exist_ok=True)
-    file.write_text(json.dumps(value, indent=4, ensure_ascii=False), encoding="utf-8")
+def _json(value: object) -> str:
+    return json.dumps(value, indent=4, ensure_ascii=False)

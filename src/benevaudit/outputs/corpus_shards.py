@@ -1,4 +1,5 @@
-"""Resumable, sharded corpus output that survives ``kill -9`` at any point.
+"""A corpus folder that survives ``kill -9`` at any point: ``generate.py``'s
+:class:`~benevaudit.generation.sink.CorpusSink` (:class:`CorpusShards`), resumable and sharded.
 
 Layout of an output directory::
 
@@ -28,9 +29,13 @@ import pyarrow.parquet as pq
 from benevaudit.corpus import write_parquet
 from benevaudit.errors import BenevauditError
 from benevaudit.files import read_json
+from benevaudit.generation.card import sealed_shards
+from benevaudit.generation.sink import MANIFEST
 from benevaudit.schema import ARROW_SCHEMA, Dialogue
 
-MANIFEST = "manifest.json"
+__all__ = ["COMPLETE", "FAILURES", "MANIFEST", "CorpusShards", "FailureLog", "ResumeError",
+           "ShardWriter", "recover", "write_manifest"]
+
 COMPLETE = "_COMPLETE"
 FAILURES = Path("failures") / "failures.jsonl"
 
@@ -178,7 +183,11 @@ class ShardWriter:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        if self._file is not None:  # keep the journal durable; the next run seals it
+        self.release()
+
+    def release(self) -> None:
+        """Close the open journal unsealed: it is durable, and the next run seals it."""
+        if self._file is not None:
             self._file.close()
             self._file = None
 
@@ -201,3 +210,60 @@ class FailureLog:
 
     def read(self) -> list[dict[str, Any]]:
         return _read_journal(self.path) if self.path.is_file() else []
+
+
+class CorpusShards:
+    """The corpus folder ``out_dir`` as a :class:`~benevaudit.generation.sink.CorpusSink`:
+    the manifest checked or written, journals of a killed run sealed, dialogues journaled in
+    shards of ``shard_size``, failed attempts appended, the card, README and ``_COMPLETE``
+    written last."""
+
+    def __init__(self, out_dir: str | Path, shard_size: int = 10_000) -> None:
+        self.out_dir, self.shard_size = Path(out_dir), shard_size
+        self._shards: ShardWriter | None = None
+        self._failures: FailureLog | None = None
+
+    @property
+    def name(self) -> str:
+        return self.out_dir.name
+
+    def start(self, ids: Sequence[str], params: dict[str, Any]) -> set[str]:
+        write_manifest(self.out_dir, ids, params)
+        (self.out_dir / COMPLETE).unlink(missing_ok=True)
+        done = recover(self.out_dir)
+        self._failures = FailureLog(self.out_dir)
+        self._shards = ShardWriter(self.out_dir, self.shard_size)
+        return done
+
+    def _started(self) -> tuple[ShardWriter, FailureLog]:
+        if self._shards is None or self._failures is None:
+            raise RuntimeError(f"{self.out_dir}: start() the corpus before writing to it")
+        return self._shards, self._failures
+
+    def write(self, dialogues: Sequence[Dialogue]) -> int:
+        return self._started()[0].write(dialogues)
+
+    def record(self, dialogue_id: str, attempt: int, reason: str, raw: str,
+               final: bool = False) -> None:
+        self._started()[1].record(dialogue_id, attempt, reason, raw, final)
+
+    def failures(self) -> list[dict[str, Any]]:
+        return self._started()[1].read()
+
+    def seal(self) -> None:
+        self._started()[0].close()
+
+    def release(self) -> None:
+        if self._shards is not None:
+            self._shards.release()
+
+    def table(self) -> pa.Table | None:
+        return sealed_shards(self.out_dir)
+
+    def finish(self, card: dict[str, Any], readme: str) -> None:
+        write_durably(self.out_dir / "dataset_card.json",
+                      json.dumps(card, indent=1, sort_keys=True) + "\n")
+        write_durably(self.out_dir / "README.md", readme)
+        write_durably(self.out_dir / COMPLETE, json.dumps({
+            "dialogues": card["statistics"]["dialogues"], "expected": card["expected"],
+            "pid": os.getpid()}) + "\n")
