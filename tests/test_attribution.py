@@ -21,7 +21,8 @@ from benevaudit.audit.attribution.words import (  # noqa: E402
     compute_lexicon,
     merge_pieces,
 )
-from benevaudit.audit.lexicon import load_lexicon, save_lexicon  # noqa: E402
+from benevaudit.audit.lexicon import load_lexicon  # noqa: E402
+from benevaudit.outputs.predictions import save_lexicon  # noqa: E402
 from benevaudit.schema import CLASSES, Dialogue, Turn  # noqa: E402
 from benevaudit.text import Span, word_spans  # noqa: E402
 

@@ -14,7 +14,8 @@ from hydra import compose, initialize_config_dir
 
 from benevaudit.audit.interventions import INTERVENTIONS
 from benevaudit.audit.interventions.steps import STEP_SPECS
-from benevaudit.audit.lexicon import Lexicon, save_lexicon
+from benevaudit.audit.lexicon import Lexicon
+from benevaudit.outputs.predictions import save_lexicon
 from benevaudit.errors import ConfigError
 from benevaudit.llm import BACKENDS, llm_spec
 from benevaudit.llm.backend_specs import BACKEND_SPECS, KEYS_OF, HFSpec, ScriptedSpec

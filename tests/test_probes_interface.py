@@ -19,8 +19,8 @@ from benevaudit.probes.fairdialogue.feedback import Feedback
 from benevaudit.probes.fairdialogue.recommendation import Recommendation
 from benevaudit.probes.fairmt.probe import FairMT
 from benevaudit.probes.base import RunSettings
-from benevaudit.probes.registry import build
-from benevaudit.probes.spec import ProbeSpec, TargetSpec
+from benevaudit.probes.registry import ProbeSpec, build
+from benevaudit.probes.spec import TargetSpec
 from benevaudit.specs import Spec
 
 CONF = Path(__file__).resolve().parents[1] / "conf"
@@ -57,7 +57,7 @@ def test_an_unknown_family_or_kind_lists_the_valid_ones():
                                           r"'fairdialogue', 'fairmt'\]"):
         Probed.of({"probe": {**block, "family": "nope"}})
     with pytest.raises(ConfigError, match=r"probe.kind='vote': expected one of \['decision', "
-                                          r"'recommendation', 'feedback'\]"):
+                                          r"'feedback', 'recommendation'\]"):
         Probed.of({"probe": {**block, "kind": "vote"}})
 
 

@@ -12,11 +12,9 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 import numpy as np
-import pyarrow as pa
 import torch
 
 from benevaudit.audit.module import predict_logits
-from benevaudit.files import write_parquet
 from benevaudit.metrics.classification import classification_metrics, confusion_counts
 from benevaudit.metrics.detection import trigger_metrics
 from benevaudit.plotting import paint_confusion, plt, save
@@ -62,11 +60,6 @@ def evaluate_classifier(model: Any, loader: Any, dialogues: Sequence[Dialogue], 
             row["stratum"] = str(d.meta["stratum"])
         rows.append(row)
     return EvalResult(metrics, probs, preds, labels, rows)
-
-
-def write_predictions(rows: list[dict[str, Any]], path: Path) -> Path:
-    """A run's ``predictions.parquet``, one row per dialogue."""
-    return write_parquet(pa.Table.from_pylist(rows), path)
 
 
 def plot_confusion(labels: np.ndarray, preds: np.ndarray, path: Path, title: str) -> Path:

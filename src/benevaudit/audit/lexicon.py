@@ -43,12 +43,6 @@ def lexicon_from_ranked(ranked: dict[str, list[tuple[str, float]]]) -> Lexicon:
     )
 
 
-def save_lexicon(lexicon: Lexicon, path: str | Path) -> Path:
-    path = Path(path)
-    path.write_text(json.dumps(lexicon.to_json(), indent=1, ensure_ascii=False) + "\n")
-    return path
-
-
 def load_lexicon(path: str | Path) -> Lexicon:
     """Read ``cue_lexicon.json``; errors name the file and what was expected."""
     path = Path(path)

@@ -12,7 +12,7 @@ from pathlib import Path
 from benevaudit.audit.attribution.faithfulness import plot_curves
 from benevaudit.audit.attribution.heatmap import write_heatmap, write_heatmap_png
 from benevaudit.audit.attribution.suite import AttributionAudit
-from benevaudit.audit.lexicon import save_lexicon
+from benevaudit.outputs.predictions import save_lexicon
 from benevaudit.audit.model_audit import ModelAudit
 from benevaudit.audit.representation import plot_shift
 

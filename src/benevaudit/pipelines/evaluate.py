@@ -17,7 +17,8 @@ from typing import Literal, Optional
 from omegaconf import DictConfig
 
 from benevaudit.audit.datamodule import DialogueDataModule
-from benevaudit.audit.evaluation import evaluate_classifier, plot_confusion, write_predictions
+from benevaudit.audit.evaluation import evaluate_classifier, plot_confusion
+from benevaudit.outputs.predictions import write_predictions
 from benevaudit.audit.interventions.splits import edit_splits
 from benevaudit.audit.spec import EditsRun, LoaderSpec
 from benevaudit.detectors import evaluation_set

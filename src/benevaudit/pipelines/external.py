@@ -17,7 +17,8 @@ from typing import Annotated, Any, Optional, Union
 
 from pydantic import Field
 
-from benevaudit.audit.evaluation import EvalResult, evaluate_classifier, write_predictions
+from benevaudit.audit.evaluation import EvalResult, evaluate_classifier
+from benevaudit.outputs.predictions import write_predictions
 from benevaudit.detectors import evaluation_set
 from benevaudit.files import read_json
 from benevaudit.gold import DiaSafetyDataSpec, EdosDataSpec, LabelledDataSpec, read_gold

@@ -33,8 +33,8 @@ from benevaudit.pipelines.config import (
 from benevaudit.probes.base import ProbeResult, RunSettings
 from benevaudit.probes.dry_run import record_probe
 from benevaudit.probes.judge_validation import ValidationItem, validation_items
-from benevaudit.probes.registry import build
-from benevaudit.probes.spec import ProbeSpec, TargetSpec
+from benevaudit.probes.registry import ProbeSpec, build
+from benevaudit.probes.spec import TargetSpec
 from benevaudit.pipelines.rescore import RESPONSES, rescore_data, saved_rows, source_of
 from benevaudit.pipelines.targets import audio_target_error
 from benevaudit.outputs.inputs import add_inputs, write_inputs

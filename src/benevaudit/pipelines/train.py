@@ -20,7 +20,8 @@ from pydantic import model_validator
 
 from benevaudit.audit.attribution.spec import AttributionSpec
 from benevaudit.audit.datamodule import DialogueDataModule
-from benevaudit.audit.evaluation import evaluate_classifier, plot_confusion, write_predictions
+from benevaudit.audit.evaluation import evaluate_classifier, plot_confusion
+from benevaudit.outputs.predictions import write_predictions
 from benevaudit.audit.interventions.splits import edit_splits
 from benevaudit.audit.model_audit import audit_model
 from benevaudit.outputs.attribution import write_model_audit

@@ -16,7 +16,6 @@ from benevaudit.errors import ConfigError
 from benevaudit.llm.spec import LLMSpec
 # AudioSpec and ServerSpec are read from here too (the stimuli modules, tests)
 from benevaudit.probes.audio_spec import AudioSource, AudioSpec, ServerSpec  # noqa: F401
-from benevaudit.probes.fairmt.spec import FairMTSpec
 from benevaudit.probes.judge_validation import JudgeValidationSpec
 from benevaudit.specs import (Fraction, NonNegative, NonNegativeInt, PositiveInt,
                               Share, Spec)
@@ -237,12 +236,6 @@ class FeedbackSpec(FairDialogueSpec):
                               "turns; probe.answers.inspect_log works with fairdialogue_decision "
                               "and fairdialogue_recommendation")
         return self
-
-
-FairDialogueKinds = Annotated[Union[DecisionSpec, RecommendationSpec, FeedbackSpec],
-                              Field(discriminator="kind")]
-ProbeSpec = Annotated[Union[CobiaSpec, FairDialogueKinds, FairMTSpec],
-                      Field(discriminator="family")]
 
 
 class TargetSpec(Spec):

@@ -15,7 +15,6 @@ written byte for byte the same on every call.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 from benevaudit.probes.cobia.dataset import FILES

@@ -14,7 +14,6 @@ The files are the same bytes on every call.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 from benevaudit.probes.fairmt.release import GENERATOR, KEYS_1K, KEYS_10K, SCRIPTS, TASKS
 
