@@ -90,3 +90,28 @@ def test_the_detector_scorer_refuses_what_it_cannot_score(tmp_path):
         csv.write_text("id,label,flagged\na,N,true\n")
         detection(data="tiny", detector="external", scorer="detector",
                   options=f"predictions.path={csv}")
+
+
+def test_an_llm_judge_detector_scores_the_corpus_as_detect_py_does(tmp_path):
+    """A judge detector on a scripted LLM as the scorer: the same verdicts, in the same order,
+    as ``detect.py`` gets from the same replies, so the metrics are equal."""
+    from benevaudit.pipelines import detect
+
+    said = ["+detector.llm.responses=[N,BB,OB,BB,hmm,N,OB,BB,N]"]
+    chosen = ["detector=judge_plain", "detector.mode=generate", "detector.llm.backend=scripted",
+              *said]
+    model, calls = mock_model(lambda messages: "never asked")
+    log = inspect_eval("benevaudit/detection", model, tmp_path / "logs", data="tiny",
+                       detector="judge_plain", scorer="detector",
+                       options=[*chosen[1:], "bootstrap.enabled=false"])
+    shown = {name: m.value for name, m in log.results.scores[0].metrics.items()}
+    metrics = detect.run(compose_run("detect", tmp_path, "detect", "data=tiny", *chosen,
+                                     "bootstrap.enabled=false"))
+    assert not calls and len(log.samples) == metrics["detect/n"] == 9
+    judged = {k: v for k, v in metrics.items() if not k.startswith("llm/")}  # detect.py's calls
+    assert set(shown) == set(judged) - TIMINGS and shown["detect/n_invalid"] == 1
+    equal_metrics(shown, judged)
+    frame = pd.read_parquet(tmp_path / "detect" / "predictions.parquet")
+    rows = {s.id: s.scores["benevaudit/detector"].metadata["row"] for s in log.samples}
+    assert [rows[i]["pred"] for i in frame["id"]] == [None if pd.isna(p) else p
+                                                      for p in frame["pred"]]
