@@ -182,7 +182,7 @@ def test_evaluate_faithfulness_runs_on_tiny(tmp_path):
 # ---------------------------------------------------------------- heatmap
 
 def test_heatmap_html(tmp_path):
-    from benevaudit.audit.attribution.heatmap import write_heatmap
+    from benevaudit.outputs.attribution import write_heatmap
     from benevaudit.text import word_spans
 
     d = dialogue(0, "BB", "Sweetie, <b>rest</b> now!", user="Can I run?")

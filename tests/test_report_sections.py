@@ -248,7 +248,7 @@ def test_heatmap_keeps_text_and_names_the_run(tmp_path):
     import re
 
     from benevaudit.audit.attribution.dialogue import DialogueAttribution
-    from benevaudit.audit.attribution.heatmap import write_heatmap
+    from benevaudit.outputs.attribution import write_heatmap
     from benevaudit.schema import Dialogue, Turn
     from benevaudit.text import word_spans
 

@@ -7,16 +7,30 @@ the cue lexicons (``cue_lexicon.json``, ``cue_lexicon_<method>.json``), the fait
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from pathlib import Path
 
 from benevaudit.audit.attribution.faithfulness import plot_curves
-from benevaudit.audit.attribution.heatmap import write_heatmap, write_heatmap_png
+from benevaudit.audit.attribution.dialogue import DialogueAttribution
+from benevaudit.audit.attribution.heatmap import heatmap_html, titled, write_heatmap_png
 from benevaudit.audit.attribution.suite import AttributionAudit
+from benevaudit.files import write_text_atomically
 from benevaudit.outputs.predictions import save_lexicon
+from benevaudit.schema import Dialogue
 from benevaudit.audit.model_audit import ModelAudit
 from benevaudit.audit.representation import plot_shift
 
 log = logging.getLogger(__name__)
+
+
+def write_heatmap(dialogues: Sequence[Dialogue], attributions: Sequence[DialogueAttribution],
+                  path: str | Path, title: str = "Attribution heatmap",
+                  run: str | None = None) -> Path:
+    """The HTML heatmap of the dialogues at ``path``; the title names the run (``run``, else
+    the directory the file is written to)."""
+    path = Path(path)
+    return write_text_atomically(path, heatmap_html(dialogues, attributions,
+                                                    titled(title, path, run)))
 
 
 def write_heatmaps(audit: AttributionAudit, run_dir: Path, png_dialogues: int) -> None:

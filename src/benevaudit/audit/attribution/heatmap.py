@@ -103,22 +103,17 @@ def titled(title: str, path: Path, run: str | None) -> str:
     return f"{title} · run {name}" if name and name not in title else title
 
 
-def write_heatmap(dialogues: Sequence[Dialogue], attributions: Sequence[DialogueAttribution],
-                  path: str | Path, title: str = "Attribution heatmap",
-                  run: str | None = None) -> Path:
-    """Write one HTML file (inline CSS, no scripts or external assets) for the given dialogues;
-    the title names the run (``run``, else the directory the file is written to)."""
-    check_pairs(dialogues, attributions, "write_heatmap")
-    path = Path(path)
-    title = titled(title, path, run)
+def heatmap_html(dialogues: Sequence[Dialogue], attributions: Sequence[DialogueAttribution],
+                 title: str) -> str:
+    """One HTML page (inline CSS, no scripts or external assets) of the given dialogues."""
+    check_pairs(dialogues, attributions, "heatmap_html")
     body = "\n".join(dialogue_html(d, a) for d, a in zip(dialogues, attributions))
     page = (f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}"
             f"</title><style>{_STYLE}</style></head><body><h1>{html.escape(title)}</h1>"
             "<p>Agent words shaded by relevance for the explained class (red: for, blue: "
             "against; hover for the value). User turns in grey; agent words the model did not see "
             f"(cut by head-and-tail truncation) in light grey italics.</p>\n{body}\n</body></html>\n")
-    path.write_text(page, encoding="utf-8")
-    return path
+    return page
 
 
 class Placed(NamedTuple):
