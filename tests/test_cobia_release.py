@@ -6,6 +6,7 @@ without it; the others build a small clone of their own in ``tmp_path`` (self-ma
 release's layout), so the default tier covers the logic without the release.
 """
 
+import hashlib
 import json
 import os
 from collections import Counter
@@ -264,6 +265,15 @@ def test_an_official_run_on_a_clone_writes_the_dan_call_and_the_release_choices(
     assert "dan" not in set(frame["method"]) and len(frame) == 2 + 2 + 3 + 3
     ran = json.loads((tmp_path / "b" / "run" / "run.json").read_text())["ran"]
     assert ran["reply_cap_tokens"] is None
+    # the release's files the run read, each with its sha256 (a stand-in run names none)
+    record = json.loads((tmp_path / "run" / "inputs.json").read_text())["release"]
+    files = {Path(f["path"]).relative_to(clone.resolve()).as_posix(): f for f in record["files"]}
+    assert record["kind"] == "cobia" and "dataset/cobia_dataset.json" in files
+    assert any(n.startswith("prompt-templates/") for n in files)
+    assert any(n.startswith("judges/") for n in files)
+    for name, entry in files.items():
+        data = (clone / name).read_bytes()
+        assert entry["sha256"] == hashlib.sha256(data).hexdigest()
 
 
 # ---- the release itself (data tier) -----------------------------------------------------------

@@ -95,6 +95,16 @@ class CoBia(Probe[CobiaSpec]):
         replies, pairs = saved_replies(rows, plan.pairs)
         return Collected(replies, replace(plan, pairs=pairs), target)
 
+    def inputs(self, settings: RunSettings) -> dict[str, tuple[str, list[Path]]]:
+        """The release's files the run reads (``release``): its three data files, its prompt
+        templates and its judges' notebooks; the stand-in, made by the run, is not an input."""
+        if not self.spec.data.path:
+            return {}
+        release = locate(self.spec.data.path)
+        shipped = [p for folder in (release.templates, release.raters) if folder is not None
+                   for p in sorted(folder.rglob("*")) if p.is_file()]
+        return {"release": ("cobia", [*release.files.values(), *shipped])}
+
     def stand_in(self) -> StandIn | None:
         """The invented release (``cobia_stand_in/``) where ``probe.data.path`` is unset."""
         return None if self.spec.data.path else StandIn("cobia_stand_in", stand_in_files())
