@@ -12,6 +12,7 @@ probe's judges are checked on in the same run (read here, before any model loads
 from __future__ import annotations
 
 import logging
+import time
 from pathlib import Path
 from typing import Optional
 
@@ -101,8 +102,11 @@ def run(cfg: DictConfig) -> dict[str, float]:
     choices = group_choices()
     logger = run_logger(cfg, out, f"probe-{choices.get('probe', run.probe.family)}-{out.name}")
     try:
+        started = time.perf_counter()
         result = (probe.run(target, settings) if rows is None else
                   probe.rescore(rows, target, settings))
+        log.info("probe %s: %d rows in %.0f s", run.probe.family, len(result.rows),
+                 time.perf_counter() - started)
         result.metrics.update(wer_metrics(result.rows))   # Whisper vs the API's transcripts
         if (draw := wer_figure(result.rows, run.target.name, run.seed)) is not None:
             result.figures["wer.png"] = draw
