@@ -171,6 +171,15 @@ def test_a_server_source_takes_a_voice_name_per_group(tmp_path) -> None:
     assert spec.voices == {"male": "onyx"} and spec.server.model == "tts-1"
 
 
+
+def test_an_audio_source_without_its_url_or_folder_is_refused_before_any_model(tmp_path) -> None:
+    with pytest.raises(ConfigError, match=r"^probe\.audio\.server\.base_url: source tts_server "
+                                          r"needs the endpoint's base URL"):
+        audio(tmp_path, "probe.audio.source=tts_server", "+probe.audio.voices.male=onyx")
+    with pytest.raises(ConfigError, match=r"^probe\.audio\.path: source dir needs the folder"):
+        audio(tmp_path, "probe.audio.source=dir")
+
+
 # ---- intervention steps -------------------------------------------------------------------
 def test_each_step_spec_lists_its_interventions_parameters() -> None:
     for name, cls in INTERVENTIONS.items():

@@ -15,7 +15,8 @@ from pydantic import Field, model_validator
 from benevaudit.errors import ConfigError
 from benevaudit.llm.spec import LLMSpec
 # AudioSpec and ServerSpec are read from here too (the stimuli modules, tests)
-from benevaudit.probes.audio_spec import AudioSource, AudioSpec, ServerSpec  # noqa: F401
+from benevaudit.probes.audio_spec import (AudioSource, AudioSpec, DirAudio,  # noqa: F401
+                                         ServerAudio, ServerSpec)
 from benevaudit.probes.judge_validation import JudgeValidationSpec
 from benevaudit.specs import (Fraction, NonNegative, NonNegativeInt, PositiveInt,
                               Share, Spec)
@@ -194,6 +195,21 @@ class FairDialogueSpec(Spec):
 
     def speaks(self) -> bool:
         return self.mode == "audio"
+
+    @model_validator(mode="after")
+    def audio_source_given(self) -> FairDialogueSpec:
+        """Audio mode's source names where its clips come from, refused here, before any
+        model loads: a TTS server's URL, a recordings folder."""
+        if self.mode != "audio" or not self.asks_target():
+            return self
+        audio = self.audio
+        if isinstance(audio, ServerAudio) and not audio.server.base_url:
+            raise ConfigError("probe.audio.server.base_url: source tts_server needs the "
+                              "endpoint's base URL (e.g. http://localhost:8880/v1)")
+        if isinstance(audio, DirAudio) and not audio.path:
+            raise ConfigError("probe.audio.path: source dir needs the folder holding "
+                              "manifest.csv")
+        return self
 
 
 class DecisionSpec(FairDialogueSpec):
