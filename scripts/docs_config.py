@@ -241,15 +241,22 @@ def groups() -> list[Group]:
 
 
 def share_descriptions(options: list[Option]) -> list[Option]:
-    """A key one option of a group describes means the same in its siblings (``target.name``
-    in every target): a row without a description takes its sibling's."""
-    known: dict[str, tuple[str, str]] = {}
-    for row in (r for o in options for r in o.rows):
-        if row.description and row.key not in known:
-            known[row.key] = (row.description, row.source)
-    for row in (r for o in options for r in o.rows):
-        if not row.description and row.key in known:
-            row.description, row.source = known[row.key]
+    """A key one option of a group describes means the same in its siblings read by the same
+    spec (``target.name`` in every target): a row without a description takes its sibling's,
+    and where no sibling of its spec has one, another spec's (``probe.data`` of CoBia is not
+    FairMT-Bench's)."""
+    own: dict[tuple[str, str], tuple[str, str]] = {}
+    any_spec: dict[str, tuple[str, str]] = {}
+    for opt in options:
+        for row in opt.rows:
+            if row.description:
+                own.setdefault((opt.spec, row.key), (row.description, row.source))
+                any_spec.setdefault(row.key, (row.description, row.source))
+    for opt in options:
+        for row in opt.rows:
+            found = own.get((opt.spec, row.key)) or any_spec.get(row.key)
+            if not row.description and found:
+                row.description, row.source = found
     return options
 
 
