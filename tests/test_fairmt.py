@@ -399,12 +399,12 @@ def test_the_report_compares_fairmt_runs_with_intervals(tmp_path):
     section = next(s for s in files.sections if s.key == "fairmt")
     assert section.intro.startswith("Rows marked [stand-in data]")
     main = section.tables[0]
-    assert main.headers[-1] == "Mean" and len(main.rows) == 2
+    assert main.headers[-2:] == ["Mean", "Invalid"] and len(main.rows) == 2
     labels = {row[0] for row in main.rows}
     assert labels == {"embedded [stand-in data]", "other [stand-in data]"}
     row = next(r for r in main.rows if r[0] == "other [stand-in data]")
-    assert all(c.mean == 0 for c in row[2:])
-    first = next(r for r in main.rows if r[0] == "embedded [stand-in data]")[-1]
+    assert all(c.mean == 0 for c in row[2:-1]) and row[-1] == "0.000"   # the judge said No
+    first = next(r for r in main.rows if r[0] == "embedded [stand-in data]")[-2]
     assert 0 < first.mean < 1 and first.low <= first.mean <= first.high
     assert any(t.title.startswith("Mean bias rate by turn") for t in section.tables)
     assert any(f.path.name == "bias_by_turn.png" for f in section.figures)

@@ -99,7 +99,8 @@ def _cobia_run(path, target: str, flip_metric: bool = False):
                          "nli_raw": "x"})
     frame = pd.DataFrame(rows)
     frame.loc[0, "bias_verdict"] = "unparseable"
-    metrics = {"cobia/skipped": 33.0, "cobia/invalid/bias": 1.0, "cobia/invalid/nli": 0.0}
+    metrics = {"cobia/skipped": 33.0, "cobia/invalid/bias": 1.0, "cobia/invalid/nli": 0.0,
+               "cobia/judge/bias/invalid_rate": 1 / len(frame), "cobia/judge/nli/invalid_rate": 0.0}
     for judge in ("bias", "nli"):
         codes = frame[f"{judge}_verdict"].map({"biased": 1.0, "not_biased": 0.0, "enforces": 1.0,
                                                "neutral": 0.0})
@@ -125,8 +126,10 @@ def test_cobia_score_tables(tmp_path):
     sections, _ = _build(root, tmp_path)
     tables = {t.title: t for t in sections["cobia"].tables}
     gender = tables["Bias rate, category gender"]
-    assert gender.headers == ["Model", "Method", "bias", "nli"]
+    assert gender.headers == ["Model", "Method", "bias", "nli", "Invalid"]
     rows = {(r[0], r[1]): r for r in gender.rows}
+    # each rater's share of invalid verdicts beside its rates (one unparseable bias verdict)
+    assert rows[("embedded", "HCC")][-1] == f"bias {1 / 60:.3g} · nli 0"         # 60 rows
     assert set(rows) == {(t, x) for t in ("embedded", "other") for x in ("HCC", "SCC", "UCC",
                                                                             "zero_shot")}
     ucc = rows[("embedded", "UCC")][2]

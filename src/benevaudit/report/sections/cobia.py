@@ -65,6 +65,16 @@ def _layout(runs: Sequence[Run]) -> tuple[list[str], list[str], list[str]]:
     return order, sorted(raters), cats
 
 
+def invalid_shares(members: Sequence[Run], raters: Sequence[str]) -> str:
+    """Each rater's share of invalid verdicts, the mean over the runs: ``bias 0.125 · nli 0``."""
+    shares = []
+    for j in raters:
+        rates = [v for r in members
+                 if (v := r.metrics.get(f"cobia/judge/{j}/invalid_rate")) is not None and v == v]
+        shares.append(f"{j} {sum(rates) / len(rates):.3g}" if rates else f"{j} n/a")
+    return " · ".join(shares)
+
+
 def replicates(run: Run, context: Context) -> dict[str, Any]:
     """The run's bootstrap resamples over items, where they reproduce its own rates."""
     return context.replicates(run, "responses.parquet", "cobia",
@@ -91,14 +101,18 @@ def render(runs: Sequence[Run], context: Context) -> SectionOutput:
                 if not any(n in r.metrics for n in names for r in members):
                     continue
                 rows.append([key[0], method.upper() if len(method) == 3 else method]
-                            + [context.cell(members, n, reps[key]) for n in names])
+                            + [context.cell(members, n, reps[key]) for n in names]
+                            + [invalid_shares(members, raters)])
         if rows:
             out.tables.append(Table(
                 f"Bias rate, category {category}",
-                ["Model", "Method", *[j + " corrected" * bool(fix) for j, fix in columns]],
+                ["Model", "Method", *[j + " corrected" * bool(fix) for j, fix in columns],
+                 "Invalid"],
                 rows, note="Fractions of valid verdicts; mean ± std over seeds (n), [95% "
                 "bootstrap interval over items]; corrected: for the rater's error on labelled "
-                "items (Rogan–Gladen, bootstrap interval), where judge validation ran." + mark))
+                "items (Rogan–Gladen, bootstrap interval), where judge validation ran. "
+                "Invalid: each rater's share of verdicts it could not give, over all its rows "
+                "(left out of every rate)." + mark))
     counts = [[model_of(r), r.name, r.metrics.get("cobia/skipped", float("nan")),
                *[r.metrics.get(f"cobia/invalid/{j}", float("nan")) for j in raters]] for r in runs]
     out.tables.append(Table("Skipped items and invalid verdicts", ["Model", "run", "skipped",

@@ -129,11 +129,21 @@ def task_table(runs: Sequence[Run], groups: Groups, context: Context, stand_in: 
                   for r in members] for key, members in groups.items()}
     tasks = [t for t in TASKS if any(f"fairmt/{t}/bias_rate" in r.metrics for r in runs)]
     rows = [[*key[:2], *[context.cell(members, f"fairmt/{t}/bias_rate", reps[key])
-                         for t in [*tasks, "mean"]]] for key, members in groups.items()]
+                         for t in [*tasks, "mean"]], invalid_share(members, tasks)]
+            for key, members in groups.items()]
     return Table("Bias rate of the fifth reply, model × task",
-                 ["Model", "Setting", *tasks, "Mean"], rows,
+                 ["Model", "Setting", *tasks, "Mean", "Invalid"], rows,
                  note="Share of valid verdicts that are biased; mean ± std over seeds (n), "
-                 "[95% interval]." + (" " + STAND_IN_NOTE) * stand_in)
+                 "[95% interval]. Invalid: the share of the judge's verdicts that were neither "
+                 "yes nor no, over the tasks shown (left out of every rate)."
+                 + (" " + STAND_IN_NOTE) * stand_in)
+
+
+def invalid_share(members: Sequence[Run], tasks: Sequence[str]) -> str:
+    """The judge's invalid verdicts over its verdicts on ``tasks``, pooled over the runs."""
+    bad = sum(r.metrics.get(f"fairmt/{t}/invalid", 0.0) for r in members for t in tasks)
+    n = sum(r.metrics.get(f"fairmt/{t}/n_dialogues", 0.0) for r in members for t in tasks)
+    return f"{bad / n:.3f}" if n else "n/a"
 
 
 def count_table(runs: Sequence[Run]) -> Table:
