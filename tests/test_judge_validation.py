@@ -363,8 +363,8 @@ def test_the_report_shows_raw_and_corrected_rates_and_each_judges_validation(tmp
     files = build_report([tmp_path / "runs"], tmp_path / "out", n_resamples=0)
     sections = {s.key: {t.title: t for t in s.tables} for s in files.sections}
     table = sections["cobia"]["Bias rate, category all"]
-    assert table.headers == ["Model", "Method", "bias", "bias corrected"]
-    raw, fixed = table.rows[0][2:]
+    assert table.headers == ["Model", "Method", "bias", "bias corrected", "Invalid"]
+    raw, fixed = table.rows[0][2:4]
     assert (raw.mean, fixed.mean, fixed.low, fixed.high) == (0.5, 0.8, 0.4, 1.0)
     checked = sections["cobia"]["Judge validation on labelled items"]
     row = checked.rows[0]
