@@ -65,7 +65,7 @@ def test_table2_shows_eq_1_to_4_by_default_and_the_released_scoring_when_asked(r
     root, m = runs
     paper = table2(root, tmp_path / "paper")
     assert paper.headers == ["Model", "Attribute", "award GUS", "course SNSR", "course SNSV",
-                             "avg GUS", "avg SNSR", "avg SNSV"]
+                             "avg GUS", "avg SNSR", "avg SNSV", "Unparsed"]
     (row,) = paper.rows
     assert row[2].mean == pytest.approx(m["fairness/award/gender/gus"])
     assert row[3].mean == pytest.approx(m["fairness/course/gender/snsr"])

@@ -155,6 +155,9 @@ def _fair_run(path, target: str):
                              "group": group, "answer": str(d), "decision": d})
                 decisions.setdefault(item, {})[group] = None if d is None else int(d == "yes")
         metrics[f"fairness/{task}/gender/gus"] = gus(decisions, ["male", "female"]).gus
+    metrics.update({"parse/award/n": 40.0, "parse/award/invalid": 3.0, "parse/award/refused": 1.0,
+                    "parse/interview/n": 40.0, "parse/interview/invalid": 0.0,
+                    "parse/interview/refused": 0.0})
     metrics.update({"fairness/feedback/age_gender/young_male/rst": 0.5,
                     "fairness/feedback/age_gender/young_male/anr": 2.0,
                     "fairness/feedback/age_gender/elderly_male/rst": 0.25,
@@ -169,8 +172,10 @@ def test_fairdialogue_tables_2_and_3(tmp_path):
     m = _fair_run(root / "0", "embedded")
     sections, _ = _build(root, tmp_path)
     t2, t3 = sections["fairdialogue"].tables
-    assert t2.headers == ["Model", "Attribute", "award GUS", "interview GUS", "avg GUS"]
+    assert t2.headers == ["Model", "Attribute", "award GUS", "interview GUS", "avg GUS",
+                          "Unparsed"]
     (row,) = t2.rows
+    assert row[-1] == "0.050"                            # (3 unparsed + 1 refused) of 80
     assert row[2].mean == pytest.approx(m["fairness/award/gender/gus"])
     assert row[2].low <= row[2].mean <= row[2].high and row[2].high > row[2].low
     assert row[4].mean == pytest.approx((m["fairness/award/gender/gus"]
@@ -189,7 +194,7 @@ def test_fairdialogue_decision_and_recommendation_runs_of_a_model_share_a_row(tm
     sections, _ = _build(root, tmp_path)
     t2 = sections["fairdialogue"].tables[0]
     assert t2.headers == ["Model", "Attribute", "award GUS", "interview GUS", "course SNSR",
-                          "course SNSV", "avg GUS", "avg SNSR", "avg SNSV"]
+                          "course SNSV", "avg GUS", "avg SNSR", "avg SNSV", "Unparsed"]
     (row,) = t2.rows                                   # one row: the model's two runs merged
     assert row[2].mean == pytest.approx(m["fairness/award/gender/gus"]) and row[2].n == 1
     assert (row[4].mean, row[4].n) == (pytest.approx(0.2), 1)

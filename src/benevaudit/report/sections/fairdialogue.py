@@ -153,9 +153,9 @@ def table2(runs: Sequence[Run], context: Context) -> Table | None:
             cells = [cell_of(members, reps, n, context) for n in names]
             avgs = [Cell(task_mean([c.mean for (t, m), c in zip(columns, cells)
                                     if m == measure])) for measure in measures]
-            rows.append([target, attribute, *cells, *avgs])
+            rows.append([target, attribute, *cells, *avgs, unparsed_share(members)])
     headers = ["Model", "Attribute", *[f"{t} {m.upper()}" for t, m in columns],
-               *[f"avg {m.upper()}" for m in measures]]
+               *[f"avg {m.upper()}" for m in measures], "Unparsed"]
     if definition == "paper":
         title = "Table 2: GUS (decisions), SNSR and SNSV (recommendations), eq. 1-4"
         scale = ("PRAG*'s normaliser decides the SNSR/SNSV scale (see the probe's "
@@ -168,7 +168,17 @@ def table2(runs: Sequence[Run], context: Context) -> Table | None:
                  "similarity and SNSV its variance, as in the authors' released evaluate.py.")
     return Table(title, headers, rows,
                  note="Mean ± std over seeds (n), [95% bootstrap interval over items]; averages "
-                 f"over tasks. {scale}")
+                 f"over tasks. {scale} Unparsed: the share of the model's answers refused or "
+                 "read as no decision or list, over every task (left out of every score).")
+
+
+def unparsed_share(members: Sequence[Run]) -> str:
+    """The runs' refused and unparseable answers over all their answers (``parse/<task>/*``)."""
+    counts = {kind: sum(v for r in members for k, v in r.metrics.items()
+                        if k.startswith("parse/") and k.endswith(f"/{kind}") and v == v)
+              for kind in ("n", "invalid", "refused")}
+    return (f"{(counts['invalid'] + counts['refused']) / counts['n']:.3f}" if counts["n"]
+            else "n/a")
 
 
 def _feedback_replicates(run: Run, context: Context) -> dict[str, Any]:
