@@ -79,14 +79,13 @@ def test_representation_shift_on_tiny(tmp_path):
 
     model, tok = load_classifier("tiny"), load_tokenizer("tiny")
     res = representation_shift(model, tok, [d(i) for i in range(9)], [d(i) for i in range(9, 15)],
-                               png_path=tmp_path / "s.png", batch_size=4, max_length=128,
-                               head_tokens=32)
+                               batch_size=4, max_length=128, head_tokens=32)
     assert res.train_xy.shape == (9, 2) and res.test_xy.shape == (6, 2)
     assert {f"shift/displacement_{c}" for c in CLASSES} <= set(res.metrics)
     assert 0.0 <= res.metrics["shift/share_N_pred_BB"] <= 1.0
-    assert (tmp_path / "s.png").stat().st_size > 0
+    assert plot_shift(res, tmp_path / "s.png").stat().st_size > 0
     with pytest.raises(ValueError, match="label None"):
         representation_shift(model, tok, [*[d(i) for i in range(3)],
                                           Dialogue("u", None, "r", "g", {}, None,
                                                    (Turn("agent", "x"),))], [d(3)],
-                             None, batch_size=4, max_length=128, head_tokens=32)
+                             batch_size=4, max_length=128, head_tokens=32)

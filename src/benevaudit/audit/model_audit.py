@@ -55,7 +55,7 @@ def audit_model(model: Any, tokenizer: Any, splits: dict[str, list[Dialogue]],
         if spec.representation_shift:
             shift = representation_shift(model, tokenizer,
                                          shift_sample(splits["train"], spec.shift_max_train),
-                                         splits["test"], None, batch_size=spec.batch_size,
+                                         splits["test"], batch_size=spec.batch_size,
                                          max_length=sequence.max_length,
                                          head_tokens=sequence.head_tokens)
             metrics.update(shift.metrics)

@@ -120,7 +120,7 @@ def pooled_embeddings(model: Any, tokenizer: Any, dialogues: Sequence[Dialogue],
 
 
 def representation_shift(model: Any, tokenizer: Any, train: Sequence[Dialogue],
-                         test: Sequence[Dialogue], png_path: str | Path | None,
+                         test: Sequence[Dialogue],
                          batch_size: int, max_length: int, head_tokens: int) -> ShiftResult:
     """Embed a model's training and clean test dialogues and measure the shift between them."""
     for name, ds in (("train", train), ("test", test)):
@@ -134,8 +134,6 @@ def representation_shift(model: Any, tokenizer: Any, train: Sequence[Dialogue],
                                           head_tokens)
     result = shift_geometry(train_x, np.array([CLASS_INDEX[str(d.label)] for d in train]),
                             test_x, np.array([CLASS_INDEX[str(d.label)] for d in test]), test_pred)
-    if png_path is not None:
-        plot_shift(result, png_path)
     return result
 
 

@@ -118,7 +118,7 @@ def evaluate_faithfulness(model: Any, tokenizer: Any, dialogues: Sequence[Dialog
                           logodds: Mapping[str, Mapping[str, float]] | None = None,
                           ks: Sequence[int] = DEFAULT_KS, seed: int = 0, batch_size: int = 16,
                           max_length: int = 512, head_tokens: int = 128, n_steps: int = 50,
-                          png_path: str | Path | None = None, progress: bool = True,
+                          progress: bool = True,
                           max_batch_tokens: int | str | None = "auto",
                           cache: AttributionCache | None = None) -> FaithfulnessResult:
     """Deletion curves for attribution ``methods``, the log-odds lexicon (``logodds``: class ->
@@ -139,8 +139,6 @@ def evaluate_faithfulness(model: Any, tokenizer: Any, dialogues: Sequence[Dialog
     mask_id = tokenizer.convert_tokens_to_ids(MASK_TOKEN)
     result = deletion_curves(model, orders, reference, mask_id, tokenizer.pad_token_id, ks,
                              batch_size * 2)
-    if png_path is not None:
-        plot_curves(result, png_path)
     return result
 
 

@@ -74,7 +74,7 @@ def run_attribution(model: Any, tokenizer: Any, train: Sequence[Dialogue],
         subset = list(test)[: spec.faithfulness_dialogues]
         faith = evaluate_faithfulness(model, tokenizer, subset, spec.methods, z, faithfulness_ks,
                                       seed, spec.batch_size, sequence.max_length,
-                                      sequence.head_tokens, spec.n_steps, None, progress,
+                                      sequence.head_tokens, spec.n_steps, progress,
                                       spec.max_batch_tokens, cache)
         metrics.update(faith.metrics)
     shown = list(test)[: spec.heatmap_dialogues]
