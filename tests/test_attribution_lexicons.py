@@ -157,7 +157,7 @@ def test_deletion_curves_known_answer(tmp_path):
     np.testing.assert_allclose(res.curves["bad"], [0.0, 0.0, 0.0], atol=1e-7)
     assert res.metrics["faithfulness/aopc_good"] == pytest.approx(np.mean(expected_good))
     assert res.metrics["faithfulness/drop_good_k2"] == pytest.approx(expected_good[1])
-    assert plot_curves(res, tmp_path / "curve.png").stat().st_size > 0
+    assert plot_curves(res, "r").startswith(b"\x89PNG")
 
 
 def test_evaluate_faithfulness_runs_on_tiny(tmp_path):
@@ -176,7 +176,7 @@ def test_evaluate_faithfulness_runs_on_tiny(tmp_path):
             "faithfulness/aopc_logodds", "faithfulness/drop_random_k3"} <= set(res.metrics)
     again = evaluate_faithfulness(model, tok, ds, methods=("rollout",), ks=(1, 3), progress=False)
     assert again.metrics["faithfulness/aopc_random"] == res.metrics["faithfulness/aopc_random"]
-    assert plot_curves(res, tmp_path / "f.png").stat().st_size > 0
+    assert plot_curves(res, "r").startswith(b"\x89PNG")
 
 
 # ---------------------------------------------------------------- heatmap
@@ -231,7 +231,7 @@ def test_heatmap_layout_wraps_and_keeps_every_word():
 def test_heatmap_png(tmp_path):
     from PIL import Image
 
-    from benevaudit.audit.attribution.heatmap import write_heatmap_png
+    from benevaudit.outputs.attribution import write_heatmap_png
     from benevaudit.text import word_spans
 
     d = dialogue(0, "BB", "Sweetie, rest now! " * 8, user="Can I run?")

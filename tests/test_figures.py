@@ -69,9 +69,10 @@ def test_train_confusion_matrix_title_fits(tmp_path):
     from benevaudit.audit.evaluation import plot_confusion
 
     labels, preds = np.array([0, 0, 1, 1, 2, 2]), np.array([0, 1, 1, 1, 2, 0])
-    plot_confusion(labels, preds, run_dir(tmp_path) / "confusion_matrix.png",
-                   "/models/checkpoints/bert-base-uncased-benevolent · punct+mask · test · "
-                   f"macro-F1 0.938\nrun {RUN}")
+    drawn = plot_confusion(labels, preds,
+                           "/models/checkpoints/bert-base-uncased-benevolent · punct+mask · "
+                           f"test · macro-F1 0.938\nrun {RUN}")
+    assert drawn.startswith(b"\x89PNG")
     assert names_the_run(SAVED[-1])
     assert any("macro-F1 0.938" in t for t in titles(SAVED[-1]))
 
@@ -217,7 +218,7 @@ def test_fig6_crosses_displacements_shares_and_at_most_6000_points(tmp_path):
     preds = test_y.copy()
     preds[:30] = 2                                                         # 10% of test N
     result = shift_geometry(train_x, train_y, test_x, test_y, preds)
-    plot_shift(result, run_dir(tmp_path) / "representation_shift.png")
+    assert plot_shift(result, RUN).startswith(b"\x89PNG")
     fig = SAVED[-1]
     ax = fig.axes[0]
     title = ax.get_title().replace("\n", " ")
@@ -240,7 +241,7 @@ def test_faithfulness_title_fits(tmp_path):
     ks = (1, 2, 5, 10)
     result = FaithfulnessResult(ks, {"rollout": np.array([0.1, 0.2, 0.3, 0.35]),
                                      "random": np.array([0.0, 0.01, 0.03, 0.05])}, {})
-    plot_curves(result, run_dir(tmp_path) / "faithfulness.png")
+    plot_curves(result, RUN)
     assert names_the_run(SAVED[-1])
 
 
@@ -248,11 +249,9 @@ def test_dataset_analysis_titles_fit(tmp_path):
     from benevaudit.metrics.linguistic import MARKER_NAMES
     from benevaudit.analysis.markers import plot_marker_effects, plot_mtld
 
-    out = run_dir(tmp_path)
     effects = {c: {m: 0.3 for m in MARKER_NAMES} for c in ("OB", "BB")}
-    plot_marker_effects(effects, "N", out / "marker_effects.png")
-    plot_mtld({c: {"mtld": [40.0, 50.0, math.nan]} for c in ("N", "OB", "BB")},
-              out / "mtld_by_class.png")
+    plot_marker_effects(effects, "N", RUN)
+    plot_mtld({c: {"mtld": [40.0, 50.0, math.nan]} for c in ("N", "OB", "BB")}, RUN)
     assert len(SAVED) == 2 and all(names_the_run(fig) for fig in SAVED)
 
 

@@ -5,6 +5,7 @@ confusion-matrix painter of the detection and fine-tuning figures.
 
 from __future__ import annotations
 
+import io
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -20,19 +21,31 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (after the backend is chosen)
 
 
-def save(fig: Any, path: Path, dpi: float | None = None, fit: bool = True) -> Path:
-    """Fit the titles (``fit=False``: a figure that places its own axes), write ``fig`` to
-    ``path`` (its folder made where missing) and close it."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+def png(fig: Any, dpi: float | None = None, fit: bool = True) -> bytes:
+    """Fit the titles (``fit=False``: a figure that places its own axes), render ``fig`` as a
+    PNG and close it: a painter below ``pipelines/`` returns these bytes, and the run's writer
+    writes them."""
     if fit:
         fit_titles(fig)
-    try:   # whole or not at all: a killed run leaves no torn image
-        write_atomically(path, lambda tmp: fig.savefig(tmp, **({} if dpi is None else
-                                                                {"dpi": dpi})))
+    buffer = io.BytesIO()
+    try:
+        fig.savefig(buffer, format="png", **({} if dpi is None else {"dpi": dpi}))
     finally:
         plt.close(fig)
-    return path
+    return buffer.getvalue()
+
+
+def write_png(path: Path, data: bytes) -> Path:
+    """A PNG's bytes written whole at ``path`` (its folder made where missing): a killed run
+    leaves no torn image."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return write_atomically(path, lambda tmp: tmp.write_bytes(data))
+
+
+def save(fig: Any, path: Path, dpi: float | None = None, fit: bool = True) -> Path:
+    """:func:`png` written at ``path`` (the report's and ``outputs/``' own figures)."""
+    return write_png(path, png(fig, dpi, fit))
 
 
 def paint_confusion(ax: Any, counts: np.ndarray, title: str,

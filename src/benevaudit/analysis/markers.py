@@ -7,7 +7,6 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from functools import partial
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -17,7 +16,7 @@ from benevaudit.analysis.spec import MtldSpec
 from benevaudit.analysis.tables import Part, csv_text
 from benevaudit.metrics.diversity import mtld
 from benevaudit.metrics.linguistic import MARKER_NAMES, dialogue_markers, marker_effects
-from benevaudit.plotting import plt, save
+from benevaudit.plotting import plt, png
 from benevaudit.schema import CLASSES, Dialogue
 from benevaudit.text import words
 
@@ -78,8 +77,9 @@ def marker_metrics(rows: Sequence[dict[str, Any]], reference: str) -> Part:
                  "mtld_by_class.png": partial(plot_mtld, values)})
 
 
-def plot_marker_effects(effects: dict[str, dict[str, float]], reference: str, path: Path) -> None:
-    """Grouped bars of Cohen's d per marker, one colour per biased class (the study's Figure 2)."""
+def plot_marker_effects(effects: dict[str, dict[str, float]], reference: str, run: str) -> bytes:
+    """Grouped bars of Cohen's d per marker, one colour per biased class (the study's Figure 2);
+    the title names the run."""
     fig, ax = plt.subplots(figsize=(10, 4))
     width = 0.8 / max(len(effects), 1)
     x = np.arange(len(MARKER_NAMES))
@@ -90,17 +90,16 @@ def plot_marker_effects(effects: dict[str, dict[str, float]], reference: str, pa
     ax.set_xticks(x, [m.removesuffix("_rate") for m in MARKER_NAMES], rotation=30, ha="right")
     ax.set_ylabel(f"Cohen's d vs {reference}")
     ax.set_title(f"Patronising-language markers, each class vs {reference}"
-                 f"\nrun {path.resolve().parent.name}")
+                 f"\nrun {run}")
     ax.legend(title="class")
-    save(fig, path, dpi=150)
+    return png(fig, dpi=150)
 
 
-def plot_mtld(values: dict[str, dict[str, Sequence[float]]], path: Path) -> None:
+def plot_mtld(values: dict[str, dict[str, Sequence[float]]], run: str) -> bytes:
     fig, ax = plt.subplots(figsize=(5, 4))
     data = [[v for v in values[c]["mtld"] if math.isfinite(v)] for c in values]
     ax.boxplot(data, showmeans=True)
     ax.set_xticks(range(1, len(values) + 1), list(values))
     ax.set_ylabel("MTLD per dialogue")
-    ax.set_title(f"Lexical diversity (MTLD, bidirectional, 0.72)\nrun {path.resolve().parent.name}",
-                 fontsize=9)
-    save(fig, path, dpi=150)
+    ax.set_title(f"Lexical diversity (MTLD, bidirectional, 0.72)\nrun {run}", fontsize=9)
+    return png(fig, dpi=150)

@@ -9,7 +9,6 @@ import io
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 
@@ -19,8 +18,9 @@ class Part:
 
     metrics: dict[str, float] = field(default_factory=dict)     # into metrics.json
     files: dict[str, str] = field(default_factory=dict)          # file name -> text
-    # file name -> the painter that draws it at the path it is given
-    figures: dict[str, Callable[[Path], Any]] = field(default_factory=dict)
+    # file name -> the painter that draws it, given the run's name (its titles name the run):
+    # the PNG's bytes
+    figures: dict[str, Callable[[str], bytes]] = field(default_factory=dict)
 
 
 def csv_text(rows: Sequence[dict[str, Any]], columns: Sequence[str] | None = None) -> str:

@@ -17,7 +17,7 @@ import torch
 from benevaudit.audit.module import predict_logits
 from benevaudit.metrics.classification import classification_metrics, confusion_counts
 from benevaudit.metrics.detection import trigger_metrics
-from benevaudit.plotting import paint_confusion, plt, save
+from benevaudit.plotting import paint_confusion, plt, png
 from benevaudit.schema import CLASS_INDEX, CLASSES, Dialogue
 
 
@@ -62,9 +62,9 @@ def evaluate_classifier(model: Any, loader: Any, dialogues: Sequence[Dialogue], 
     return EvalResult(metrics, probs, preds, labels, rows)
 
 
-def plot_confusion(labels: np.ndarray, preds: np.ndarray, path: Path, title: str) -> Path:
+def plot_confusion(labels: np.ndarray, preds: np.ndarray, title: str) -> bytes:
     """Row-normalised confusion matrix as a PNG (rows: true class)."""
     keep = labels >= 0
     fig, ax = plt.subplots(figsize=(3.6, 3.2), dpi=150)
     paint_confusion(ax, confusion_counts(preds[keep].tolist(), labels[keep].tolist()), title)
-    return save(fig, path)
+    return png(fig)

@@ -15,14 +15,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from benevaudit.encoders.encoding import encode_texts, pad_batch
 from benevaudit.encoders.models import attention_implementation
-from benevaudit.plotting import plt, save
+from benevaudit.plotting import plt, png
 from benevaudit.schema import CLASS_INDEX, CLASSES, Dialogue
 from benevaudit.text import render_turns
 
@@ -147,8 +146,8 @@ def drawn(n: int, cap: int = MAX_DRAWN, seed: int = 0) -> np.ndarray:
     return np.sort(np.random.default_rng(seed).choice(n, size=cap, replace=False))
 
 
-def plot_shift(result: ShiftResult, path: str | Path, max_drawn: int = MAX_DRAWN,
-               seed: int = 0) -> Path:
+def plot_shift(result: ShiftResult, run: str, max_drawn: int = MAX_DRAWN,
+               seed: int = 0) -> bytes:
     """The study's Figure 6 panel: training points faint and test points hollow (at most
     ``max_drawn`` of each split), a cross on each training centroid and on each test-class
     mean, an arrow between them labelled with the full-space displacement, and the shares of
@@ -183,6 +182,5 @@ def plot_shift(result: ShiftResult, path: str | Path, max_drawn: int = MAX_DRAWN
     shares = " · ".join(f"{c} {100 * result.metrics[f'shift/share_{c}_pred_BB']:.1f}%"
                         for c in ("N", "OB"))
     ax.set_title(f"Representation shift, train → test (+ centroid, × test mean)\n"
-                 f"test predicted BB: {shares}\nrun {Path(path).resolve().parent.name}",
-                 fontsize=9)
-    return save(fig, Path(path), dpi=120)   # titles fitted, written whole, closed
+                 f"test predicted BB: {shares}\nrun {run}", fontsize=9)
+    return png(fig, dpi=120)   # titles fitted, closed

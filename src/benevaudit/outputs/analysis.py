@@ -7,13 +7,14 @@ from pathlib import Path
 
 from benevaudit.analysis.tables import Part
 from benevaudit.files import write_text_atomically
+from benevaudit.plotting import write_png
 
 
 def write_part(run_dir: Path, part: Part) -> dict[str, float]:
-    """The part's text files, then its figures (each painter draws at its path); its metrics
-    back, for ``metrics.json``."""
+    """The part's text files, then its figures (each painter given the run's name); its
+    metrics back, for ``metrics.json``."""
     for name, text in part.files.items():
         write_text_atomically(run_dir / name, text)
     for name, draw in part.figures.items():
-        draw(run_dir / name)
+        write_png(run_dir / name, draw(run_dir.resolve().name))
     return part.metrics

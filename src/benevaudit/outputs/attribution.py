@@ -12,9 +12,10 @@ from pathlib import Path
 
 from benevaudit.audit.attribution.faithfulness import plot_curves
 from benevaudit.audit.attribution.dialogue import DialogueAttribution
-from benevaudit.audit.attribution.heatmap import heatmap_html, titled, write_heatmap_png
+from benevaudit.audit.attribution.heatmap import heatmap_html, heatmap_png, titled
 from benevaudit.audit.attribution.suite import AttributionAudit
 from benevaudit.files import write_text_atomically
+from benevaudit.plotting import write_png
 from benevaudit.outputs.predictions import save_lexicon
 from benevaudit.schema import Dialogue
 from benevaudit.audit.model_audit import ModelAudit
@@ -31,6 +32,15 @@ def write_heatmap(dialogues: Sequence[Dialogue], attributions: Sequence[Dialogue
     path = Path(path)
     return write_text_atomically(path, heatmap_html(dialogues, attributions,
                                                     titled(title, path, run)))
+
+
+def write_heatmap_png(dialogues: Sequence[Dialogue], attributions: Sequence[DialogueAttribution],
+                      path: str | Path, title: str = "Attribution heatmap", width: int = 100,
+                      run: str | None = None) -> Path:
+    """The PNG heatmap of the dialogues at ``path``; the title names the run (``run``, else
+    the directory the file is written to)."""
+    path = Path(path)
+    return write_png(path, heatmap_png(dialogues, attributions, titled(title, path, run), width))
 
 
 def write_heatmaps(audit: AttributionAudit, run_dir: Path, png_dialogues: int) -> None:
@@ -52,7 +62,8 @@ def write_attribution(run_dir: Path, audit: AttributionAudit, png_dialogues: int
     for name, lexicon in audit.lexicons.items():
         save_lexicon(lexicon, run_dir / name)
     if audit.faithfulness is not None:
-        plot_curves(audit.faithfulness, run_dir / "faithfulness.png")
+        write_png(run_dir / "faithfulness.png",
+                  plot_curves(audit.faithfulness, run_dir.resolve().name))
     write_heatmaps(audit, run_dir, png_dialogues)
 
 
@@ -60,6 +71,7 @@ def write_model_audit(run_dir: Path, made: ModelAudit, png_dialogues: int) -> di
     """Everything the model's audit found, written; its metrics back, for ``metrics.json``."""
     write_attribution(run_dir, made.attribution, png_dialogues)
     if made.shift is not None:
-        plot_shift(made.shift, run_dir / "representation_shift.png")
+        write_png(run_dir / "representation_shift.png",
+                  plot_shift(made.shift, run_dir.resolve().name))
     log.info("cue lexicon: %s", run_dir / "cue_lexicon.json")
     return made.metrics

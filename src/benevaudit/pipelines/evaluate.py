@@ -19,6 +19,7 @@ from omegaconf import DictConfig
 from benevaudit.audit.datamodule import DialogueDataModule
 from benevaudit.audit.evaluation import evaluate_classifier, plot_confusion
 from benevaudit.outputs.predictions import write_predictions
+from benevaudit.plotting import write_png
 from benevaudit.audit.interventions.splits import edit_splits
 from benevaudit.audit.spec import EditsRun, LoaderSpec
 from benevaudit.detectors import evaluation_set
@@ -80,8 +81,9 @@ def run(cfg: DictConfig) -> dict[str, float]:
         write_predictions(result.rows, out / "predictions.parquet")
         name = spec.intervention.name or "none"
         f1 = result.metrics.get(f"{split}/macro_f1", float("nan"))
-        plot_confusion(result.labels, result.preds, out / "confusion_matrix.png",
-                       f"{frozen.weights.name} · {split} · {name} · macro-F1 {f1:.3f}")
+        write_png(out / "confusion_matrix.png", plot_confusion(
+            result.labels, result.preds,
+            f"{frozen.weights.name} · {split} · {name} · macro-F1 {f1:.3f}"))
         if logger:
             logger.log_metrics(metrics)
         write_metrics(metrics, out / "metrics.json")

@@ -40,6 +40,7 @@ from benevaudit.pipelines.rescore import RESPONSES, rescore_data, saved_rows, so
 from benevaudit.pipelines.targets import audio_target_error
 from benevaudit.outputs.inputs import add_inputs, write_inputs
 from benevaudit.outputs.stand_in_files import write_stand_in
+from benevaudit.plotting import write_png
 from benevaudit.outputs.power import PowerSpec, dry_run_power, planned_probe_items
 from benevaudit.outputs.spoken_replies import write_spoken_replies
 from benevaudit.outputs.stimuli import write_stimuli
@@ -165,4 +166,4 @@ def write_run(out: Path, result: ProbeResult) -> None:
         (out / name).parent.mkdir(parents=True, exist_ok=True)
         write_text_atomically(out / name, text)
     for name, draw in result.figures.items():
-        write_atomically(out / name, draw)
+        write_png(out / name, draw())

@@ -22,6 +22,7 @@ from benevaudit.audit.attribution.spec import AttributionSpec
 from benevaudit.audit.datamodule import DialogueDataModule
 from benevaudit.audit.evaluation import evaluate_classifier, plot_confusion
 from benevaudit.outputs.predictions import write_predictions
+from benevaudit.plotting import write_png
 from benevaudit.audit.interventions.splits import edit_splits
 from benevaudit.audit.model_audit import audit_model
 from benevaudit.outputs.attribution import write_model_audit
@@ -93,10 +94,10 @@ def test_best(spec: TrainRun, module: Any, dm: Any, tests: dict[str, list[Dialog
         if prefix == "test":
             write_predictions(result.rows, out / "predictions.parquet")
             condition = spec.intervention.name or "none"
-            plot_confusion(result.labels, result.preds, out / "confusion_matrix.png",
-                           f"{spec.model.source} · {condition} · test · macro-F1 "
-                           f"{result.metrics.get('test/macro_f1', float('nan')):.3f}\n"
-                           f"run {out.name}")
+            write_png(out / "confusion_matrix.png", plot_confusion(
+                result.labels, result.preds,
+                f"{spec.model.source} · {condition} · test · macro-F1 "
+                f"{result.metrics.get('test/macro_f1', float('nan')):.3f}\nrun {out.name}"))
             log_test_artifacts(logger, result.metrics, result.labels.tolist(),
                                result.preds.tolist(), result.rows, list(CLASSES))
     return metrics

@@ -67,8 +67,8 @@ class ProbeResult:
     rows: list[dict[str, Any]]                    # responses.parquet: one row per request
     metrics: dict[str, float]                     # metrics.json
     tables: dict[str, str] = field(default_factory=dict)    # file name -> text (table.csv, .md)
-    # file name -> the painter that draws it at the path it is given
-    figures: dict[str, Callable[[Path], Any]] = field(default_factory=dict)
+    # file name -> the painter that draws it: the PNG's bytes, rendered when the run is written
+    figures: dict[str, Callable[[], bytes]] = field(default_factory=dict)
     # audio mode's spoken stimuli (FairDialogue): audio/ (benevaudit.outputs.stimuli)
     stimuli: Stimuli | None = None
     # what the run settled as it ran, which its config cannot say (run.json's ``ran``): the

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -25,7 +24,7 @@ import numpy as np
 from benevaudit.audit.attribution.words import DialogueAttribution, attribute_dialogues
 from benevaudit.encoders.encoding import pad_batch
 from benevaudit.encoders.models import attention_implementation
-from benevaudit.plotting import plt, save
+from benevaudit.plotting import plt, png
 from benevaudit.schema import CLASSES, Dialogue
 from benevaudit.text import MASK_TOKEN
 
@@ -148,9 +147,10 @@ def _rescored(a: DialogueAttribution, scores: Mapping[str, Mapping[str, float]])
     return replace(a, relevance=rel)
 
 
-def plot_curves(result: FaithfulnessResult, path: str | Path,
-                label: Callable[[str], str] = lambda m: m) -> Path:
-    """Probability drop against the number of deleted words, one line per method."""
+def plot_curves(result: FaithfulnessResult, run: str,
+                label: Callable[[str], str] = lambda m: m) -> bytes:
+    """Probability drop against the number of deleted words, one line per method; the title
+    names the run."""
     fig, ax = plt.subplots(figsize=(5, 3.5))
     for name, curve in result.curves.items():
         style = "--" if name == "random" else "-"
@@ -158,6 +158,6 @@ def plot_curves(result: FaithfulnessResult, path: str | Path,
                 label=f"{label(name)} (AOPC {curve.mean():.3f})")
     ax.set_xlabel("words deleted (k)")
     ax.set_ylabel("drop in p(predicted class)")
-    ax.set_title(f"Deletion faithfulness\nrun {Path(path).resolve().parent.name}")
+    ax.set_title(f"Deletion faithfulness\nrun {run}")
     ax.legend(fontsize=8)
-    return save(fig, Path(path), dpi=120)   # titles fitted, written whole, closed
+    return png(fig, dpi=120)   # titles fitted, closed

@@ -17,7 +17,7 @@ import numpy as np
 from matplotlib.patches import Rectangle
 
 from benevaudit.audit.attribution.dialogue import DialogueAttribution
-from benevaudit.plotting import plt, save
+from benevaudit.plotting import plt, png
 from benevaudit.schema import CLASSES, Dialogue
 from benevaudit.text import SPEAKER_PREFIX, Span, word_spans
 
@@ -175,15 +175,12 @@ def _chunks(pieces: list[tuple[str, Span | None]]) -> list[list[tuple[str, Span 
     return [c for c in chunks if c]
 
 
-def write_heatmap_png(dialogues: Sequence[Dialogue], attributions: Sequence[DialogueAttribution],
-                      path: str | Path, title: str = "Attribution heatmap",
-                      width: int = 100, run: str | None = None) -> Path:
+def heatmap_png(dialogues: Sequence[Dialogue], attributions: Sequence[DialogueAttribution],
+                title: str = "Attribution heatmap", width: int = 100) -> bytes:
     """The HTML view's shading as one PNG, dialogues stacked; each dialogue scaled to its own
     largest |relevance| (red: for the explained class, blue: against). Agent words the model
     did not see (cut by truncation) are light grey italics."""
-    check_pairs(dialogues, attributions, "write_heatmap_png")
-    path = Path(path)
-    title = titled(title, path, run)
+    check_pairs(dialogues, attributions, "heatmap_png")
     blocks = [(d, a, layout(d, a, width)) for d, a in zip(dialogues, attributions)]
     title_lines = textwrap.wrap(title, width) or [""]          # a long title wraps, never clips
     rows = sum(p[-1].line + 1 + 3 for _, _, p in blocks) + len(title_lines)  # + header, gaps
@@ -218,4 +215,4 @@ def write_heatmap_png(dialogues: Sequence[Dialogue], attributions: Sequence[Dial
             ax.text(p.col, y + p.line, p.word, color="#bbb" if unseen else "#999" if grey else "#111",
                     style="italic" if unseen else "normal", **text)
         y += placed[-1].line + 1 + 1.5
-    return save(fig, Path(path), dpi=130, fit=False)   # its axes placed by hand: no layout
+    return png(fig, dpi=130, fit=False)   # its axes placed by hand: no layout

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benevaudit.plotting import plt, save
+from benevaudit.plotting import plt, png
 from benevaudit.probes.cobia.dataset import CATEGORIES
 
 METHOD_ORDER = ("hcc", "scc", "ucc", "zero_shot", "roleplay", "dan")
@@ -87,7 +87,7 @@ def markdown(rows: Sequence[dict[str, object]], target: str) -> str:
     return "\n".join(out)
 
 
-def bar_chart(rows: Sequence[dict[str, object]], target: str, path: Path) -> Path:
+def bar_chart(rows: Sequence[dict[str, object]], target: str) -> bytes:
     """Bias rate per category, a bar per method, one panel per rater, Wilson error bars."""
     raters = sorted({str(r["judge"]) for r in rows}) or ["(none)"]
     categories = list(dict.fromkeys(str(r["category"]) for r in rows))
@@ -115,7 +115,7 @@ def bar_chart(rows: Sequence[dict[str, object]], target: str, path: Path) -> Pat
     axes[0, 0].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.suptitle(f"CoBia bias rate by category — target {target} (95% Wilson)")
     fig.tight_layout()
-    return save(fig, path, dpi=120)
+    return png(fig, dpi=120)
 
 
 def _num(value: object) -> float:

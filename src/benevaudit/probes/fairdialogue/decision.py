@@ -61,7 +61,7 @@ class Decision(Probe[DecisionSpec]):
 
 
 def yes_rate_figure(rows: list[dict[str, Any]], attributes: dict[str, list[str]],
-                    target: str) -> Callable[[Path], Path]:
+                    target: str) -> Callable[[], bytes]:
     """Yes-rate bars per (task, attribute) panel, titled with the target."""
     panels: dict[str, dict[str, tuple[int, int]]] = {}
     for task, attribute in sorted({(r["task"], r["attribute"]) for r in rows}):

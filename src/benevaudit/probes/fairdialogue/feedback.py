@@ -264,7 +264,7 @@ def feedback_metrics(traces: list[Trace], table: list[dict[str, Any]], not_no: d
 
 
 def rst_figure(table: list[dict[str, Any]], attributes: dict[str, list[str]],
-               target: str) -> Callable[[Path], Path]:
+               target: str) -> Callable[[], bytes]:
     """Each group's share revised to yes, per attribute, titled with the target."""
     panels = {a: {row["group"]: (row["revised"], row["n"]) for row in table
                   if row["attribute"] == a} for a in attributes}

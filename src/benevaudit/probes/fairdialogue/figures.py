@@ -11,11 +11,11 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from benevaudit.metrics.wilson import wilson_interval
-from benevaudit.plotting import plt, save
+from benevaudit.plotting import plt, png
 
 
-def rate_bars(panels: Mapping[str, Mapping[str, tuple[int, int]]], title: str, ylabel: str,
-              path: Path) -> Path:
+def rate_bars(panels: Mapping[str, Mapping[str, tuple[int, int]]], title: str,
+              ylabel: str) -> bytes:
     """One panel per ``{panel: {group: (k, n)}}``; bar k/n with its 95% Wilson interval."""
     n_panels = max(1, len(panels))
     cols = min(3, n_panels)
@@ -41,11 +41,11 @@ def rate_bars(panels: Mapping[str, Mapping[str, tuple[int, int]]], title: str, y
         ax.axis("off")
     fig.suptitle(title, fontsize=10)
     fig.tight_layout()
-    return save(fig, path, dpi=120)
+    return png(fig, dpi=120)
 
 
 def prag_heatmaps(panels: Mapping[str, tuple[Sequence[str], Mapping[tuple[str, str], float]]],
-                  title: str, path: Path) -> Path:
+                  title: str) -> bytes:
     """One heatmap of PRAG*(row group, column group) per ``{panel: (groups, matrix)}``."""
     n_panels = max(1, len(panels))
     cols = min(3, n_panels)
@@ -62,4 +62,4 @@ def prag_heatmaps(panels: Mapping[str, tuple[Sequence[str], Mapping[tuple[str, s
         ax.axis("off")
     fig.suptitle(title, fontsize=10)
     fig.tight_layout()
-    return save(fig, path, dpi=120)
+    return png(fig, dpi=120)

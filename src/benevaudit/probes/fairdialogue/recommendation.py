@@ -67,7 +67,7 @@ class Recommendation(Probe[RecommendationSpec]):
 
 
 def prag_figure(rows: list[dict[str, Any]], metrics: dict[str, float],
-                attributes: dict[str, list[str]], target: str) -> Callable[[Path], Path]:
+                attributes: dict[str, list[str]], target: str) -> Callable[[], bytes]:
     """PRAG*@K heatmaps per (task, attribute) panel, titled with the target."""
     heat: dict[str, tuple[list[str], dict[tuple[str, str], float]]] = {}
     for task, attribute in sorted({(r["task"], r["attribute"]) for r in rows}):

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from benevaudit.metrics.wer import wer_metrics, wer_resamples
-from benevaudit.plotting import plt, save
+from benevaudit.plotting import plt, png
 
 N_RESAMPLES = 1000
 ALL = "all replies"
@@ -37,7 +37,7 @@ def panels_of(resamples: Mapping[str, tuple[float, np.ndarray]], pairs: Mapping[
 
 
 def wer_figure(rows: Iterable[Mapping[str, Any]], target: str, seed: int
-               ) -> Callable[[Path], Path] | None:
+               ) -> Callable[[], bytes] | None:
     """The figure's painter for a run's rows, titled with the target; None where no reply has
     both transcripts."""
     rows = list(rows)
@@ -46,7 +46,7 @@ def wer_figure(rows: Iterable[Mapping[str, Any]], target: str, seed: int
         return None
     panels = panels_of(resamples, wer_metrics(rows))
 
-    def draw(path: Path) -> Path:
+    def draw() -> bytes:
         cols = min(3, len(panels))
         n_rows = math.ceil(len(panels) / cols)
         fig, axes = plt.subplots(n_rows, cols, figsize=(4.2 * cols, 3.2 * n_rows),
@@ -64,5 +64,5 @@ def wer_figure(rows: Iterable[Mapping[str, Any]], target: str, seed: int
             ax.axis("off")
         fig.suptitle(f"{target}: Whisper's WER against the API's transcripts", fontsize=10)
         fig.tight_layout()
-        return save(fig, path, dpi=120)
+        return png(fig, dpi=120)
     return draw

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from benevaudit.plotting import plt, save
+from benevaudit.plotting import plt, png
 from benevaudit.probes.fairmt.release import TASKS, TURNS
 
 STAND_IN_NOTE = ("> **Stand-in data**: invented groups and harmless traits written by "
@@ -84,8 +84,8 @@ def by_turn(metrics: Mapping[str, float]) -> dict[str, dict[int, tuple[float, fl
     return out
 
 
-def turn_figure(series: Mapping[str, Mapping[int, tuple[float, float, float]]], title: str,
-                path: Path) -> Path:
+def turn_figure(series: Mapping[str, Mapping[int, tuple[float, float, float]]], title: str
+                ) -> bytes:
     """Bias rate by turn, one line per task (or per model × task), with its 95% band."""
     fig, ax = plt.subplots(figsize=(6.4, 3.8))
     for label, points in series.items():
@@ -102,4 +102,4 @@ def turn_figure(series: Mapping[str, Mapping[int, tuple[float, float, float]]], 
     ax.set_title(title, fontsize=10)
     ax.legend(fontsize=7, loc="upper left")
     fig.tight_layout()
-    return save(fig, path, dpi=120)
+    return png(fig, dpi=120)
