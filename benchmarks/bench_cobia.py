@@ -119,9 +119,11 @@ def main() -> None:
                         help="count prefill tokens for a finished run; load no model")
     args = parse(parser, {"items": 1, "max_tokens": 2})
     if args.data is None:
-        from benevaudit.probes.cobia.stand_in import write_stand_in
+        from benevaudit.outputs.stand_in_files import write_files
+        from benevaudit.probes.cobia.stand_in import stand_in_files
 
-        args.data = write_stand_in(Path(tempfile.mkdtemp(prefix="cobia_stand_in_")))
+        args.data = write_files(Path(tempfile.mkdtemp(prefix="cobia_stand_in_")),
+                                stand_in_files())
         print(f"no --data: the project's stand-in ({args.data}); the study needs the release")
     if args.count_only:
         count_only(args.count_only, args.data)
