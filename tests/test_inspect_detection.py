@@ -115,3 +115,28 @@ def test_an_llm_judge_detector_scores_the_corpus_as_detect_py_does(tmp_path):
     rows = {s.id: s.scores["benevaudit/detector"].metadata["row"] for s in log.samples}
     assert [rows[i]["pred"] for i in frame["id"]] == [None if pd.isna(p) else p
                                                       for p in frame["pred"]]
+
+
+def test_the_inspect_command_line_runs_a_task_by_its_registered_name(tmp_path, checkpoint):
+    """``inspect eval benevaudit/detection`` as a user types it: the package's entry point
+    registers the task, and ``--model none`` runs offline (the detector scores, no model)."""
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from inspect_ai.log import list_eval_logs, read_eval_log
+
+    inspect = shutil.which("inspect", path=str(Path(sys.executable).parent))
+    assert inspect is not None, "inspect-ai installs an `inspect` command beside python"
+    done = subprocess.run(
+        [inspect, "eval", "benevaudit/detection", "--model", "none", "--log-dir",
+         str(tmp_path / "logs"), "--display", "none", "-T", "scorer=detector",
+         "-T", "detector=finetuned", "-T", "data=tiny",
+         "-T", f"options=ckpt={checkpoint},bootstrap.enabled=false"],
+        capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    [info] = list_eval_logs(str(tmp_path / "logs"))
+    log = read_eval_log(info)
+    shown = {name: m.value for name, m in log.results.scores[0].metrics.items()}
+    assert log.status == "success" and len(log.samples) == shown["detect/n"] == 9
