@@ -237,8 +237,9 @@ def test_cobia_dry_run_tags_items_methods_and_judges(tmp_path, no_models):
         assert (src["id"], src["method"], "judge" in src) == (r["id"], r["method"], False)
         assert "{reply}" in json.dumps(r["messages"])
     assert metrics["dry_run/requests"] == 50 and metrics["dry_run/dependent_requests"] == 40
+    # the release files it would read are recorded, as a run records them
     assert sorted(p.name for p in (tmp_path / "run").iterdir()) == [
-        "_COMPLETE", "metrics.json", "requests.jsonl", "run.json"]
+        "_COMPLETE", "inputs.json", "metrics.json", "requests.jsonl", "run.json"]
 
 
 def test_fairdialogue_decision_and_recommendation_dry_runs(tmp_path, no_models):
